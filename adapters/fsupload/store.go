@@ -1,0 +1,138 @@
+// Package fsupload keeps the reports' files in one upload directory,
+// written durably and never replaced.
+package fsupload
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// Store writes files inside its root only (os.Root: no path, link or ".."
+// can lead outside).
+type Store struct {
+	dir  string
+	root *os.Root
+}
+
+var _ ports.UploadStore = (*Store)(nil)
+
+// fileMode is the mode of saved files: never executable.
+const fileMode = 0o640
+
+// Open opens the upload directory. It must exist and be writable; the
+// error says which.
+func Open(dir string) (*Store, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("upload directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("upload directory %s is not a directory", dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("upload directory %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, root: root}
+	if err := s.Check(context.Background()); err != nil {
+		_ = root.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the directory.
+func (s *Store) Close() error { return s.root.Close() }
+
+// Dir returns the upload directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Check creates and removes a probe file to prove the directory writable.
+func (s *Store) Check(_ context.Context) error {
+	name := ".probe-" + randHex()
+	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return fmt.Errorf("upload directory %s is not writable: %w", s.dir, err)
+	}
+	return errors.Join(f.Close(), s.root.Remove(name))
+}
+
+// Save writes data to a temp file, fsyncs it, publishes it with a hard link
+// (which fails rather than replace an existing name; on a clash the
+// timestamp moves on by a millisecond), removes the temp name and fsyncs
+// the directory.
+func (s *Store) Save(ctx context.Context, creditNumber, ext string, at time.Time, data []byte) (name string, err error) {
+	if !domain.ValidCreditNumber(creditNumber) {
+		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
+	}
+	tmp := ".tmp-" + randHex()
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return "", fmt.Errorf("create temp file: %w", err)
+	}
+	defer func() {
+		if rmErr := s.root.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) && err == nil {
+			err = fmt.Errorf("remove temp file: %w", rmErr)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return "", fmt.Errorf("write file: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return "", fmt.Errorf("sync file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("close file: %w", err)
+	}
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		name = domain.FileName(creditNumber, at.Add(time.Duration(i)*time.Millisecond), ext)
+		err := s.root.Link(tmp, name)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
+			return "", fmt.Errorf("publish file: %w", err)
+		}
+	}
+	if err := s.syncDir(); err != nil {
+		_ = s.root.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+func (s *Store) syncDir() error {
+	d, err := s.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("open upload directory: %w", err)
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+// Remove deletes a saved file.
+func (s *Store) Remove(_ context.Context, name string) error {
+	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return s.syncDir()
+}
+
+func randHex() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

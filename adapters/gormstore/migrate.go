@@ -1,0 +1,136 @@
+package gormstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+type schemaMigration struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+func (schemaMigration) TableName() string { return "schema_migrations" }
+
+// ErrOutdatedSchema says the database needs `disbursementd migrate`.
+var ErrOutdatedSchema = errors.New("database schema is outdated: run `disbursementd migrate` (or set store.auto_migrate: true)")
+
+// LatestVersion is the schema version this build expects.
+func LatestVersion() int { return migrations[len(migrations)-1].version }
+
+func (s *Store) ensureMigrationTable(ctx context.Context) error {
+	ddl := "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER NOT NULL PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_at DATETIME NOT NULL)"
+	if s.driver == MySQL {
+		ddl += " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+	}
+	if err := s.db.WithContext(ctx).Exec(ddl).Error; err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	return nil
+}
+
+// Pending lists the versions not yet applied.
+func (s *Store) Pending(ctx context.Context) ([]int, error) {
+	if err := s.ensureMigrationTable(ctx); err != nil {
+		return nil, err
+	}
+	var applied []int
+	if err := s.db.WithContext(ctx).Model(&schemaMigration{}).Pluck("version", &applied).Error; err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	done := map[int]bool{}
+	for _, v := range applied {
+		done[v] = true
+	}
+	var out []int
+	for _, m := range migrations {
+		if !done[m.version] {
+			out = append(out, m.version)
+		}
+	}
+	return out, nil
+}
+
+// CheckSchema returns ErrOutdatedSchema when migrations are pending.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	p, err := s.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	if len(p) > 0 {
+		return fmt.Errorf("%w (pending versions %v)", ErrOutdatedSchema, p)
+	}
+	return nil
+}
+
+// Migrate applies the pending migrations in order and returns the
+// versions applied. On MySQL a named lock keeps two instances from
+// migrating at once; on SQLite each migration is one transaction.
+func (s *Store) Migrate(ctx context.Context) ([]int, error) {
+	db := s.db.WithContext(ctx)
+	if s.driver == MySQL {
+		// GET_LOCK holds per connection: pin one for the whole run.
+		return s.migrateLocked(ctx)
+	}
+	return s.migrateOn(ctx, db)
+}
+
+func (s *Store) migrateLocked(ctx context.Context) ([]int, error) {
+	var out []int
+	err := s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+		var got int
+		if err := conn.Raw("SELECT GET_LOCK('disbursementd_migrate', 60)").Scan(&got).Error; err != nil || got != 1 {
+			return fmt.Errorf("take migration lock: %v (got %d)", err, got)
+		}
+		defer conn.Exec("SELECT RELEASE_LOCK('disbursementd_migrate')")
+		var err error
+		out, err = s.migrateOn(ctx, conn)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
+	pending, err := s.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var applied []int
+	for _, m := range migrations {
+		if !contains(pending, m.version) {
+			continue
+		}
+		run := func(tx *gorm.DB) error {
+			for _, stmt := range m.stmts(s.driver, s.columns) {
+				if err := tx.Exec(stmt).Error; err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+				}
+			}
+			return tx.Create(&schemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}).Error
+		}
+		if s.driver == SQLite {
+			err = db.Transaction(run)
+		} else {
+			err = run(db) // MySQL DDL commits implicitly
+		}
+		if err != nil {
+			return applied, err
+		}
+		applied = append(applied, m.version)
+	}
+	return applied, nil
+}
+
+func contains(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

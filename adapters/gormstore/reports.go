@@ -1,0 +1,226 @@
+package gormstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+type idempotencyRow struct {
+	ID            int64
+	PartnerUser   string
+	KeyHash       string
+	PayloadSHA256 string `gorm:"column:payload_sha256"`
+	State         string
+	Nonce         string
+	ReportID      *int64
+	FileName      *string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+}
+
+func (idempotencyRow) TableName() string { return "idempotency_keys" }
+
+func (r idempotencyRow) toDomain() domain.IdempotencyRecord {
+	rec := domain.IdempotencyRecord{User: r.PartnerUser, KeyHash: r.KeyHash, PayloadSHA256: r.PayloadSHA256,
+		State: domain.KeyState(r.State), Nonce: r.Nonce, CreatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
+	if r.ReportID != nil {
+		rec.ReportID = *r.ReportID
+	}
+	if r.FileName != nil {
+		rec.FileName = *r.FileName
+	}
+	return rec
+}
+
+// ClaimKey inserts a pending record; on the unique (partner_user,
+// key_hash) constraint it returns the existing record and ErrConflict.
+func (s *Store) ClaimKey(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, error) {
+	row := idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256,
+		State: string(rec.State), Nonce: rec.Nonce, CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC()}
+	err := s.db.WithContext(ctx).Create(&row).Error
+	if err == nil {
+		return rec, nil
+	}
+	if !isDuplicate(err) {
+		return domain.IdempotencyRecord{}, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	existing, gerr := s.GetKey(ctx, rec.User, rec.KeyHash)
+	if errors.Is(gerr, domain.ErrNotFound) {
+		// Released between our insert and our read: report a conflict with
+		// an expired record so the caller claims again.
+		return domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("claim idempotency key: %w", domain.ErrConflict)
+	}
+	if gerr != nil {
+		return domain.IdempotencyRecord{}, gerr
+	}
+	return existing, fmt.Errorf("claim idempotency key: %w", domain.ErrConflict)
+}
+
+// GetKey returns a record or domain.ErrNotFound.
+func (s *Store) GetKey(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error) {
+	var row idempotencyRow
+	err := s.db.WithContext(ctx).Where("partner_user = ? AND key_hash = ?", user, keyHash).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return domain.IdempotencyRecord{}, domain.ErrNotFound
+	}
+	if err != nil {
+		return domain.IdempotencyRecord{}, fmt.Errorf("get idempotency key: %w", err)
+	}
+	return row.toDomain(), nil
+}
+
+// DeleteKey removes the record if it is still the claim rec.
+func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error {
+	err := s.db.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ?", rec.User, rec.KeyHash, rec.Nonce).
+		Delete(&idempotencyRow{}).Error
+	if err != nil {
+		return fmt.Errorf("delete idempotency key: %w", err)
+	}
+	return nil
+}
+
+// CommitReport inserts the staging row and completes the claim in one
+// transaction.
+func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error) {
+	names, args := s.rowValues(r)
+	insert := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.staging, strings.Join(names, ", "),
+		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", "))
+	lastID := "SELECT last_insert_rowid()"
+	if s.driver == MySQL {
+		lastID = "SELECT LAST_INSERT_ID()"
+	}
+	var id int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(insert, args...).Error; err != nil {
+			return fmt.Errorf("insert staging row: %w", err)
+		}
+		if err := tx.Raw(lastID).Scan(&id).Error; err != nil {
+			return fmt.Errorf("read staging id: %w", err)
+		}
+		upd := map[string]any{"state": string(domain.KeyDone), "report_id": id}
+		if r.FileName != "" {
+			upd["file_name"] = r.FileName
+		}
+		res := tx.Model(&idempotencyRow{}).
+			Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", claim.User, claim.KeyHash, claim.Nonce, string(domain.KeyPending)).
+			Updates(upd)
+		if res.Error != nil {
+			return fmt.Errorf("complete idempotency key: %w", res.Error)
+		}
+		if res.RowsAffected != 1 {
+			return errors.New("complete idempotency key: the claim was taken over")
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// rowValues lists the staging columns and their values: the metadata and
+// one value per catalogue field (NULL when absent).
+func (s *Store) rowValues(r domain.StagedReport) ([]string, []any) {
+	names := []string{"received_at", "partner_user", "partner_nit", "file_name", "file_size", "file_sha256",
+		"request_id", "idempotency_key", "payload_sha256"}
+	args := []any{r.ReceivedAt.UTC(), r.PartnerUser, nullStr(r.PartnerNIT), nullStr(r.FileName), nullInt(r.FileSize),
+		nullStr(r.FileSHA256), nullStr(r.RequestID), nullStr(r.IdempotencyKey), r.PayloadSHA256}
+	for _, c := range s.columns {
+		names = append(names, c.name)
+		v, ok := r.Report.Values[c.name]
+		if !ok {
+			args = append(args, nil)
+			continue
+		}
+		args = append(args, dbValue(c.field.Type, v))
+	}
+	return names, args
+}
+
+func dbValue(t domain.FieldType, v domain.Value) any {
+	switch t {
+	case domain.TypeMoney, domain.TypeRate:
+		return v.Dec.String()
+	case domain.TypeDate:
+		return v.Date.Format("2006-01-02")
+	case domain.TypeInteger:
+		return v.Int
+	case domain.TypeBoolean:
+		if v.Bool {
+			return 1
+		}
+		return 0
+	}
+	return v.Str
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// ReportRow reads a staging row back as text, column by column (NULL
+// columns are absent). Dates read as YYYY-MM-DD and decimals as written,
+// whatever the driver, so tests and tools compare one form.
+func (s *Store) ReportRow(ctx context.Context, id int64) (map[string]string, error) {
+	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf("SELECT * FROM %s WHERE id = ?", s.staging), id).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("read staging row: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		return nil, fmt.Errorf("staging row %d: %w", id, domain.ErrNotFound)
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, c := range cols {
+		switch v := vals[i].(type) {
+		case nil:
+		case time.Time:
+			if f, ok := s.cat.ByInternal(c); ok && f.Type == domain.TypeDate {
+				out[c] = v.Format("2006-01-02")
+			} else {
+				out[c] = v.UTC().Format(time.RFC3339Nano)
+			}
+		case []byte:
+			out[c] = string(v)
+		default:
+			out[c] = fmt.Sprint(v)
+		}
+	}
+	return out, rows.Err()
+}
+
+// CountReports counts the staging rows (for tests and tools).
+func (s *Store) CountReports(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Table(s.staging).Count(&n).Error
+	return n, err
+}

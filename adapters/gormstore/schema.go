@@ -1,0 +1,143 @@
+package gormstore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// column is one staging column derived from a catalogue field.
+type column struct {
+	name  string
+	field domain.Field
+}
+
+func columnsFor(cat *domain.Catalogue) []column {
+	var out []column
+	for _, f := range cat.Fields {
+		if f.Type == domain.TypeFile {
+			continue // the file's metadata has its own columns
+		}
+		out = append(out, column{name: f.Internal, field: f})
+	}
+	return out
+}
+
+// columnType sizes a staging column from fields.csv. On MySQL the code-like
+// columns are ASCII, so 92 columns stay well inside InnoDB's row-size
+// limit (utf8mb4 counts 4 bytes a character); long texts are TEXT.
+func columnType(driver string, f domain.Field) string {
+	if driver == SQLite {
+		switch f.Type {
+		case domain.TypeInteger, domain.TypeBoolean:
+			return "INTEGER"
+		default:
+			// Money, rates and dates are TEXT so that SQLite keeps them
+			// exactly as written ("14334900.00", "2026-11-26").
+			return "TEXT"
+		}
+	}
+	const ascii = " CHARACTER SET ascii COLLATE ascii_bin"
+	switch f.Type {
+	case domain.TypeString, domain.TypeEmail:
+		if f.Max > 255 {
+			return "TEXT"
+		}
+		return fmt.Sprintf("VARCHAR(%d)", f.Max)
+	case domain.TypeEnum:
+		n := 1
+		for _, v := range f.Enum {
+			n = max(n, len(v))
+		}
+		return fmt.Sprintf("VARCHAR(%d)%s", n, ascii)
+	case domain.TypeNIT:
+		return "VARCHAR(12)" + ascii
+	case domain.TypeIdentification:
+		return "VARCHAR(20)" + ascii
+	case domain.TypeDANE:
+		return "CHAR(5)" + ascii
+	case domain.TypePhone:
+		return fmt.Sprintf("VARCHAR(%d)%s", f.Top, ascii)
+	case domain.TypeCreditNumber:
+		return "VARCHAR(30)" + ascii
+	case domain.TypeMoney:
+		return "DECIMAL(18,2)"
+	case domain.TypeRate:
+		return "DECIMAL(9,4)"
+	case domain.TypeInteger:
+		return "INT"
+	case domain.TypeBoolean:
+		return "TINYINT(1)"
+	case domain.TypeDate:
+		return "DATE"
+	}
+	panic("gormstore: no column type for " + string(f.Type))
+}
+
+// migration is one versioned schema change, with its statements per driver.
+type migration struct {
+	version int
+	name    string
+	stmts   func(driver string, cols []column) []string
+}
+
+// migrations are applied in order and never edited once released: a new
+// field in fields.csv needs a new migration that adds its column.
+var migrations = []migration{
+	{1, "users, staging table, idempotency keys", migration1},
+}
+
+func migration1(driver string, cols []column) []string {
+	my := driver == MySQL
+	pick := func(sqlite, mysql string) string {
+		if my {
+			return mysql
+		}
+		return sqlite
+	}
+	tableOpts := pick("", " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci ROW_FORMAT=DYNAMIC")
+	id := pick("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY")
+	ts := pick("DATETIME", "DATETIME(6)")
+	ascii := pick("", " CHARACTER SET ascii COLLATE ascii_bin")
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n  id %s,\n  received_at %s NOT NULL,\n", StagingTable, id, ts)
+	fmt.Fprintf(&b, "  partner_user VARCHAR(64) NOT NULL,\n  partner_nit VARCHAR(12)%s NULL,\n", ascii)
+	for _, c := range cols {
+		fmt.Fprintf(&b, "  %s %s NULL,\n", c.name, columnType(driver, c.field))
+	}
+	fmt.Fprintf(&b, "  file_name VARCHAR(100)%s NULL,\n  file_size BIGINT NULL,\n  file_sha256 CHAR(64)%s NULL,\n", ascii, ascii)
+	fmt.Fprintf(&b, "  request_id VARCHAR(64)%s NULL,\n  idempotency_key VARCHAR(255)%s NULL,\n  payload_sha256 CHAR(64)%s NOT NULL\n)%s",
+		ascii, ascii, ascii, tableOpts)
+
+	return []string{
+		fmt.Sprintf(`CREATE TABLE users (
+  id %s,
+  username VARCHAR(64) NOT NULL,
+  password_hash VARCHAR(255)%s NOT NULL,
+  nit VARCHAR(12)%s NOT NULL,
+  active SMALLINT NOT NULL DEFAULT 1,
+  created_at %s NOT NULL,
+  updated_at %s NOT NULL
+)%s`, id, ascii, ascii, ts, ts, tableOpts),
+		"CREATE UNIQUE INDEX ux_users_username ON users (username)",
+		b.String(),
+		fmt.Sprintf("CREATE INDEX ix_staging_user_received ON %s (partner_user, received_at)", StagingTable),
+		fmt.Sprintf("CREATE INDEX ix_staging_numero_credito ON %s (numero_credito)", StagingTable),
+		fmt.Sprintf(`CREATE TABLE idempotency_keys (
+  id %s,
+  partner_user VARCHAR(64) NOT NULL,
+  key_hash CHAR(64)%s NOT NULL,
+  payload_sha256 CHAR(64)%s NOT NULL,
+  state VARCHAR(10)%s NOT NULL,
+  nonce CHAR(32)%s NOT NULL,
+  report_id BIGINT NULL,
+  file_name VARCHAR(100)%s NULL,
+  created_at %s NOT NULL,
+  expires_at %s NOT NULL
+)%s`, id, ascii, ascii, ascii, ascii, ascii, ts, ts, tableOpts),
+		"CREATE UNIQUE INDEX ux_idempotency_user_key ON idempotency_keys (partner_user, key_hash)",
+		"CREATE INDEX ix_idempotency_expires ON idempotency_keys (expires_at)",
+	}
+}

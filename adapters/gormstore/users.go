@@ -1,0 +1,87 @@
+package gormstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+type userRow struct {
+	ID           int64
+	Username     string
+	PasswordHash string
+	NIT          string `gorm:"column:nit"`
+	Active       int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+func (userRow) TableName() string { return "users" }
+
+func (r userRow) toDomain() domain.User {
+	return domain.User{Name: r.Username, NIT: r.NIT, PasswordHash: r.PasswordHash, Active: r.Active == 1,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+// CreateUser adds a user; domain.ErrConflict when the name is taken.
+func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
+	row := userRow{Username: u.Name, PasswordHash: u.PasswordHash, NIT: u.NIT, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+	if u.Active {
+		row.Active = 1
+	}
+	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+		if isDuplicate(err) {
+			return fmt.Errorf("user %q: %w", u.Name, domain.ErrConflict)
+		}
+		return fmt.Errorf("create user: %w", err)
+	}
+	return nil
+}
+
+// GetUser returns a user or domain.ErrNotFound.
+func (s *Store) GetUser(ctx context.Context, name string) (domain.User, error) {
+	var row userRow
+	err := s.db.WithContext(ctx).Where("username = ?", name).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return domain.User{}, fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	if err != nil {
+		return domain.User{}, fmt.Errorf("get user: %w", err)
+	}
+	return row.toDomain(), nil
+}
+
+// SetActive sets a user's active flag; domain.ErrNotFound.
+func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
+	v := 0
+	if active {
+		v = 1
+	}
+	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+		Updates(map[string]any{"active": v, "updated_at": time.Now().UTC()})
+	if res.Error != nil {
+		return fmt.Errorf("set active: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	return nil
+}
+
+// ListUsers returns every user by name.
+func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
+	var rows []userRow
+	if err := s.db.WithContext(ctx).Order("username").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list users: %w", err)
+	}
+	out := make([]domain.User, len(rows))
+	for i, r := range rows {
+		out[i] = r.toDomain()
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+package domain
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Decimal is an exact fixed-point number: Units × 10^-Scale. Money is kept
+// with scale 2 and rates with scale 4, so no value ever passes through a
+// float.
+type Decimal struct {
+	Units int64
+	Scale int
+}
+
+var (
+	errDecimalSyntax    = errors.New("no es un número decimal")
+	errDecimalExponent  = errors.New("no se acepta notación exponencial")
+	errDecimalFraction  = errors.New("demasiados decimales")
+	errDecimalPrecision = errors.New("demasiados dígitos")
+)
+
+// ParseDecimal reads a plain decimal ("14334900", "14334900.5", "-0.25")
+// into the given scale and at most precision digits in all. Extra fraction
+// digits are accepted only when they are zeros: rounding would change what
+// the partner sent.
+func ParseDecimal(s string, precision, scale int) (Decimal, error) {
+	if strings.ContainsAny(s, "eE") {
+		return Decimal{}, errDecimalExponent
+	}
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	intPart, frac, hasDot := strings.Cut(s, ".")
+	if intPart == "" && frac == "" || hasDot && frac == "" && intPart == "" {
+		return Decimal{}, errDecimalSyntax
+	}
+	if !allDigits(intPart) || !allDigits(frac) || (hasDot && frac == "") {
+		return Decimal{}, errDecimalSyntax
+	}
+	if intPart == "" {
+		return Decimal{}, errDecimalSyntax
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	if len(frac) > scale {
+		if strings.Trim(frac[scale:], "0") != "" {
+			return Decimal{}, errDecimalFraction
+		}
+		frac = frac[:scale]
+	}
+	if len(intPart) > precision-scale {
+		return Decimal{}, errDecimalPrecision
+	}
+	digits := intPart + frac + strings.Repeat("0", scale-len(frac))
+	var units int64
+	if digits != "" {
+		var err error
+		if units, err = strconv.ParseInt(digits, 10, 64); err != nil {
+			return Decimal{}, errDecimalPrecision
+		}
+	}
+	if neg {
+		units = -units
+	}
+	return Decimal{Units: units, Scale: scale}, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the decimal with exactly Scale fraction digits.
+func (d Decimal) String() string {
+	u := d.Units
+	neg := u < 0
+	if neg {
+		u = -u
+	}
+	s := strconv.FormatInt(u, 10)
+	if d.Scale > 0 {
+		if len(s) <= d.Scale {
+			s = strings.Repeat("0", d.Scale-len(s)+1) + s
+		}
+		s = s[:len(s)-d.Scale] + "." + s[len(s)-d.Scale:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Cmp compares two decimals of the same scale.
+func (d Decimal) Cmp(o Decimal) int {
+	switch {
+	case d.Units < o.Units:
+		return -1
+	case d.Units > o.Units:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,5 @@
+// Package domain holds the rules of the partner disbursement service: the
+// field catalogue and its mapping, the validation of a report, the file
+// rules, the token claim rules and the error kinds. It imports the standard
+// library only and knows nothing of HTTP, SQL or JSON encodings.
+package domain

@@ -1,0 +1,175 @@
+package domain
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FileRules are the limits on an attached file.
+type FileRules struct {
+	Allowed  []string // extensions, e.g. pdf png jpg tif
+	MaxBytes int64    // decoded size limit
+}
+
+// DefaultFileRules are the contract's defaults.
+func DefaultFileRules() FileRules {
+	return FileRules{Allowed: []string{"pdf", "png", "jpg", "tif"}, MaxBytes: 20 << 20}
+}
+
+// File is an attached file, decoded and typed by its content.
+type File struct {
+	Data        []byte
+	Ext         string // from the magic bytes, never from the client
+	ContentType string
+	SHA256      [32]byte
+}
+
+// fileType is a type the service can recognise by content.
+type fileType struct {
+	ext, contentType string
+	aliases          []string
+	magic            [][]byte
+}
+
+var fileTypes = []fileType{
+	{"pdf", "application/pdf", nil, [][]byte{[]byte("%PDF-")}},
+	{"png", "image/png", nil, [][]byte{[]byte("\x89PNG\r\n\x1a\n")}},
+	{"jpg", "image/jpeg", []string{"jpeg", "jpe"}, [][]byte{{0xFF, 0xD8, 0xFF}}},
+	{"tif", "image/tiff", []string{"tiff"}, [][]byte{[]byte("II*\x00"), []byte("MM\x00*")}},
+}
+
+// KnownFileTypes lists the extensions the service can recognise.
+func KnownFileTypes() []string {
+	out := make([]string, len(fileTypes))
+	for i, t := range fileTypes {
+		out[i] = t.ext
+	}
+	return out
+}
+
+func sniff(data []byte) (fileType, bool) {
+	for _, t := range fileTypes {
+		for _, m := range t.magic {
+			if bytes.HasPrefix(data, m) {
+				return t, true
+			}
+		}
+	}
+	return fileType{}, false
+}
+
+func canonicalExt(ext string) string {
+	ext = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(ext), "."))
+	for _, t := range fileTypes {
+		if ext == t.ext || contains(t.aliases, ext) {
+			return t.ext
+		}
+	}
+	return ext
+}
+
+// parseFile reads a FileDto object: Base64String (required), and the
+// optional FileName, ContentType and Extension, which must agree with the
+// content. Member names are case-insensitive; other members are ignored.
+func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
+	if raw.Kind != RawObject {
+		return nil, bad(CodeInvalidType, "se esperaba un objeto FileDto con Base64String, llegó "+raw.Kind.String())
+	}
+	var b64, name, ctype, ext string
+	seen := map[string]bool{}
+	for _, m := range raw.Members {
+		k := strings.ToLower(m.Key)
+		var dst *string
+		switch k {
+		case "base64string":
+			dst = &b64
+		case "filename":
+			dst = &name
+		case "contenttype":
+			dst = &ctype
+		case "extension":
+			dst = &ext
+		default:
+			continue
+		}
+		if seen[k] {
+			return nil, bad(CodeDuplicateField, "el miembro "+m.Key+" está repetido")
+		}
+		seen[k] = true
+		switch m.Value.Kind {
+		case RawNull:
+		case RawString:
+			*dst = m.Value.Text
+		default:
+			return nil, bad(CodeInvalidType, "el miembro "+m.Key+" debe ser texto")
+		}
+	}
+	if strings.TrimSpace(b64) == "" {
+		return nil, bad(CodeInvalidFile, "falta Base64String o está vacío")
+	}
+	data, fe := decodeBase64(b64, rules.MaxBytes)
+	if fe != nil {
+		return nil, fe
+	}
+	t, ok := sniff(data)
+	if !ok || !contains(rules.Allowed, t.ext) {
+		return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
+	}
+	if ext != "" && canonicalExt(ext) != t.ext {
+		return nil, bad(CodeFileMismatch, "Extension declarada ("+ext+") no corresponde al contenido ("+t.ext+")")
+	}
+	if name != "" {
+		if i := strings.LastIndexByte(name, '.'); i < 0 || canonicalExt(name[i+1:]) != t.ext {
+			return nil, bad(CodeFileMismatch, "FileName declarado no corresponde al contenido ("+t.ext+")")
+		}
+	}
+	if ctype != "" {
+		mt, _, _ := strings.Cut(ctype, ";")
+		if !strings.EqualFold(strings.TrimSpace(mt), t.contentType) {
+			return nil, bad(CodeFileMismatch, "ContentType declarado no corresponde al contenido ("+t.contentType+")")
+		}
+	}
+	return &File{Data: data, Ext: t.ext, ContentType: t.contentType, SHA256: sha256.Sum256(data)}, nil
+}
+
+// decodeBase64 decodes the standard alphabet with optional padding,
+// ignoring CR, LF, tabs and spaces and a data: URL prefix. The size limit is
+// checked before decoding.
+func decodeBase64(s string, maxBytes int64) ([]byte, *fieldErr) {
+	if strings.HasPrefix(s, "data:") {
+		i := strings.Index(s, ";base64,")
+		if i < 0 || i > 200 {
+			return nil, bad(CodeInvalidFile, "prefijo data: sin ;base64,")
+		}
+		s = s[i+len(";base64,"):]
+	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		s = strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	s = strings.TrimRight(s, "=")
+	if maxBytes > 0 && int64(len(s))*3/4 > maxBytes {
+		return nil, bad(CodeFileTooLarge, "el archivo supera el máximo de "+strconv.FormatInt(maxBytes, 10)+" bytes")
+	}
+	data, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil || len(data) == 0 {
+		return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
+	}
+	return data, nil
+}
+
+// FileName builds partner_{numero_credito}_{timestamp}.{ext} with a
+// file-safe UTC timestamp such as 20261126T102030123Z.
+func FileName(creditNumber string, at time.Time, ext string) string {
+	ts := at.UTC().Format("20060102T150405.000Z")
+	ts = strings.Replace(ts, ".", "", 1)
+	return "partner_" + creditNumber + "_" + ts + "." + ext
+}

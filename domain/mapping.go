@@ -1,0 +1,122 @@
+package domain
+
+import (
+	"strconv"
+	"time"
+)
+
+// MapReport turns the members of a report object into a validated Report.
+// It lists every problem it finds, not just the first: unknown and
+// duplicate keys, missing required fields, values of the wrong type or
+// format, cross-field rules and a bad file. now is the time of receipt;
+// "today" is its UTC date.
+func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time) (*Report, error) {
+	var problems []Problem
+	add := func(field string, fe *fieldErr) {
+		problems = append(problems, Problem{Field: field, Code: fe.code, Message: fe.msg})
+	}
+	rep := &Report{Values: make(map[string]Value, len(c.Fields))}
+	seen := make([]bool, len(c.Fields))
+	for _, m := range members {
+		i, ok := c.byKey[NormalizeKey(m.Key)]
+		if !ok {
+			add(m.Key, bad(CodeUnknownField, "campo desconocido"))
+			continue
+		}
+		f := c.Fields[i]
+		if seen[i] {
+			add(f.Partner, bad(CodeDuplicateField, "el campo llegó más de una vez (clave \""+m.Key+"\")"))
+			continue
+		}
+		seen[i] = true
+		if f.Type == TypeFile {
+			if m.Value.Kind == RawNull {
+				continue
+			}
+			file, fe := parseFile(m.Value, rules)
+			if fe != nil {
+				add(f.Partner, fe)
+				continue
+			}
+			rep.File = file
+			continue
+		}
+		v, present, fe := parseValue(f, m.Value)
+		if fe != nil {
+			add(f.Partner, fe)
+			continue
+		}
+		if present {
+			rep.Values[f.Internal] = v
+		}
+	}
+	for i, f := range c.Fields {
+		_, present := rep.Values[f.Internal]
+		if f.Required && !present && (!seen[i] || !hasProblem(problems, f.Partner)) {
+			add(f.Partner, bad(CodeRequired, "campo obligatorio"))
+		}
+	}
+	problems = append(problems, c.crossChecks(rep, now)...)
+	if len(problems) > 0 {
+		err := InvalidReport(problems)
+		for _, p := range problems {
+			if p.Code == CodeFileTooLarge {
+				err.Kind = ErrTooLarge
+			}
+		}
+		return nil, err
+	}
+	return rep, nil
+}
+
+func hasProblem(ps []Problem, field string) bool {
+	for _, p := range ps {
+		if p.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// idDigitsOnly are the identification types whose numbers are digits only.
+var idDigitsOnly = map[string]bool{"CC": true, "CE": true, "TI": true, "RC": true, "NIT": true, "NUIP": true}
+
+// crossChecks applies the rules that relate two fields, each only when both
+// values are present and valid.
+func (c *Catalogue) crossChecks(rep *Report, now time.Time) []Problem {
+	var out []Problem
+	partner := func(internal string) string {
+		f, _ := c.ByInternal(internal)
+		return f.Partner
+	}
+	if tipo, ok := rep.Values["tipo_identificacion"]; ok {
+		if id, ok := rep.Values["nit_cc"]; ok && idDigitsOnly[tipo.Str] && !allDigits(id.Str) {
+			out = append(out, Problem{Field: partner("nit_cc"), Code: CodeInvalidFormat,
+				Message: "para tipo " + tipo.Str + " la identificación lleva solo dígitos"})
+		}
+	}
+	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
+	for _, f := range c.Fields {
+		v, ok := rep.Values[f.Internal]
+		if !ok {
+			continue
+		}
+		if f.LessEq != "" {
+			if o, ok := rep.Values[f.LessEq]; ok && v.Dec.Cmp(o.Dec) > 0 {
+				out = append(out, Problem{Field: f.Partner, Code: CodeInconsistent,
+					Message: "no puede ser mayor que " + partner(f.LessEq) + " (" + o.Dec.String() + ")"})
+			}
+		}
+		if f.NotBefore != "" {
+			if o, ok := rep.Values[f.NotBefore]; ok && v.Date.Before(o.Date) {
+				out = append(out, Problem{Field: f.Partner, Code: CodeInconsistent,
+					Message: "no puede ser anterior a " + partner(f.NotBefore) + " (" + o.Date.Format("2006-01-02") + ")"})
+			}
+		}
+		if f.HasAhead && v.Date.After(today.AddDate(0, 0, f.MaxDaysAhead)) {
+			out = append(out, Problem{Field: f.Partner, Code: CodeOutOfRange,
+				Message: "no puede ser posterior a hoy más " + strconv.Itoa(f.MaxDaysAhead) + " día(s) (UTC)"})
+		}
+	}
+	return out
+}

@@ -1,0 +1,338 @@
+package domain
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// problem codes sent to the partner.
+const (
+	CodeRequired        = "required"
+	CodeUnknownField    = "unknown_field"
+	CodeDuplicateField  = "duplicate_field"
+	CodeInvalidType     = "invalid_type"
+	CodeInvalidFormat   = "invalid_format"
+	CodeTooLong         = "too_long"
+	CodeOutOfRange      = "out_of_range"
+	CodeInvalidValue    = "invalid_value"
+	CodeCheckDigit      = "invalid_check_digit"
+	CodeInvalidFile     = "invalid_file"
+	CodeFileType        = "file_type_not_allowed"
+	CodeFileMismatch    = "file_type_mismatch"
+	CodeFileTooLarge    = "file_too_large"
+	CodeInconsistent    = "inconsistent"
+	codeAbsent          = "" // not a problem: the value counts as absent
+	maxYear, minYear    = 2199, 1900
+	moneyPrec, moneyScl = 18, 2
+	ratePrec, rateScl   = 9, 4
+)
+
+// dianIDCodes are the DIAN numeric codes of the identification types.
+var dianIDCodes = map[string]string{
+	"11": "RC", "12": "TI", "13": "CC", "22": "CE", "31": "NIT",
+	"41": "PA", "47": "PEP", "48": "PPT", "91": "NUIP",
+}
+
+type fieldErr struct{ code, msg string }
+
+func bad(code, msg string) *fieldErr { return &fieldErr{code, msg} }
+
+// parseValue interprets one raw value for a field. It returns present=false
+// for null and "" (absent), or a problem.
+func parseValue(f Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
+	if raw.Kind == RawNull || raw.Kind == RawString && strings.TrimSpace(raw.Text) == "" {
+		return Value{}, false, nil
+	}
+	if raw.Kind == RawArray || raw.Kind == RawObject && f.Type != TypeFile {
+		return Value{}, true, bad(CodeInvalidType, "se esperaba un valor simple, llegó "+raw.Kind.String())
+	}
+	text := strings.TrimSpace(raw.Text)
+	switch f.Type {
+	case TypeString, TypeEmail:
+		if raw.Kind != RawString {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		if n := utf8.RuneCountInString(text); n > f.Max {
+			return v, true, bad(CodeTooLong, "máximo "+strconv.Itoa(f.Max)+" caracteres, llegaron "+strconv.Itoa(n))
+		}
+		if hasControl(text) {
+			return v, true, bad(CodeInvalidFormat, "contiene caracteres de control")
+		}
+		if f.Type == TypeEmail && !looksLikeEmail(text) {
+			return v, true, bad(CodeInvalidFormat, "no es un correo electrónico válido")
+		}
+		v.Str = text
+	case TypeEnum:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		up := strings.ToUpper(text)
+		if f.Internal == "tipo_identificacion" {
+			if code, ok := dianIDCodes[up]; ok {
+				up = code
+			}
+		}
+		if !contains(f.Enum, up) {
+			return v, true, bad(CodeInvalidValue, "valor no permitido; se acepta uno de "+strings.Join(f.Enum, ", "))
+		}
+		v.Str = up
+	case TypeNIT:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		nit, fe := ParseNIT(text)
+		if fe != nil {
+			return v, true, fe
+		}
+		v.Str = nit
+	case TypeIdentification:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		id := stripSeparators(text)
+		if n := len(id); n < 3 || n > 20 || !isAlnumASCII(id) {
+			return v, true, bad(CodeInvalidFormat, "de 3 a 20 letras o dígitos (sin puntos, guiones ni espacios)")
+		}
+		v.Str = strings.ToUpper(id)
+	case TypeDate:
+		if raw.Kind != RawString {
+			return v, true, bad(CodeInvalidType, "se esperaba una fecha en texto, llegó "+raw.Kind.String())
+		}
+		d, fe := ParseDate(text)
+		if fe != nil {
+			return v, true, fe
+		}
+		v.Date = d
+	case TypeDANE:
+		if raw.Kind != RawString {
+			return v, true, bad(CodeInvalidType, "el código DANE debe enviarse como texto (un número pierde el cero inicial)")
+		}
+		if len(text) != 5 || !allDigits(text) {
+			return v, true, bad(CodeInvalidFormat, "se esperaban 5 dígitos")
+		}
+		v.Str = text
+	case TypeInteger:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba un número entero, llegó "+raw.Kind.String())
+		}
+		t := strings.TrimPrefix(text, "-")
+		if t == "" || !allDigits(t) || len(t) > 18 {
+			return v, true, bad(CodeInvalidFormat, "se esperaba un número entero")
+		}
+		n, _ := strconv.ParseInt(text, 10, 64)
+		if n < f.Min || n > f.Top {
+			return v, true, bad(CodeOutOfRange, "debe estar entre "+strconv.FormatInt(f.Min, 10)+" y "+strconv.FormatInt(f.Top, 10))
+		}
+		v.Int = n
+	case TypePhone:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		digits, ok := phoneDigits(text)
+		if !ok {
+			return v, true, bad(CodeInvalidFormat, "solo dígitos, espacios, guiones, puntos, paréntesis y + inicial")
+		}
+		if n := int64(len(digits)); n < f.Min || n > f.Top {
+			return v, true, bad(CodeInvalidFormat, "debe tener entre "+strconv.FormatInt(f.Min, 10)+" y "+strconv.FormatInt(f.Top, 10)+" dígitos")
+		}
+		v.Str = digits
+	case TypeBoolean:
+		b, ok := parseBool(raw, text)
+		if !ok {
+			return v, true, bad(CodeInvalidValue, "se esperaba true/false, 1/0, S/N o SI/NO")
+		}
+		v.Bool = b
+	case TypeMoney, TypeRate:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba un número, llegó "+raw.Kind.String())
+		}
+		prec, scale := moneyPrec, moneyScl
+		if f.Type == TypeRate {
+			prec, scale = ratePrec, rateScl
+		}
+		d, err := ParseDecimal(text, prec, scale)
+		if err != nil {
+			return v, true, bad(CodeInvalidFormat, err.Error()+" (se espera p. ej. \"14334900.00\", máximo "+strconv.Itoa(scale)+" decimales)")
+		}
+		switch {
+		case d.Units < 0, f.Positive && d.Units == 0:
+			op := "mayor o igual a 0"
+			if f.Positive {
+				op = "mayor que 0"
+			}
+			return v, true, bad(CodeOutOfRange, "debe ser "+op)
+		case f.Type == TypeRate && d.Units > 100*10000:
+			return v, true, bad(CodeOutOfRange, "debe estar entre 0 y 100 (porcentaje)")
+		}
+		v.Dec = d
+	case TypeCreditNumber:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
+		}
+		if !ValidCreditNumber(text) {
+			return v, true, bad(CodeInvalidFormat, "de 1 a 30 caracteres entre A-Z, a-z, 0-9 y guion")
+		}
+		v.Str = text
+	case TypeFile:
+		// handled by the mapper, which knows the file rules.
+	}
+	return v, true, nil
+}
+
+// ValidCreditNumber reports whether s may name a file: 1 to 30 of
+// A-Z a-z 0-9 and '-'. Nothing else, so no path, dot or look-alike passes.
+func ValidCreditNumber(s string) bool {
+	if len(s) < 1 || len(s) > 30 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseNIT checks a NIT: 9 or 10 digits, optionally "-" and a check digit
+// that must pass the DIAN mod-11 rule. Dots and spaces are ignored. It
+// returns "base-dv" or "base".
+func ParseNIT(s string) (string, *fieldErr) {
+	s = strings.NewReplacer(".", "", " ", "").Replace(s)
+	base, dv, hasDV := strings.Cut(s, "-")
+	if len(base) < 9 || len(base) > 10 || !allDigits(base) || hasDV && (len(dv) != 1 || !allDigits(dv)) {
+		return "", bad(CodeInvalidFormat, "NIT de 9 o 10 dígitos, con dígito de verificación opcional tras un guion")
+	}
+	if !hasDV {
+		return base, nil
+	}
+	if want := NITCheckDigit(base); int(dv[0]-'0') != want {
+		return "", bad(CodeCheckDigit, "el dígito de verificación no corresponde al NIT")
+	}
+	return base + "-" + dv, nil
+}
+
+// NITCheckDigit computes the DIAN check digit of a NIT base.
+func NITCheckDigit(base string) int {
+	weights := [...]int{3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71}
+	sum := 0
+	for i := 0; i < len(base) && i < len(weights); i++ {
+		sum += int(base[len(base)-1-i]-'0') * weights[i]
+	}
+	r := sum % 11
+	if r > 1 {
+		return 11 - r
+	}
+	return r
+}
+
+// ParseDate reads YYYY-MM-DD, an RFC 3339 or .NET date-time (the date part
+// is kept as written) or DD/MM/YYYY.
+func ParseDate(s string) (time.Time, *fieldErr) {
+	var d time.Time
+	var err error
+	switch {
+	case len(s) == 10 && s[2] == '/' && s[5] == '/':
+		d, err = time.Parse("02/01/2006", s)
+	case len(s) >= 10:
+		if len(s) > 10 && s[10] != 'T' && s[10] != 't' && s[10] != ' ' {
+			return d, bad(CodeInvalidFormat, "fecha no reconocida; use AAAA-MM-DD o DD/MM/AAAA")
+		}
+		if len(s) > 10 {
+			if _, terr := parseClock(s[11:]); terr != nil {
+				return d, bad(CodeInvalidFormat, "hora no reconocida en la fecha; use AAAA-MM-DD o AAAA-MM-DDTHH:MM:SS")
+			}
+		}
+		d, err = time.Parse("2006-01-02", s[:10])
+	default:
+		err = errDecimalSyntax
+	}
+	if err != nil {
+		return d, bad(CodeInvalidFormat, "fecha no válida; use AAAA-MM-DD o DD/MM/AAAA")
+	}
+	if d.Year() < minYear || d.Year() > maxYear {
+		return d, bad(CodeOutOfRange, "año fuera de rango ("+strconv.Itoa(minYear)+"-"+strconv.Itoa(maxYear)+")")
+	}
+	return d, nil
+}
+
+// parseClock checks the time part of a date-time: HH:MM:SS, optional
+// fraction, optional zone (Z or ±HH:MM).
+func parseClock(s string) (time.Time, error) {
+	for _, layout := range []string{"15:04:05.999999999Z07:00", "15:04:05.999999999", "15:04:05Z07:00", "15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errDecimalSyntax
+}
+
+func parseBool(raw RawValue, text string) (bool, bool) {
+	switch raw.Kind {
+	case RawBool:
+		return raw.Bool, true
+	case RawNumber, RawString:
+		switch strings.ToUpper(text) {
+		case "1", "S", "SI", "SÍ", "TRUE":
+			return true, true
+		case "0", "N", "NO", "FALSE":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func phoneDigits(s string) (string, bool) {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')' || r == '+' && i == 0:
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func stripSeparators(s string) string {
+	return strings.NewReplacer(".", "", "-", "", " ", "").Replace(s)
+}
+
+func isAlnumASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func looksLikeEmail(s string) bool {
+	local, domainPart, ok := strings.Cut(s, "@")
+	return ok && local != "" && !strings.ContainsAny(s, " \t\r\n<>,;\"") &&
+		!strings.Contains(domainPart, "@") && strings.Contains(domainPart, ".") &&
+		!strings.HasPrefix(domainPart, ".") && !strings.HasSuffix(domainPart, ".")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

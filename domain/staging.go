@@ -1,0 +1,47 @@
+package domain
+
+import "time"
+
+// StagedReport is a report with the metadata the staging table keeps.
+type StagedReport struct {
+	Report         *Report
+	ReceivedAt     time.Time
+	PartnerUser    string
+	PartnerNIT     string
+	FileName       string
+	FileSize       int64
+	FileSHA256     string // hex
+	RequestID      string
+	IdempotencyKey string // as sent in the header, "" when none
+	PayloadSHA256  string // hex of the raw body
+}
+
+// KeyState is the state of an idempotency record.
+type KeyState string
+
+// The idempotency record states.
+const (
+	KeyPending KeyState = "pending"
+	KeyDone    KeyState = "done"
+)
+
+// IdempotencyRecord remembers a submission for a partner user, so that a
+// retry gets the first answer instead of storing the report twice.
+type IdempotencyRecord struct {
+	User          string
+	KeyHash       string // hex SHA-256 of the scoped key (see ports)
+	PayloadSHA256 string
+	State         KeyState
+	Nonce         string // identifies one claim, so only its owner completes or removes it
+	ReportID      int64
+	FileName      string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+}
+
+// Receipt is what a stored report answers.
+type Receipt struct {
+	ReportID int64
+	FileName string
+	Replayed bool // true when this is the first answer again
+}

@@ -1,0 +1,73 @@
+package domain
+
+import (
+	"time"
+)
+
+// Claims are the claims of an access token.
+type Claims struct {
+	Issuer    string
+	Subject   string // the partner user name
+	Audience  []string
+	IssuedAt  time.Time
+	NotBefore time.Time
+	Expiry    time.Time
+	ID        string // jti
+	NIT       string
+}
+
+// TokenPolicy holds the token rules of the contract (§5).
+type TokenPolicy struct {
+	Issuer   string
+	Audience string
+	Lifetime time.Duration // issued lifetime, and the longest accepted
+	Leeway   time.Duration
+}
+
+// DefaultTokenPolicy is the contract's default policy.
+func DefaultTokenPolicy() TokenPolicy {
+	return TokenPolicy{Issuer: "disbursementd", Audience: "partner-api", Lifetime: 24 * time.Hour, Leeway: 60 * time.Second}
+}
+
+// NewClaims returns the claims for a token issued to u at now.
+func (p TokenPolicy) NewClaims(u User, now time.Time, jti string) Claims {
+	now = now.UTC().Truncate(time.Second)
+	return Claims{
+		Issuer: p.Issuer, Subject: u.Name, Audience: []string{p.Audience},
+		IssuedAt: now, NotBefore: now, Expiry: now.Add(p.Lifetime),
+		ID: jti, NIT: u.NIT,
+	}
+}
+
+// Check applies the claim rules to a token whose signature was verified:
+// exp and iat present, nbf and exp against now with leeway, iss and aud,
+// and a lifetime no longer than the policy's. The error is an *Error of
+// kind ErrInvalidToken whose Detail says which rule failed.
+func (p TokenPolicy) Check(c Claims, now time.Time) error {
+	fail := func(detail string) error {
+		e := NewError(ErrInvalidToken, "invalid_token", MsgInvalidToken)
+		e.Detail = detail
+		return e
+	}
+	switch {
+	case c.Expiry.IsZero():
+		return fail("missing_exp")
+	case c.IssuedAt.IsZero():
+		return fail("missing_iat")
+	case c.Subject == "":
+		return fail("missing_sub")
+	case !now.Before(c.Expiry.Add(p.Leeway)):
+		return fail("expired")
+	case !c.NotBefore.IsZero() && now.Add(p.Leeway).Before(c.NotBefore):
+		return fail("not_yet_valid")
+	case now.Add(p.Leeway).Before(c.IssuedAt):
+		return fail("issued_in_future")
+	case c.Expiry.Sub(c.IssuedAt) > p.Lifetime:
+		return fail("lifetime_too_long")
+	case c.Issuer != p.Issuer:
+		return fail("issuer")
+	case !contains(c.Audience, p.Audience):
+		return fail("audience")
+	}
+	return nil
+}

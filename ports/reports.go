@@ -1,0 +1,162 @@
+package ports
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// Reports is the use case "a partner reports a disbursement": map and
+// validate, claim the idempotency key, save the file durably, commit the
+// row, and answer. A report is acknowledged only when both the row and the
+// file are kept; when either fails the other is undone.
+type Reports struct {
+	Catalogue *domain.Catalogue
+	Rules     domain.FileRules
+	Store     ReportStore
+	Uploads   UploadStore
+	Clock     Clock
+	KeyTTL    time.Duration // how long a key is remembered (≥ 24 h)
+	Wait      time.Duration // how long a duplicate waits for the first
+	Poll      time.Duration // how often a waiting duplicate looks again
+}
+
+// Submission is one POST of a report.
+type Submission struct {
+	Principal      Principal
+	Members        []domain.RawField
+	PayloadSHA256  string // hex SHA-256 of the raw body
+	IdempotencyKey string // "" when the header was absent
+	RequestID      string
+}
+
+// ValidIdempotencyKey checks an Idempotency-Key: 1 to 255 printable ASCII.
+func ValidIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyHash scopes the key: a header key and a body hash never match.
+func KeyHash(idempotencyKey, payloadSHA256 string) string {
+	var h [32]byte
+	if idempotencyKey != "" {
+		h = sha256.Sum256([]byte("key:" + idempotencyKey))
+	} else {
+		h = sha256.Sum256([]byte("body:" + payloadSHA256))
+	}
+	return hex.EncodeToString(h[:])
+}
+
+func storeFailed(err error) error {
+	return domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgStoreFailed).WithCause(err)
+}
+
+// Submit stores a report once. Errors: domain.ErrInvalidInput (with the
+// problems), domain.ErrTooLarge, domain.ErrKeyReused, domain.ErrInProgress,
+// domain.ErrUnavailable.
+func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
+	now := s.Clock.Now().UTC()
+	if sub.IdempotencyKey != "" && !ValidIdempotencyKey(sub.IdempotencyKey) {
+		return domain.Receipt{}, domain.NewError(domain.ErrInvalidInput, "invalid_idempotency_key",
+			"Idempotency-Key inválida: de 1 a 255 caracteres ASCII imprimibles")
+	}
+	rep, err := s.Catalogue.MapReport(sub.Members, s.Rules, now)
+	if err != nil {
+		return domain.Receipt{}, err
+	}
+	keyHash := KeyHash(sub.IdempotencyKey, sub.PayloadSHA256)
+	rec := domain.IdempotencyRecord{
+		User: sub.Principal.User, KeyHash: keyHash, PayloadSHA256: sub.PayloadSHA256,
+		State: domain.KeyPending, Nonce: NewID(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
+	}
+	if receipt, done, err := s.claim(ctx, rec); err != nil || done {
+		return receipt, err
+	}
+	// From here on we own the key: release it on any failure so that the
+	// partner can retry.
+	release := func() { _ = s.Store.DeleteKey(context.WithoutCancel(ctx), rec) }
+
+	staged := domain.StagedReport{
+		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
+		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: sub.PayloadSHA256,
+	}
+	if f := rep.File; f != nil {
+		name, err := s.Uploads.Save(ctx, rep.String("numero_credito"), f.Ext, now, f.Data)
+		if err != nil {
+			release()
+			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
+		}
+		staged.FileName, staged.FileSize, staged.FileSHA256 = name, int64(len(f.Data)), hex.EncodeToString(f.SHA256[:])
+	}
+	id, err := s.Store.CommitReport(ctx, staged, rec)
+	if err != nil {
+		if staged.FileName != "" {
+			if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil {
+				err = errors.Join(err, fmt.Errorf("remove orphan file: %w", rmErr))
+			}
+		}
+		release()
+		return domain.Receipt{}, storeFailed(err)
+	}
+	return domain.Receipt{ReportID: id, FileName: staged.FileName}, nil
+}
+
+// claim takes the idempotency key. done is true when an earlier identical
+// submission already answered; the receipt is then its answer.
+func (s *Reports) claim(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, bool, error) {
+	deadline := rec.CreatedAt.Add(s.Wait)
+	for retries := 0; retries < 10; {
+		existing, err := s.Store.ClaimKey(ctx, rec)
+		if err == nil {
+			return domain.Receipt{}, false, nil
+		}
+		if !errors.Is(err, domain.ErrConflict) {
+			return domain.Receipt{}, false, storeFailed(err)
+		}
+		now := s.Clock.Now()
+		switch {
+		case !existing.ExpiresAt.After(now):
+			// Remembered long enough: forget it and store anew.
+			if err := s.Store.DeleteKey(ctx, existing); err != nil {
+				return domain.Receipt{}, false, storeFailed(err)
+			}
+			retries++
+			continue
+		case existing.PayloadSHA256 != rec.PayloadSHA256:
+			return domain.Receipt{}, false, domain.NewError(domain.ErrKeyReused, "idempotency_key_reused",
+				"Idempotency-Key ya usada con otro contenido; use una clave nueva para un reporte distinto")
+		case existing.State == domain.KeyDone:
+			return domain.Receipt{ReportID: existing.ReportID, FileName: existing.FileName, Replayed: true}, true, nil
+		case existing.CreatedAt.Add(s.Wait).Before(now):
+			// A claim older than the wait bound belongs to a request that
+			// died: take it over.
+			if err := s.Store.DeleteKey(ctx, existing); err != nil {
+				return domain.Receipt{}, false, storeFailed(err)
+			}
+			retries++
+			continue
+		}
+		if !now.Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return domain.Receipt{}, false, storeFailed(ctx.Err())
+		case <-time.After(s.Poll):
+		}
+	}
+	return domain.Receipt{}, false, domain.NewError(domain.ErrInProgress, "request_in_progress",
+		"Un reporte idéntico se está procesando; reintente en unos segundos")
+}
