@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the service's Prometheus metrics, on their own registry.
+type Metrics struct {
+	reg            *prometheus.Registry
+	requests       *prometheus.CounterVec
+	latency        *prometheus.HistogramVec
+	inflight       prometheus.Gauge
+	ReportsStored  prometheus.Counter
+	ReportsRefused *prometheus.CounterVec
+	FileBytes      prometheus.Counter
+	Exchanges      *prometheus.CounterVec
+	Upstream       *prometheus.HistogramVec
+	StoreErrors    prometheus.Counter
+}
+
+// NewMetrics registers the metrics and the Go and process collectors.
+func NewMetrics() *Metrics {
+	reg := prometheus.NewRegistry()
+	f := func(c prometheus.Collector) { reg.MustRegister(c) }
+	m := &Metrics{reg: reg}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_http_requests_total",
+		Help: "HTTP requests by route, method and status."}, []string{"route", "method", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_http_request_duration_seconds",
+		Help: "HTTP request latency by route and method.", Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}},
+		[]string{"route", "method"})
+	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_http_in_flight_requests", Help: "Requests being served."})
+	m.ReportsStored = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_stored_total", Help: "Reports committed to the staging table."})
+	m.ReportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_reports_refused_total",
+		Help: "Reports not stored, by reason."}, []string{"reason"})
+	m.FileBytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_file_bytes_written_total", Help: "Bytes of report files written."})
+	m.Exchanges = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_token_exchanges_total",
+		Help: "Credential exchanges by outcome."}, []string{"outcome"})
+	m.Upstream = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_upstream_login_duration_seconds",
+		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
+	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Failures of the database or the upload directory."})
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
+		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	return m
+}
+
+// Handler serves /metrics.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// ObserveUpstream records one upstream login call.
+func (m *Metrics) ObserveUpstream(outcome string, d time.Duration) {
+	m.Upstream.WithLabelValues(outcome).Observe(d.Seconds())
+}
+
+func (m *Metrics) inFlight(delta float64) { m.inflight.Add(delta) }
+
+func (m *Metrics) request(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+}

@@ -1,0 +1,153 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+type problemJSON struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type reportReply struct {
+	Status  string        `json:"status"`
+	Message string        `json:"message"`
+	ID      int64         `json:"id,omitempty"`
+	File    string        `json:"file,omitempty"`
+	Code    string        `json:"code,omitempty"`
+	Detail  string        `json:"detail,omitempty"`
+	Errors  []problemJSON `json:"errors,omitempty"`
+}
+
+// bearerToken reads "bearer <token>" from Authentication-Type only.
+func bearerToken(r *http.Request) (string, string) {
+	h := r.Header.Get("Authentication-Type")
+	if h == "" {
+		if r.Header.Get("Authorization") != "" {
+			return "", "wrong_header"
+		}
+		return "", "missing"
+	}
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "bearer") || tok == "" || strings.ContainsAny(tok, " \t") {
+		return "", "malformed"
+	}
+	return tok, ""
+}
+
+// reportError writes a failed report answer: the body's status is "401"
+// for token failures and "400" for everything else; the HTTP status says
+// whether a retry can help.
+func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) {
+	de := asDomain(err)
+	status := statusOf(err)
+	ri := info(r)
+	ri.err = err
+	reply := reportReply{Status: "400", Message: de.Message, Code: de.Code, Detail: de.Detail}
+	reason := de.Code
+	if status == http.StatusUnauthorized {
+		reply.Status = "401"
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		ri.detail = "token refused: " + de.Detail
+		reason = "invalid_token"
+	}
+	if status >= 500 {
+		s.metrics.StoreErrors.Inc()
+		if status == http.StatusInternalServerError {
+			reply.Message = "Error interno; intente de nuevo más tarde"
+		}
+	}
+	for _, p := range de.Problems {
+		reply.Errors = append(reply.Errors, problemJSON(p))
+	}
+	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
+	writeJSON(w, status, reply)
+}
+
+// handleReport is POST /api/partner_api.php. Order of checks: token (401)
+// before the body is read, then Content-Type (415), size (413), JSON, and
+// the fields.
+func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	tok, why := bearerToken(r)
+	if why != "" {
+		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+		e.Detail = why
+		s.reportError(w, r, e)
+		return
+	}
+	principal, err := s.Auth.Authenticate(r.Context(), tok)
+	if err != nil {
+		s.reportError(w, r, err)
+		return
+	}
+	ri.user = principal.User
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		s.reportError(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
+			"Content-Type debe ser application/json"))
+		return
+	}
+	if r.ContentLength > s.MaxBody {
+		s.reportError(w, r, tooLarge(s.MaxBody))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.reportError(w, r, tooLarge(s.MaxBody))
+			return
+		}
+		s.reportError(w, r, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"})
+		return
+	}
+	members, err := DecodeObject(body)
+	if err != nil {
+		s.reportError(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(body)
+	// The partner may hang up; the report is finished or undone either way.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Timeout)
+	defer cancel()
+	receipt, err := s.Reports.Submit(ctx, ports.Submission{
+		Principal: principal, Members: members, PayloadSHA256: hex.EncodeToString(sum[:]),
+		IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
+	})
+	if err != nil {
+		s.reportError(w, r, err)
+		return
+	}
+	ri.reportID = receipt.ReportID
+	if receipt.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+		ri.detail = "idempotent replay"
+	} else {
+		s.metrics.ReportsStored.Inc()
+	}
+	writeJSON(w, http.StatusOK, reportReply{Status: "200", Message: domain.MsgSuccess, ID: receipt.ReportID, File: receipt.FileName})
+}
+
+func tooLarge(limit int64) error {
+	return domain.NewError(domain.ErrTooLarge, "body_too_large",
+		"El cuerpo supera el máximo de "+formatBytes(limit))
+}
+
+func formatBytes(n int64) string {
+	if n%(1<<20) == 0 {
+		return itoa(n>>20) + " MiB"
+	}
+	return itoa(n) + " bytes"
+}

@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+type credentials struct {
+	User     string `json:"user"`
+	Password string `json:"password"`
+}
+
+// readCredentials reads {user, password} from a small JSON body.
+func readCredentials(w http.ResponseWriter, r *http.Request) (credentials, bool) {
+	var c credentials
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 16<<10))
+	if err != nil || json.Unmarshal(data, &c) != nil || c.User == "" || c.Password == "" {
+		return credentials{}, false
+	}
+	return c, true
+}
+
+// tokenError writes the OAuth-style error body of the GET exchange, with
+// an integer status as the spec's token response has.
+func tokenError(w http.ResponseWriter, err error, description string) {
+	status := statusOf(err)
+	code := "invalid_client"
+	switch {
+	case errors.Is(err, domain.ErrThrottled):
+		code = "slow_down"
+		w.Header().Set("Retry-After", "60")
+	case status >= 500:
+		status, code = http.StatusServiceUnavailable, "temporarily_unavailable"
+	default:
+		status = http.StatusBadRequest
+	}
+	body := map[string]any{"status": status, "error": code}
+	if description != "" {
+		body["error_description"] = description
+	}
+	writeJSON(w, status, body)
+}
+
+// handleToken is GET /api/partner_api.php: credentials in, token out.
+func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	ri := info(r)
+	c, ok := readCredentials(w, r)
+	if !ok {
+		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
+		tokenError(w, domain.ErrInvalidClient, "envíe un JSON {\"user\": ..., \"password\": ...}")
+		return
+	}
+	ri.user = c.User
+	tok, claims, err := s.Auth.Token(r.Context(), c.User, c.Password)
+	if err != nil {
+		s.metrics.Exchanges.WithLabelValues(exchangeOutcome(err)).Inc()
+		ri.err, ri.detail = err, "token exchange refused"
+		if statusOf(err) >= 500 {
+			s.Log.Warn("token exchange failed", "request_id", ri.id, "partner_user", c.User, "error", err.Error())
+		}
+		tokenError(w, err, "")
+		return
+	}
+	s.metrics.Exchanges.WithLabelValues("ok").Inc()
+	ri.detail = "token issued jti=" + claims.ID
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status": 200, "access_token": tok, "token_type": "bearer",
+		"expires_in": int64(time.Until(claims.Expiry).Seconds()),
+	})
+}
+
+func exchangeOutcome(err error) string {
+	switch {
+	case errors.Is(err, domain.ErrInvalidClient):
+		return "invalid_client"
+	case errors.Is(err, domain.ErrThrottled):
+		return "slow_down"
+	}
+	return "unavailable"
+}
+
+// handleLogin is POST /auth/login, the built-in login as an upstream for
+// other instances: 200 {access_token}, 401 invalid_client, 429, 503.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	c, ok := readCredentials(w, r)
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
+		return
+	}
+	info(r).user = c.User
+	tok, err := s.Login.Exchange(r.Context(), c.User, c.Password)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, map[string]any{"access_token": tok, "token_type": "bearer", "expires_in": int64(s.TokenTTL.Seconds())})
+	case errors.Is(err, domain.ErrInvalidClient):
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
+	case errors.Is(err, domain.ErrThrottled):
+		w.Header().Set("Retry-After", "60")
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "slow_down"})
+	default:
+		info(r).err = err
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "temporarily_unavailable"})
+	}
+}

@@ -1,0 +1,105 @@
+// Package upstream is the HTTP client of an external login service (the
+// spec's {login_url}); the built-in login's POST /auth/login speaks the
+// same protocol, so one instance can be another's upstream.
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// Client exchanges credentials at an upstream login URL.
+type Client struct {
+	URL     string
+	HTTP    *http.Client
+	Observe func(outcome string, d time.Duration) // optional metrics hook
+}
+
+var _ ports.CredentialExchange = (*Client)(nil)
+
+// New returns a client with the given timeout (5 s when 0).
+func New(url string, timeout time.Duration) *Client {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &Client{URL: url, HTTP: &http.Client{Timeout: timeout}}
+}
+
+type loginRequest struct {
+	User     string `json:"user"`
+	Password string `json:"password"`
+}
+
+type loginResponse struct {
+	AccessToken string `json:"access_token"`
+}
+
+func unavailable(cause error) error {
+	return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(cause)
+}
+
+// Exchange posts {user, password} to the upstream. 200 with access_token
+// is a token; 400/401/403 is invalid_client; 429 is slow_down; anything
+// else, a timeout or a refused connection is temporarily_unavailable.
+func (c *Client) Exchange(ctx context.Context, user, password string) (tok string, err error) {
+	start := time.Now()
+	defer func() {
+		if c.Observe != nil {
+			c.Observe(outcome(err), time.Since(start))
+		}
+	}()
+	body, err := json.Marshal(loginRequest{User: user, Password: password})
+	if err != nil {
+		return "", unavailable(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return "", unavailable(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return "", unavailable(fmt.Errorf("login upstream: %w", err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return "", unavailable(fmt.Errorf("login upstream: read: %w", err))
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		var lr loginResponse
+		if err := json.Unmarshal(data, &lr); err != nil || lr.AccessToken == "" {
+			return "", unavailable(fmt.Errorf("login upstream: 200 without access_token"))
+		}
+		return lr.AccessToken, nil
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden:
+		return "", domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client").
+			WithCause(fmt.Errorf("login upstream answered %d", resp.StatusCode))
+	case http.StatusTooManyRequests:
+		return "", domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
+	}
+	return "", unavailable(fmt.Errorf("login upstream answered %d", resp.StatusCode))
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, domain.ErrInvalidClient):
+		return "invalid_client"
+	case errors.Is(err, domain.ErrThrottled):
+		return "slow_down"
+	}
+	return "unavailable"
+}

@@ -1,0 +1,397 @@
+// Package config reads the service's settings once, with viper, from a
+// YAML file and DISB_<SECTION>_<KEY> environment variables, into a typed,
+// validated struct. Only cmd/ imports it.
+package config
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	HTTP struct {
+		Addr              string
+		ReadHeaderTimeout time.Duration
+		ReadTimeout       time.Duration
+		WriteTimeout      time.Duration
+		IdleTimeout       time.Duration
+		ShutdownGrace     time.Duration
+		MaxBodyBytes      int64
+		ReportTimeout     time.Duration
+	}
+	Store struct {
+		Driver          string
+		DSN             string
+		AutoMigrate     bool
+		MaxOpenConns    int
+		MaxIdleConns    int
+		ConnMaxLifetime time.Duration
+		ConnMaxIdleTime time.Duration
+		BusyTimeout     time.Duration
+	}
+	Uploads struct {
+		Dir          string
+		MaxFileBytes int64
+		AllowedTypes []string
+	}
+	Auth struct {
+		PrivateKeyFile string
+		PublicKeysFile string
+		Issuer         string
+		Audience       string
+		Leeway         time.Duration
+		TokenTTL       time.Duration
+		BcryptCost     int
+	}
+	Login struct {
+		URL     string
+		Timeout time.Duration
+	}
+	Idempotency struct {
+		TTL  time.Duration
+		Wait time.Duration
+	}
+	Log struct {
+		Format string
+		Level  string
+	}
+	// GenerateKeys is true when no private key file was configured: the
+	// embedded default creates a pair under data/keys on first start.
+	GenerateKeys bool
+}
+
+// Default locations of the embedded default.
+const (
+	DefaultDataDir    = "data"
+	DefaultSQLitePath = "data/disbursement.db"
+	DefaultUploadsDir = "data/uploads"
+	DefaultKeyFile    = "data/keys/private.pem"
+	DefaultConfigFile = "disbursementd.yaml"
+)
+
+// defaults lists every key with its default value; a key not listed here
+// is unknown and refused.
+var defaults = map[string]any{
+	"http.addr":                "127.0.0.1:8080",
+	"http.read_header_timeout": "10s",
+	"http.read_timeout":        "60s",
+	"http.write_timeout":       "90s",
+	"http.idle_timeout":        "120s",
+	"http.shutdown_grace":      "30s",
+	"http.max_body_bytes":      int64(32 << 20),
+	"http.report_timeout":      "60s",
+	"store.driver":             "sqlite",
+	"store.dsn":                "",
+	"store.auto_migrate":       true,
+	"store.max_open_conns":     0,
+	"store.max_idle_conns":     0,
+	"store.conn_max_lifetime":  "30m",
+	"store.conn_max_idle_time": "5m",
+	"store.busy_timeout":       "5s",
+	"uploads.dir":              DefaultUploadsDir,
+	"uploads.max_file_bytes":   int64(20 << 20),
+	"uploads.allowed_types":    "pdf,png,jpg,tif",
+	"auth.private_key_file":    "",
+	"auth.public_keys_file":    "",
+	"auth.issuer":              "disbursementd",
+	"auth.audience":            "partner-api",
+	"auth.leeway":              "60s",
+	"auth.token_ttl":           "24h",
+	"auth.bcrypt_cost":         12,
+	"login.url":                "",
+	"login.timeout":            "5s",
+	"idempotency.ttl":          "24h",
+	"idempotency.wait":         "30s",
+	"log.format":               "auto",
+	"log.level":                "info",
+}
+
+// Keys returns every configuration key, sorted.
+func Keys() []string {
+	out := make([]string, 0, len(defaults))
+	for k := range defaults {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// EnvName is the environment variable of a key: DISB_HTTP_ADDR.
+func EnvName(key string) string {
+	return "DISB_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// Load reads the file at path ("" means disbursementd.yaml in the working
+// directory, if it exists), then the environment. Every error names the
+// key it is about.
+func Load(path string) (*Config, error) {
+	v := viper.New()
+	for k, d := range defaults {
+		v.SetDefault(k, d)
+		// Binding each key makes env overrides work for keys the file does
+		// not have, and for Unmarshal-free reads alike.
+		_ = v.BindEnv(k, EnvName(k))
+	}
+	explicit := path != ""
+	if !explicit {
+		path = DefaultConfigFile
+	}
+	if _, err := os.Stat(path); err == nil || explicit {
+		v.SetConfigFile(path)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("config: file %s: %w", path, err)
+		}
+		if err := unknownKeys(v); err != nil {
+			return nil, fmt.Errorf("config: file %s: %w", path, err)
+		}
+	}
+	r := &reader{v: v}
+	c := &Config{}
+	c.HTTP.Addr = r.str("http.addr")
+	c.HTTP.ReadHeaderTimeout = r.dur("http.read_header_timeout")
+	c.HTTP.ReadTimeout = r.dur("http.read_timeout")
+	c.HTTP.WriteTimeout = r.dur("http.write_timeout")
+	c.HTTP.IdleTimeout = r.dur("http.idle_timeout")
+	c.HTTP.ShutdownGrace = r.dur("http.shutdown_grace")
+	c.HTTP.MaxBodyBytes = r.size("http.max_body_bytes")
+	c.HTTP.ReportTimeout = r.dur("http.report_timeout")
+	c.Store.Driver = r.str("store.driver")
+	c.Store.DSN = r.str("store.dsn")
+	c.Store.AutoMigrate = r.boolean("store.auto_migrate")
+	c.Store.MaxOpenConns = r.count("store.max_open_conns")
+	c.Store.MaxIdleConns = r.count("store.max_idle_conns")
+	c.Store.ConnMaxLifetime = r.dur("store.conn_max_lifetime")
+	c.Store.ConnMaxIdleTime = r.dur("store.conn_max_idle_time")
+	c.Store.BusyTimeout = r.dur("store.busy_timeout")
+	c.Uploads.Dir = r.str("uploads.dir")
+	c.Uploads.MaxFileBytes = r.size("uploads.max_file_bytes")
+	c.Uploads.AllowedTypes = r.list("uploads.allowed_types")
+	c.Auth.PrivateKeyFile = r.str("auth.private_key_file")
+	c.Auth.PublicKeysFile = r.str("auth.public_keys_file")
+	c.Auth.Issuer = r.str("auth.issuer")
+	c.Auth.Audience = r.str("auth.audience")
+	c.Auth.Leeway = r.dur("auth.leeway")
+	c.Auth.TokenTTL = r.dur("auth.token_ttl")
+	c.Auth.BcryptCost = r.count("auth.bcrypt_cost")
+	c.Login.URL = r.str("login.url")
+	c.Login.Timeout = r.dur("login.timeout")
+	c.Idempotency.TTL = r.dur("idempotency.ttl")
+	c.Idempotency.Wait = r.dur("idempotency.wait")
+	c.Log.Format = r.str("log.format")
+	c.Log.Level = r.str("log.level")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if err := c.finish(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func unknownKeys(v *viper.Viper) error {
+	var bad []string
+	for _, k := range v.AllKeys() {
+		if _, ok := defaults[k]; !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// finish fills derived defaults and validates.
+func (c *Config) finish() error {
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), fmt.Sprintf(format, a...))
+	}
+	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
+		return bad("http.addr", "%q is not host:port", c.HTTP.Addr)
+	}
+	switch c.Store.Driver {
+	case "sqlite":
+		if c.Store.DSN == "" {
+			c.Store.DSN = DefaultSQLitePath
+		}
+	case "mysql":
+		if c.Store.DSN == "" {
+			return bad("store.dsn", "required when store.driver is mysql (user:pass@tcp(host:3306)/db)")
+		}
+	default:
+		return bad("store.driver", "%q, want sqlite or mysql", c.Store.Driver)
+	}
+	if c.Auth.PrivateKeyFile == "" {
+		c.Auth.PrivateKeyFile, c.GenerateKeys = DefaultKeyFile, true
+	}
+	if c.Auth.Issuer == "" {
+		return bad("auth.issuer", "empty")
+	}
+	if c.Auth.Audience == "" {
+		return bad("auth.audience", "empty")
+	}
+	if c.Auth.TokenTTL <= 0 || c.Auth.TokenTTL > 24*time.Hour {
+		return bad("auth.token_ttl", "%s, want more than 0 and at most 24h", c.Auth.TokenTTL)
+	}
+	if c.Auth.BcryptCost < 10 || c.Auth.BcryptCost > 16 {
+		return bad("auth.bcrypt_cost", "%d, want 10 to 16", c.Auth.BcryptCost)
+	}
+	if c.Login.URL != "" && !strings.HasPrefix(c.Login.URL, "http://") && !strings.HasPrefix(c.Login.URL, "https://") {
+		return bad("login.url", "%q is not an http(s) URL", c.Login.URL)
+	}
+	if c.Idempotency.TTL < 24*time.Hour {
+		return bad("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
+	}
+	if len(c.Uploads.AllowedTypes) == 0 {
+		return bad("uploads.allowed_types", "empty")
+	}
+	for _, t := range c.Uploads.AllowedTypes {
+		if !contains([]string{"pdf", "png", "jpg", "tif"}, t) {
+			return bad("uploads.allowed_types", "%q is not one of pdf, png, jpg, tif", t)
+		}
+	}
+	switch c.Log.Format {
+	case "auto", "json", "text":
+	default:
+		return bad("log.format", "%q, want auto, json or text", c.Log.Format)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		return bad("log.level", "%q, want debug, info, warn or error", c.Log.Level)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// reader reads typed values and keeps the first error, naming its key.
+type reader struct {
+	v   *viper.Viper
+	err error
+}
+
+func (r *reader) fail(key, format string, a ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("config: %s (%s): %s", key, EnvName(key), fmt.Sprintf(format, a...))
+	}
+}
+
+func (r *reader) str(key string) string { return strings.TrimSpace(r.v.GetString(key)) }
+
+func (r *reader) dur(key string) time.Duration {
+	s := r.str(key)
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		r.fail(key, "%q is not a duration like 30s or 5m", s)
+	}
+	return d
+}
+
+func (r *reader) count(key string) int {
+	s := r.str(key)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		r.fail(key, "%q is not a whole number ≥ 0", s)
+	}
+	return n
+}
+
+func (r *reader) size(key string) int64 {
+	s := r.str(key)
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(s, suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, suffix)), m
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		r.fail(key, "%q is not a size in bytes (or KiB, MiB, GiB) above 0", r.str(key))
+	}
+	return n * mult
+}
+
+func (r *reader) boolean(key string) bool {
+	s := strings.ToLower(r.str(key))
+	switch s {
+	case "true", "1", "yes":
+		return true
+	case "false", "0", "no":
+		return false
+	}
+	r.fail(key, "%q is not true or false", s)
+	return false
+}
+
+func (r *reader) list(key string) []string {
+	var out []string
+	raw := r.v.Get(key)
+	var items []string
+	switch x := raw.(type) {
+	case []any:
+		for _, i := range x {
+			items = append(items, fmt.Sprint(i))
+		}
+	case []string:
+		items = x
+	default:
+		items = strings.Split(r.str(key), ",")
+	}
+	for _, i := range items {
+		if i = strings.ToLower(strings.TrimSpace(i)); i != "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Redacted returns the effective configuration for the start-up log, with
+// the database password hidden.
+func (c *Config) Redacted() map[string]any {
+	return map[string]any{
+		"http.addr": c.HTTP.Addr, "http.max_body_bytes": c.HTTP.MaxBodyBytes,
+		"http.read_header_timeout": c.HTTP.ReadHeaderTimeout.String(), "http.read_timeout": c.HTTP.ReadTimeout.String(),
+		"http.write_timeout": c.HTTP.WriteTimeout.String(), "http.idle_timeout": c.HTTP.IdleTimeout.String(),
+		"http.shutdown_grace": c.HTTP.ShutdownGrace.String(), "http.report_timeout": c.HTTP.ReportTimeout.String(),
+		"store.driver": c.Store.Driver, "store.dsn": RedactDSN(c.Store.DSN), "store.auto_migrate": c.Store.AutoMigrate,
+		"store.max_open_conns": c.Store.MaxOpenConns, "store.max_idle_conns": c.Store.MaxIdleConns,
+		"uploads.dir": c.Uploads.Dir, "uploads.max_file_bytes": c.Uploads.MaxFileBytes,
+		"uploads.allowed_types": strings.Join(c.Uploads.AllowedTypes, ","),
+		"auth.private_key_file": c.Auth.PrivateKeyFile, "auth.public_keys_file": c.Auth.PublicKeysFile,
+		"auth.issuer": c.Auth.Issuer, "auth.audience": c.Auth.Audience, "auth.leeway": c.Auth.Leeway.String(),
+		"auth.token_ttl": c.Auth.TokenTTL.String(), "login.url": c.Login.URL, "login.timeout": c.Login.Timeout.String(),
+		"idempotency.ttl": c.Idempotency.TTL.String(), "idempotency.wait": c.Idempotency.Wait.String(),
+		"log.format": c.Log.Format, "log.level": c.Log.Level,
+	}
+}
+
+// RedactDSN hides the password of a go-sql-driver DSN (user:pass@...).
+func RedactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dsn
+	}
+	cred := dsn[:at]
+	if i := strings.Index(cred, ":"); i >= 0 {
+		return cred[:i] + ":***" + dsn[at:]
+	}
+	return dsn
+}
