@@ -1,0 +1,217 @@
+package domain_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+var now = time.Date(2026, 11, 26, 10, 20, 30, 0, time.UTC)
+
+// members turns a fixture body into raw members, as the JSON decoder does.
+func members(t *testing.T, body map[string]any) []domain.RawField {
+	t.Helper()
+	var out []domain.RawField
+	for k, v := range body {
+		out = append(out, domain.RawField{Key: k, Value: raw(v)})
+	}
+	return out
+}
+
+func raw(v any) domain.RawValue {
+	switch x := v.(type) {
+	case nil:
+		return domain.RawValue{Kind: domain.RawNull}
+	case string:
+		return domain.RawValue{Kind: domain.RawString, Text: x}
+	case json.Number:
+		return domain.RawValue{Kind: domain.RawNumber, Text: string(x)}
+	case int:
+		return domain.RawValue{Kind: domain.RawNumber, Text: fmt.Sprint(x)}
+	case bool:
+		return domain.RawValue{Kind: domain.RawBool, Bool: x}
+	case map[string]any:
+		var m []domain.RawField
+		for k, v := range x {
+			m = append(m, domain.RawField{Key: k, Value: raw(v)})
+		}
+		return domain.RawValue{Kind: domain.RawObject, Members: m}
+	case []any:
+		return domain.RawValue{Kind: domain.RawArray}
+	}
+	panic(fmt.Sprintf("raw: %T", v))
+}
+
+func problems(t *testing.T, err error) []domain.Problem {
+	t.Helper()
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v is not a *domain.Error", err)
+	}
+	return de.Problems
+}
+
+func TestMapFullReport(t *testing.T) {
+	pdf := fixture.PDF(2048)
+	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.FullBody(now, "CR-1", pdf)), domain.DefaultFileRules(), now)
+	if err != nil {
+		t.Fatalf("MapReport: %v", err)
+	}
+	if got := len(rep.Values); got != 91 {
+		t.Errorf("%d values, want 91 (every field but the file)", got)
+	}
+	if rep.File == nil || rep.File.Ext != "pdf" || string(rep.File.Data) != string(pdf) {
+		t.Fatalf("file not decoded: %+v", rep.File)
+	}
+	if got := rep.Values["monto_aprobado"].Dec.String(); got != "14334900.00" {
+		t.Errorf("monto_aprobado = %s", got)
+	}
+}
+
+func TestMapMinimalReport(t *testing.T) {
+	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.Minimal(now, "CR-1")), domain.DefaultFileRules(), now)
+	if err != nil {
+		t.Fatalf("MapReport: %v", err)
+	}
+	if len(rep.Values) != 12 || rep.File != nil {
+		t.Errorf("%d values, file %v; want the 12 required and no file", len(rep.Values), rep.File)
+	}
+}
+
+func TestMapListsEveryProblem(t *testing.T) {
+	body := fixture.Minimal(now, "CR-1")
+	delete(body, "Primer Nombre")
+	body["Primer Apellido"] = ""
+	body["Campo Inventado"] = "x"
+	body["Estrato"] = 9
+	body["Fecha de Desembolso"] = now.AddDate(0, 0, 2).Format("2006-01-02")
+	body["Valor Desembolsado"] = "20000000"
+	body["Fecha de Vencimiento"] = "2020-01-01"
+	ms := members(t, body)
+	// Three spellings of one field: two duplicates.
+	ms = append(ms, domain.RawField{Key: "NUMERO DE CREDITO", Value: raw("CR-2")}, domain.RawField{Key: "numero_credito", Value: raw("CR-3")})
+	_, err := domain.DefaultCatalogue().MapReport(ms, domain.DefaultFileRules(), now)
+	if !errors.Is(err, domain.ErrInvalidInput) {
+		t.Fatalf("err = %v, want ErrInvalidInput", err)
+	}
+	got := map[string]string{}
+	for _, p := range problems(t, err) {
+		got[p.Field+"/"+p.Code] = p.Message
+	}
+	for _, want := range []string{
+		"Primer Nombre/required", "Primer Apellido/required", "Campo Inventado/unknown_field",
+		"Estrato/out_of_range", "Fecha de Desembolso/out_of_range", "Valor Desembolsado/inconsistent",
+		"Número de Crédito/duplicate_field",
+	} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("missing problem %s; got %v", want, got)
+		}
+	}
+	// Fecha de Vencimiento is before a desembolso date that is itself bad:
+	// still compared, since both parsed.
+	if _, ok := got["Fecha de Vencimiento/inconsistent"]; !ok {
+		t.Errorf("missing Fecha de Vencimiento/inconsistent; got %v", got)
+	}
+	if n := len(problems(t, err)); n != 9 {
+		t.Errorf("%d problems, want 9: %v", n, got)
+	}
+}
+
+func TestMapIdentificationFollowsType(t *testing.T) {
+	for _, tt := range []struct {
+		tipo, id string
+		ok       bool
+	}{
+		{"CC", "1020304050", true},
+		{"CC", "AB123456", false},
+		{"PA", "AB123456", true},
+		{"41", "AB123456", true},
+		{"NIT", "900.123.456-8", true},
+		{"PPT", "X-123-456", true},
+	} {
+		body := fixture.Minimal(now, "CR-1")
+		body["Tipo de identificación"], body["Identificación del cliente"] = tt.tipo, tt.id
+		_, err := domain.DefaultCatalogue().MapReport(members(t, body), domain.DefaultFileRules(), now)
+		if (err == nil) != tt.ok {
+			t.Errorf("tipo %s id %s: err %v, want ok=%v", tt.tipo, tt.id, err, tt.ok)
+		}
+	}
+}
+
+func TestMapFile(t *testing.T) {
+	pdf := fixture.PDF(600)
+	b64 := base64.StdEncoding.EncodeToString(pdf)
+	wrapped := ""
+	for i := 0; i < len(b64); i += 76 {
+		wrapped += b64[i:min(i+76, len(b64))] + "\r\n"
+	}
+	rules := domain.FileRules{Allowed: []string{"pdf", "png"}, MaxBytes: 1000}
+	for _, tt := range []struct {
+		name string
+		dto  any
+		ext  string // "" when a problem is expected
+		code string
+	}{
+		{"pdf", map[string]any{"Base64String": b64}, "pdf", ""},
+		{"member names any case", map[string]any{"base64string": b64, "EXTENSION": ".PDF"}, "pdf", ""},
+		{"no padding", map[string]any{"Base64String": strings.TrimRight(b64, "=")}, "pdf", ""},
+		{"line breaks", map[string]any{"Base64String": wrapped}, "pdf", ""},
+		{"data URL", map[string]any{"Base64String": "data:application/pdf;base64," + b64}, "pdf", ""},
+		{"png", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(fixture.PNG), "ContentType": "image/png"}, "png", ""},
+		{"unknown members ignored", map[string]any{"Base64String": b64, "Tamano": 12}, "pdf", ""},
+		{"null file", nil, "", ""},
+		{"not an object", "JVBERi0=", "", domain.CodeInvalidType},
+		{"no Base64String", map[string]any{"FileName": "a.pdf"}, "", domain.CodeInvalidFile},
+		{"empty", map[string]any{"Base64String": ""}, "", domain.CodeInvalidFile},
+		{"bad base64", map[string]any{"Base64String": "%%%%"}, "", domain.CodeInvalidFile},
+		{"too large", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(fixture.PDF(2000))}, "", domain.CodeFileTooLarge},
+		{"not allowed type", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("\xFF\xD8\xFF\xE0 jpeg"))}, "", domain.CodeFileType},
+		{"unknown type", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("<?php system($_GET['c']);"))}, "", domain.CodeFileType},
+		{"extension contradicts", map[string]any{"Base64String": b64, "Extension": "png"}, "", domain.CodeFileMismatch},
+		{"file name contradicts", map[string]any{"Base64String": b64, "FileName": "shell.php"}, "", domain.CodeFileMismatch},
+		{"content type contradicts", map[string]any{"Base64String": b64, "ContentType": "text/html"}, "", domain.CodeFileMismatch},
+		{"member not text", map[string]any{"Base64String": 12}, "", domain.CodeInvalidType},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := fixture.Minimal(now, "CR-1")
+			body["Documento Soporte"] = tt.dto
+			rep, err := domain.DefaultCatalogue().MapReport(members(t, body), rules, now)
+			if tt.code != "" {
+				ps := problems(t, err)
+				if len(ps) != 1 || ps[0].Code != tt.code || ps[0].Field != "Documento Soporte" {
+					t.Fatalf("problems %+v, want one %s on Documento Soporte", ps, tt.code)
+				}
+				if tt.code == domain.CodeFileTooLarge && !errors.Is(err, domain.ErrTooLarge) {
+					t.Errorf("too large file: err %v is not ErrTooLarge", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("MapReport: %v", err)
+			}
+			if tt.ext == "" {
+				if rep.File != nil {
+					t.Fatalf("file %+v, want none", rep.File)
+				}
+				return
+			}
+			if rep.File == nil || rep.File.Ext != tt.ext {
+				t.Fatalf("file %+v, want ext %s", rep.File, tt.ext)
+			}
+		})
+	}
+}
+
+func TestFileName(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 20, 30, 123456789, time.FixedZone("COT", -5*3600))
+	if got := domain.FileName("CR-1", at, "pdf"); got != "partner_CR-1_20261126T152030123Z.pdf" {
+		t.Errorf("FileName = %s", got)
+	}
+}
