@@ -24,6 +24,10 @@ type Reports struct {
 	KeyTTL    time.Duration // how long a key is remembered (≥ 24 h)
 	Wait      time.Duration // how long a duplicate waits for the first
 	Poll      time.Duration // how often a waiting duplicate looks again
+	// Stale is the age after which a pending claim is taken for the claim
+	// of a request that died; it must exceed the longest a report can take
+	// (http.report_timeout). 0 means twice Wait.
+	Stale time.Duration
 }
 
 // Submission is one POST of a report.
@@ -139,7 +143,7 @@ func (s *Reports) claim(ctx context.Context, rec domain.IdempotencyRecord) (doma
 				"Idempotency-Key ya usada con otro contenido; use una clave nueva para un reporte distinto")
 		case existing.State == domain.KeyDone:
 			return domain.Receipt{ReportID: existing.ReportID, FileName: existing.FileName, Replayed: true}, true, nil
-		case existing.CreatedAt.Add(s.Wait).Before(now):
+		case existing.CreatedAt.Add(s.stale()).Before(now):
 			// A claim older than the wait bound belongs to a request that
 			// died: take it over.
 			if err := s.Store.DeleteKey(ctx, existing); err != nil {
@@ -159,4 +163,11 @@ func (s *Reports) claim(ctx context.Context, rec domain.IdempotencyRecord) (doma
 	}
 	return domain.Receipt{}, false, domain.NewError(domain.ErrInProgress, "request_in_progress",
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
+}
+
+func (s *Reports) stale() time.Duration {
+	if s.Stale > 0 {
+		return s.Stale
+	}
+	return 2 * s.Wait
 }

@@ -158,6 +158,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: cfg.Uploads.MaxFileBytes},
 			Store:     m.Store, Uploads: m.Uploads, Clock: clock,
 			KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond,
+			Stale: cfg.HTTP.ReportTimeout + 5*time.Second,
 		},
 		JWKS: m.Keys.JWKS,
 		Checks: []httpapi.Check{

@@ -1,0 +1,114 @@
+package ports_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+type memUsers struct{ users map[string]domain.User }
+
+func (m *memUsers) CreateUser(_ context.Context, u domain.User) error {
+	if _, ok := m.users[u.Name]; ok {
+		return domain.ErrConflict
+	}
+	m.users[u.Name] = u
+	return nil
+}
+
+func (m *memUsers) GetUser(_ context.Context, name string) (domain.User, error) {
+	u, ok := m.users[name]
+	if !ok {
+		return domain.User{}, domain.ErrNotFound
+	}
+	return u, nil
+}
+
+func (m *memUsers) SetActive(_ context.Context, name string, active bool) error {
+	u, ok := m.users[name]
+	if !ok {
+		return domain.ErrNotFound
+	}
+	u.Active = active
+	m.users[name] = u
+	return nil
+}
+
+func (m *memUsers) ListUsers(context.Context) ([]domain.User, error) { return nil, nil }
+
+// plainHasher "hashes" by prefixing and counts comparisons, so the test
+// can see that unknown users pay one comparison like everyone else.
+type plainHasher struct{ compares int }
+
+func (h *plainHasher) Hash(pw string) (string, error) { return "h:" + pw, nil }
+func (h *plainHasher) Compare(hash, pw string) error {
+	h.compares++
+	if hash != "h:"+pw {
+		return errors.New("mismatch")
+	}
+	return nil
+}
+func (h *plainHasher) Dummy() string { return "h:\x00dummy" }
+
+// claimsIssuer "signs" by returning the subject, and verifies likewise.
+type claimsIssuer struct{ last domain.Claims }
+
+func (c *claimsIssuer) Issue(cl domain.Claims) (string, error) { c.last = cl; return "tok:" + cl.Subject, nil }
+func (c *claimsIssuer) Verify(tok string) (domain.Claims, error) {
+	if !strings.HasPrefix(tok, "tok:") {
+		return domain.Claims{}, domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+	}
+	return c.last, nil
+}
+
+func TestLoginAndAuthenticate(t *testing.T) {
+	ctx := context.Background()
+	users := &memUsers{users: map[string]domain.User{}}
+	hasher := &plainHasher{}
+	clock := &fixedClock{t: time.Now()}
+	svc := &ports.Users{Store: users, Hasher: hasher, Clock: clock}
+	if _, err := svc.Add(ctx, "acme", "900123456-8", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Add(ctx, "acme", "900123456", "correct horse battery"); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("duplicate user: %v", err)
+	}
+	if _, err := svc.Add(ctx, "short", "900123456", "short"); !errors.Is(err, domain.ErrInvalidInput) {
+		t.Errorf("short password accepted: %v", err)
+	}
+	issuer := &claimsIssuer{}
+	login := &ports.Login{Users: users, Hasher: hasher, Issuer: issuer, Policy: domain.DefaultTokenPolicy(), Clock: clock}
+	auth := &ports.Auth{Exchanger: login, Verifier: issuer, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: clock}
+
+	tok, claims, err := auth.Token(ctx, "acme", "correct horse battery")
+	if err != nil || tok != "tok:acme" || claims.NIT != "900123456-8" {
+		t.Fatalf("Token = %q %+v %v", tok, claims, err)
+	}
+	for _, tt := range []struct{ user, pw string }{{"acme", "wrong"}, {"nobody", "correct horse battery"}, {"", "x"}} {
+		before := hasher.compares
+		if _, _, err := auth.Token(ctx, tt.user, tt.pw); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Errorf("Token(%q) = %v, want ErrInvalidClient", tt.user, err)
+		}
+		if tt.user != "" && hasher.compares != before+1 {
+			t.Errorf("Token(%q) made %d comparisons, want 1", tt.user, hasher.compares-before)
+		}
+	}
+	p, err := auth.Authenticate(ctx, tok)
+	if err != nil || p.User != "acme" || p.NIT != "900123456-8" {
+		t.Fatalf("Authenticate = %+v, %v", p, err)
+	}
+	if err := svc.SetActive(ctx, "acme", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.Authenticate(ctx, tok); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Errorf("deactivated user's token: %v, want ErrInvalidToken", err)
+	}
+	if _, _, err := auth.Token(ctx, "acme", "correct horse battery"); !errors.Is(err, domain.ErrInvalidClient) {
+		t.Errorf("deactivated user's login: %v, want ErrInvalidClient", err)
+	}
+}
