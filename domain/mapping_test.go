@@ -2,9 +2,7 @@ package domain_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,38 +13,9 @@ import (
 
 var now = time.Date(2026, 11, 26, 10, 20, 30, 0, time.UTC)
 
-// members turns a fixture body into raw members, as the JSON decoder does.
 func members(t *testing.T, body map[string]any) []domain.RawField {
 	t.Helper()
-	var out []domain.RawField
-	for k, v := range body {
-		out = append(out, domain.RawField{Key: k, Value: raw(v)})
-	}
-	return out
-}
-
-func raw(v any) domain.RawValue {
-	switch x := v.(type) {
-	case nil:
-		return domain.RawValue{Kind: domain.RawNull}
-	case string:
-		return domain.RawValue{Kind: domain.RawString, Text: x}
-	case json.Number:
-		return domain.RawValue{Kind: domain.RawNumber, Text: string(x)}
-	case int:
-		return domain.RawValue{Kind: domain.RawNumber, Text: fmt.Sprint(x)}
-	case bool:
-		return domain.RawValue{Kind: domain.RawBool, Bool: x}
-	case map[string]any:
-		var m []domain.RawField
-		for k, v := range x {
-			m = append(m, domain.RawField{Key: k, Value: raw(v)})
-		}
-		return domain.RawValue{Kind: domain.RawObject, Members: m}
-	case []any:
-		return domain.RawValue{Kind: domain.RawArray}
-	}
-	panic(fmt.Sprintf("raw: %T", v))
+	return fixture.Members(body)
 }
 
 func problems(t *testing.T, err error) []domain.Problem {
@@ -96,7 +65,7 @@ func TestMapListsEveryProblem(t *testing.T) {
 	body["Fecha de Vencimiento"] = "2020-01-01"
 	ms := members(t, body)
 	// Three spellings of one field: two duplicates.
-	ms = append(ms, domain.RawField{Key: "NUMERO DE CREDITO", Value: raw("CR-2")}, domain.RawField{Key: "numero_credito", Value: raw("CR-3")})
+	ms = append(ms, domain.RawField{Key: "NUMERO DE CREDITO", Value: fixture.Raw("CR-2")}, domain.RawField{Key: "numero_credito", Value: fixture.Raw("CR-3")})
 	_, err := domain.DefaultCatalogue().MapReport(ms, domain.DefaultFileRules(), now)
 	if !errors.Is(err, domain.ErrInvalidInput) {
 		t.Fatalf("err = %v, want ErrInvalidInput", err)

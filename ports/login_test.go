@@ -58,7 +58,10 @@ func (h *plainHasher) Dummy() string { return "h:\x00dummy" }
 // claimsIssuer "signs" by returning the subject, and verifies likewise.
 type claimsIssuer struct{ last domain.Claims }
 
-func (c *claimsIssuer) Issue(cl domain.Claims) (string, error) { c.last = cl; return "tok:" + cl.Subject, nil }
+func (c *claimsIssuer) Issue(cl domain.Claims) (string, error) {
+	c.last = cl
+	return "tok:" + cl.Subject, nil
+}
 func (c *claimsIssuer) Verify(tok string) (domain.Claims, error) {
 	if !strings.HasPrefix(tok, "tok:") {
 		return domain.Claims{}, domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)

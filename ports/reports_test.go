@@ -25,21 +25,7 @@ func newReports(store *memStore, up *memUploads, clock ports.Clock) *ports.Repor
 
 func submission(t *testing.T, body map[string]any, key string) ports.Submission {
 	t.Helper()
-	var ms []domain.RawField
-	for k, v := range body {
-		switch x := v.(type) {
-		case string:
-			ms = append(ms, domain.RawField{Key: k, Value: domain.RawValue{Kind: domain.RawString, Text: x}})
-		case int:
-			ms = append(ms, domain.RawField{Key: k, Value: domain.RawValue{Kind: domain.RawNumber, Text: fmt.Sprint(x)}})
-		case map[string]any:
-			var fm []domain.RawField
-			for fk, fv := range x {
-				fm = append(fm, domain.RawField{Key: fk, Value: domain.RawValue{Kind: domain.RawString, Text: fv.(string)}})
-			}
-			ms = append(ms, domain.RawField{Key: k, Value: domain.RawValue{Kind: domain.RawObject, Members: fm}})
-		}
-	}
+	ms := fixture.Members(body)
 	return ports.Submission{Principal: ports.Principal{User: "acme", NIT: "900123456"}, Members: ms,
 		PayloadSHA256: fmt.Sprintf("%x", fixture.JSON(body)), IdempotencyKey: key}
 }

@@ -84,6 +84,7 @@ func (s *Store) migrateLocked(ctx context.Context) ([]int, error) {
 	var out []int
 	err := s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
 		var got int
+		conn = conn.Session(&gorm.Session{NewDB: true})
 		if err := conn.Raw("SELECT GET_LOCK('disbursementd_migrate', 60)").Scan(&got).Error; err != nil || got != 1 {
 			return fmt.Errorf("take migration lock: %v (got %d)", err, got)
 		}
@@ -106,6 +107,7 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 			continue
 		}
 		run := func(tx *gorm.DB) error {
+			tx = tx.Session(&gorm.Session{NewDB: true})
 			for _, stmt := range m.stmts(s.driver, s.columns) {
 				if err := tx.Exec(stmt).Error; err != nil {
 					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)

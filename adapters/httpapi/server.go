@@ -26,18 +26,17 @@ type Check struct {
 
 // Server holds what the handlers need.
 type Server struct {
-	Auth        *ports.Auth
-	Login       ports.CredentialExchange // the built-in login served at /auth/login
-	Reports     *ports.Reports
-	JWKS        func() ([]byte, error)
-	Checks      []Check
-	OpenAPI     []byte
-	Log         *slog.Logger
-	MaxBody     int64         // request body limit (report POST)
-	Timeout     time.Duration // how long a report may take once accepted
-	TokenTTL    time.Duration
-	metrics     *Metrics
-	handlerOnce http.Handler
+	Auth     *ports.Auth
+	Login    ports.CredentialExchange // the built-in login served at /auth/login
+	Reports  *ports.Reports
+	JWKS     func() ([]byte, error)
+	Checks   []Check
+	OpenAPI  []byte
+	Log      *slog.Logger
+	MaxBody  int64         // request body limit (report POST)
+	Timeout  time.Duration // how long a report may take once accepted
+	TokenTTL time.Duration
+	metrics  *Metrics
 }
 
 // New returns a server with its metrics.

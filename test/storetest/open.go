@@ -1,0 +1,100 @@
+// Package storetest opens real stores for tests: a SQLite file in a temp
+// directory, and a fresh database on the MariaDB/MySQL server named by
+// DISB_TEST_MYSQL_DSN. Without that variable MySQL tests skip, except
+// under CI=true, where they fail.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+	"gorm.io/driver/mysql"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+)
+
+// EnvDSN names the variable with the test server's DSN.
+const EnvDSN = "DISB_TEST_MYSQL_DSN"
+
+// MustOpenSQLite opens a migrated SQLite store in a temp directory.
+func MustOpenSQLite(tb testing.TB) *gormstore.Store {
+	tb.Helper()
+	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(tb.TempDir(), "test.db"), gormstore.Options{}, domain.DefaultCatalogue())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// ServerDSN returns the test server's DSN, skipping (or, in CI, failing)
+// the test when there is none.
+func ServerDSN(tb testing.TB) string {
+	tb.Helper()
+	dsn := os.Getenv(EnvDSN)
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is not set: CI must run the MySQL tests against a real MariaDB (see .ci/run)", EnvDSN)
+		}
+		tb.Skipf("%s not set; `bash test/run` starts a throwaway MariaDB when mariadbd is installed", EnvDSN)
+	}
+	return dsn
+}
+
+// MustCreateDatabase creates an empty database on the test server and
+// returns a DSN for it; the database is dropped at cleanup.
+func MustCreateDatabase(tb testing.TB) string {
+	tb.Helper()
+	cfg, err := mysqldrv.ParseDSN(ServerDSN(tb))
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvDSN, err)
+	}
+	admin, err := gorm.Open(mysql.Open(cfg.FormatDSN()), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		tb.Fatalf("connect to test MariaDB: %v", err)
+	}
+	sqlDB, _ := admin.DB()
+	defer sqlDB.Close()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "disb_test_" + hex.EncodeToString(b[:])
+	if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci").Error; err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		a, err := gorm.Open(mysql.Open(cfg.FormatDSN()), &gorm.Config{Logger: logger.Discard})
+		if err == nil {
+			a.Exec("DROP DATABASE IF EXISTS " + name)
+			if d, err := a.DB(); err == nil {
+				_ = d.Close()
+			}
+		}
+	})
+	cfg.DBName = name
+	return cfg.FormatDSN()
+}
+
+// MustOpenMySQL opens a migrated MySQL store on a fresh database.
+func MustOpenMySQL(tb testing.TB) *gormstore.Store {
+	tb.Helper()
+	st, err := gormstore.Open(gormstore.MySQL, MustCreateDatabase(tb), gormstore.Options{MaxOpenConns: 20}, domain.DefaultCatalogue())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
