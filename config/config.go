@@ -154,6 +154,24 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config: file %s: %w", path, err)
 		}
 	}
+	return read(v)
+}
+
+// Defaults returns the configuration with every key at its default, as if
+// no file and no environment variable were set (for tests and tools).
+func Defaults() *Config {
+	v := viper.New()
+	for k, d := range defaults {
+		v.SetDefault(k, d)
+	}
+	c, err := read(v)
+	if err != nil {
+		panic("config: defaults do not validate: " + err.Error())
+	}
+	return c
+}
+
+func read(v *viper.Viper) (*Config, error) {
 	r := &reader{v: v}
 	c := &Config{}
 	c.HTTP.Addr = r.str("http.addr")

@@ -1,0 +1,5 @@
+package test
+
+import "github.com/lender/disbursementd/domain"
+
+func catalogue() *domain.Catalogue { return domain.DefaultCatalogue() }

@@ -1,0 +1,172 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// instance is a running service on :0 with a temp data directory.
+type instance struct {
+	*app.Main
+	URL  string
+	Dir  string
+	logs *syncBuffer
+}
+
+// syncBuffer collects the service's log lines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// allLogs gathers every instance's log for the log-leak test.
+var allLogs struct {
+	mu   sync.Mutex
+	bufs []*syncBuffer
+}
+
+// testConfig is the embedded default moved into dir and onto :0.
+func testConfig(dir string) *config.Config {
+	cfg := config.Defaults()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.HTTP.ShutdownGrace = 5 * time.Second
+	cfg.Store.DSN = filepath.Join(dir, "disbursement.db")
+	cfg.Uploads.Dir = filepath.Join(dir, "uploads")
+	cfg.Auth.PrivateKeyFile = filepath.Join(dir, "keys", "private.pem")
+	cfg.Auth.BcryptCost = 10
+	cfg.Log.Format = "json"
+	return cfg
+}
+
+// withMySQL points an instance at a fresh database on the test server.
+func withMySQL(t testing.TB) func(*config.Config) {
+	dsn := storetest.MustCreateDatabase(t)
+	return func(c *config.Config) { c.Store.Driver, c.Store.DSN = "mysql", dsn }
+}
+
+// mustStart runs Main; mutate adjusts the configuration first.
+func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutate {
+		m(cfg)
+	}
+	logs := &syncBuffer{}
+	allLogs.mu.Lock()
+	allLogs.bufs = append(allLogs.bufs, logs)
+	allLogs.mu.Unlock()
+	m := app.NewMain(cfg, logs)
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("Run: %v\n%s", err, logs.String())
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return &instance{Main: m, URL: "http://" + m.Addr, Dir: dir, logs: logs}
+}
+
+// addUser creates an active user the way `users add` does.
+func (i *instance) addUser(t testing.TB, name, nit, password string) {
+	t.Helper()
+	h, err := passwords.New(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &ports.Users{Store: i.Store, Hasher: h, Clock: ports.SystemClock{}}
+	if _, err := svc.Add(context.Background(), name, nit, password); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reply is a decoded response.
+type reply struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    []byte
+}
+
+// call sends one request through the real listener.
+func call(t testing.TB, method, url string, header map[string]string, body []byte) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			t.Fatalf("%s %s: body %q is not a JSON object: %v", method, url, raw, err)
+		}
+	}
+	return r
+}
+
+var jsonCT = map[string]string{"Content-Type": "application/json"}
+
+// token exchanges credentials through GET /api/partner_api.php.
+func (i *instance) token(t testing.TB, user, password string) string {
+	t.Helper()
+	r := call(t, "GET", i.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": user, "password": password}))
+	tok, _ := r.Body["access_token"].(string)
+	if r.Status != 200 || tok == "" {
+		t.Fatalf("token exchange for %s: %d %s", user, r.Status, r.Raw)
+	}
+	return tok
+}
+
+// report posts a report body with a token.
+func (i *instance) report(t testing.TB, tok string, body []byte, extra ...string) reply {
+	t.Helper()
+	h := map[string]string{"Content-Type": "application/json", "Authentication-Type": "bearer " + tok}
+	for j := 0; j+1 < len(extra); j += 2 {
+		h[extra[j]] = extra[j+1]
+	}
+	return call(t, "POST", i.URL+"/api/partner_api.php", h, body)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
