@@ -27,8 +27,15 @@ var statusTable = []struct {
 	{domain.ErrUnavailable, http.StatusServiceUnavailable},
 }
 
-// statusOf returns the HTTP status for err: 500 for anything unknown.
+// statusOf returns the HTTP status for err: 500 for anything unknown. The
+// outermost *domain.Error decides by its Kind: its Cause (kept for the
+// log) may be of another kind, e.g. an upstream token we refuse is our
+// ErrUnavailable, not the partner's ErrInvalidToken.
 func statusOf(err error) int {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		err = de.Kind
+	}
 	for _, row := range statusTable {
 		if errors.Is(err, row.kind) {
 			return row.status

@@ -1,0 +1,123 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := app.CLI(context.Background(), args, app.IO{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// TestCLIUsersThenReport does what a new user does from the README: add a
+// user with the CLI, start the service on the embedded default (in a
+// fresh working directory), exchange a token and send a report.
+func TestCLIUsersThenReport(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
+	code, out, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit)
+	if code != app.ExitOK || !strings.Contains(out, "added user acme") {
+		t.Fatalf("users add: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit); code != app.ExitConflict {
+		t.Fatalf("users add twice: %d %q", code, errs)
+	}
+	if code, _, _ := runCLI(t, "short\n", "users", "add", "--user", "x", "--nit", nit); code != app.ExitUsage {
+		t.Fatalf("short password: %d", code)
+	}
+	if code, _, _ := runCLI(t, "", "users", "add", "--user", "x"); code != app.ExitUsage {
+		t.Fatalf("missing --nit: %d", code)
+	}
+	code, out, _ = runCLI(t, "", "users", "list")
+	if code != app.ExitOK || !strings.Contains(out, "acme") || !strings.Contains(out, "900123456-8") {
+		t.Fatalf("users list: %d %q", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitConflict {
+		t.Fatalf("deactivate unknown: %d", code)
+	}
+	for _, args := range [][]string{{"serve", "--help"}, {"users", "add", "--help"}, {"keygen", "--help"}, {"migrate", "--help"}} {
+		if code, _, errs := runCLI(t, "", args...); code != app.ExitOK || !strings.Contains(errs, "Usage") {
+			t.Errorf("%v: %d %q", args, code, errs)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "version"); code != app.ExitOK || !strings.HasPrefix(out, "disbursementd ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "bogus"); code != app.ExitUsage {
+		t.Errorf("unknown command: %d", code)
+	}
+	if code, out, _ := runCLI(t, "", "migrate"); code != app.ExitOK || !strings.Contains(out, "up to date") {
+		t.Errorf("migrate: %d %q", code, out)
+	}
+
+	// The embedded default, on :0 instead of 8080.
+	t.Setenv("DISB_HTTP_ADDR", "127.0.0.1:0")
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := app.NewMain(cfg, &bytes.Buffer{})
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	in := &instance{Main: m, URL: "http://" + m.Addr}
+	tok := in.token(t, partner, password)
+	if r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-CLI-1", fixture.PDF(4096)))); r.Status != 200 {
+		t.Fatalf("report: %d %s", r.Status, r.Raw)
+	}
+	st, err := os.Stat(filepath.Join("data", "keys", "private.pem"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("generated key: %v %v", st, err)
+	}
+	files, _ := filepath.Glob(filepath.Join("data", "uploads", "partner_CR-CLI-1_*.pdf"))
+	if len(files) != 1 {
+		t.Fatalf("uploads: %v", files)
+	}
+	// Deactivation takes effect on the existing token.
+	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", partner); code != app.ExitOK {
+		t.Fatal("deactivate failed")
+	}
+	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-CLI-2"))); r.Status != 401 {
+		t.Fatalf("deactivated: %d %s", r.Status, r.Raw)
+	}
+}
+
+func TestCLIKeygenAndBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "", "keygen", "--out", dir)
+	if code != app.ExitOK || !strings.Contains(out, "kid") {
+		t.Fatalf("keygen: %d %q %q", code, out, errs)
+	}
+	if code, _, _ := runCLI(t, "", "keygen", "--out", dir); code != app.ExitFailure {
+		t.Fatalf("keygen over an existing key: %d, want refusal", code)
+	}
+	if err := os.Chmod(filepath.Join(dir, "private.pem"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("DISB_AUTH_PRIVATE_KEY_FILE", filepath.Join(dir, "private.pem"))
+	t.Setenv("DISB_HTTP_ADDR", "127.0.0.1:0")
+	code, _, errs = runCLI(t, "", "serve")
+	if code != app.ExitFailure || !strings.Contains(errs, "auth.private_key_file") || !strings.Contains(errs, "chmod 600") {
+		t.Fatalf("world-readable key: %d %q", code, errs)
+	}
+	t.Setenv("DISB_STORE_DRIVER", "mysql")
+	t.Setenv("DISB_STORE_DSN", "not a dsn")
+	code, _, errs = runCLI(t, "", "serve")
+	if code == app.ExitOK || !strings.Contains(errs, "store.dsn") {
+		t.Fatalf("bad DSN: %d %q", code, errs)
+	}
+}
