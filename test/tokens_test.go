@@ -140,7 +140,9 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	}
 }
 
-func bearer(tok string) map[string]string { return map[string]string{"Authentication-Type": "bearer " + tok} }
+func bearer(tok string) map[string]string {
+	return map[string]string{"Authentication-Type": "bearer " + tok}
+}
 
 // TestKeyRotation: tokens signed by the old key stay valid while the new
 // key signs, when the old public key is trusted.
@@ -149,7 +151,9 @@ func TestKeyRotation(t *testing.T) {
 	if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(oldDir, "private.pem"), filepath.Join(oldDir, "public.pem")); err != nil {
 		t.Fatal(err)
 	}
-	old := mustStart(t, func(c *config.Config) { c.Auth.PrivateKeyFile, c.GenerateKeys = filepath.Join(oldDir, "private.pem"), false })
+	old := mustStart(t, func(c *config.Config) {
+		c.Auth.PrivateKeyFile, c.GenerateKeys = filepath.Join(oldDir, "private.pem"), false
+	})
 	old.addUser(t, partner, nit, password)
 	oldTok := old.token(t, partner, password)
 
