@@ -103,3 +103,34 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		}
 	})
 }
+
+// TestExampleFileDocumentsEveryKey keeps disbursementd.example.yaml in step
+// with the keys: it loads cleanly (no unknown key) to the defaults, and
+// names every key.
+var exampleFile, _ = filepath.Abs("../disbursementd.example.yaml")
+
+func examplePath(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(exampleFile); err != nil {
+		t.Fatal(err)
+	}
+	return exampleFile
+}
+
+func TestExampleFileDocumentsEveryKey(t *testing.T) {
+	t.Chdir(t.TempDir())
+	c, err := Load(examplePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP.Addr != Defaults().HTTP.Addr || c.Uploads.MaxFileBytes != Defaults().Uploads.MaxFileBytes {
+		t.Errorf("example file does not hold the defaults: %+v", c)
+	}
+	data, _ := os.ReadFile(examplePath(t))
+	for _, k := range Keys() {
+		section, key, _ := strings.Cut(k, ".")
+		if !strings.Contains(string(data), section+":") || !strings.Contains(string(data), "  "+key+":") {
+			t.Errorf("example file lacks %s", k)
+		}
+	}
+}

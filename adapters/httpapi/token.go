@@ -10,6 +10,17 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
+// tokenReply is the GET exchange's answer; status is an integer, as the
+// spec's token response has it.
+type tokenReply struct {
+	Status           int    `json:"status"`
+	AccessToken      string `json:"access_token,omitempty"`
+	TokenType        string `json:"token_type,omitempty"`
+	ExpiresIn        int64  `json:"expires_in,omitempty"`
+	Error            string `json:"error,omitempty"`
+	ErrorDescription string `json:"error_description,omitempty"`
+}
+
 type credentials struct {
 	User     string `json:"user"`
 	Password string `json:"password"`
@@ -39,11 +50,7 @@ func tokenError(w http.ResponseWriter, err error, description string) {
 	default:
 		status = http.StatusBadRequest
 	}
-	body := map[string]any{"status": status, "error": code}
-	if description != "" {
-		body["error_description"] = description
-	}
-	writeJSON(w, status, body)
+	writeJSON(w, status, tokenReply{Status: status, Error: code, ErrorDescription: description})
 }
 
 // handleToken is GET /api/partner_api.php: credentials in, token out.
@@ -69,10 +76,8 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.Exchanges.WithLabelValues("ok").Inc()
 	ri.detail = "token issued jti=" + claims.ID
-	writeJSON(w, http.StatusOK, map[string]any{
-		"status": 200, "access_token": tok, "token_type": "bearer",
-		"expires_in": int64(time.Until(claims.Expiry).Seconds()),
-	})
+	writeJSON(w, http.StatusOK, tokenReply{Status: http.StatusOK, AccessToken: tok, TokenType: "bearer",
+		ExpiresIn: int64(time.Until(claims.Expiry).Seconds())})
 }
 
 func exchangeOutcome(err error) string {
