@@ -28,6 +28,9 @@ func DecodeObject(body []byte) ([]domain.RawField, error) {
 	if !utf8.Valid(body) {
 		return nil, badBody("El cuerpo no es UTF-8 válido")
 	}
+	if depth(body) > maxDepth {
+		return nil, badBody("JSON anidado demasiado profundo: el reporte es un objeto de valores simples y un FileDto")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	members, err := decodeMembers(dec, 0)
@@ -121,4 +124,35 @@ func jsonErrText(err error) string {
 		return "el cuerpo termina antes de tiempo"
 	}
 	return err.Error()
+}
+
+// maxDepth is the deepest nesting a report needs (report, FileDto) with
+// room for one more level that the catalogue then reports by field.
+const maxDepth = 3
+
+// depth returns the deepest nesting of objects and arrays in body, outside
+// strings, so a hostile body is refused before it is decoded.
+func depth(body []byte) int {
+	d, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest
 }

@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+func TestDecodeObject(t *testing.T) {
+	ms, err := DecodeObject([]byte(`{"a":"x","a":1.50,"b":null,"c":true,"d":[1],"e":{"Base64String":"QQ==","n":{"deep":1}},"f":-0,"g":1e400}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		key  string
+		kind domain.RawKind
+		text string
+	}{{"a", domain.RawString, "x"}, {"a", domain.RawNumber, "1.50"}, {"b", domain.RawNull, ""}, {"c", domain.RawBool, ""},
+		{"d", domain.RawArray, ""}, {"e", domain.RawObject, ""}, {"f", domain.RawNumber, "-0"}, {"g", domain.RawNumber, "1e400"}}
+	if len(ms) != len(want) {
+		t.Fatalf("%d members, want %d", len(ms), len(want))
+	}
+	for i, w := range want {
+		if ms[i].Key != w.key || ms[i].Value.Kind != w.kind || ms[i].Value.Text != w.text {
+			t.Errorf("member %d = %+v, want %+v", i, ms[i], w)
+		}
+	}
+	if f := ms[5].Value.Members; len(f) != 2 || f[0].Value.Text != "QQ==" || f[1].Value.Kind != domain.RawObject {
+		t.Errorf("FileDto members = %+v", f)
+	}
+}
+
+func TestDecodeObjectRefuses(t *testing.T) {
+	for name, body := range map[string]string{
+		"empty":            ``,
+		"array":            `[1]`,
+		"string":           `"x"`,
+		"trailing garbage": `{"a":1} x`,
+		"two objects":      `{"a":1}{"b":2}`,
+		"BOM":              "\xEF\xBB\xBF{}",
+		"invalid UTF-8":    "{\"a\":\"\xff\"}",
+		"unterminated":     `{"a":`,
+		"nested 10000":     `{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
+		"bad literal":      `{"a":tru}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := DecodeObject([]byte(body))
+			var de *domain.Error
+			if !errors.As(err, &de) || !errors.Is(err, domain.ErrInvalidInput) || de.Message == "" {
+				t.Fatalf("DecodeObject(%.40q) = %v, want a clear ErrInvalidInput", body, err)
+			}
+		})
+	}
+}
+
+func TestDepth(t *testing.T) {
+	for body, want := range map[string]int{`{}`: 1, `{"a":{"b":[1]}}`: 3, `{"a":"{{[[\"{"}`: 1, `{"a":"\\"}`: 1, `[[[]]]`: 3} {
+		if got := depth([]byte(body)); got != want {
+			t.Errorf("depth(%s) = %d, want %d", body, got, want)
+		}
+	}
+}
