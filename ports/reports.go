@@ -90,7 +90,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	}
 	// From here on we own the key: release it on any failure so that the
 	// partner can retry.
-	release := func() { _ = s.Store.DeleteKey(context.WithoutCancel(ctx), rec) }
+	release := func() { s.release(context.WithoutCancel(ctx), rec) }
 
 	staged := domain.StagedReport{
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
@@ -170,4 +170,23 @@ func (s *Reports) stale() time.Duration {
 		return s.Stale
 	}
 	return 2 * s.Wait
+}
+
+// release frees a claim after a failure. When the store is down the claim
+// cannot be deleted now; it is retried in the background for as long as
+// the claim could block a retry (Stale), so the partner's retry after the
+// database returns is not answered 409 for a minute.
+func (s *Reports) release(ctx context.Context, rec domain.IdempotencyRecord) {
+	if s.Store.DeleteKey(ctx, rec) == nil {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(s.stale())
+		for time.Now().Before(deadline) {
+			time.Sleep(500 * time.Millisecond)
+			if s.Store.DeleteKey(ctx, rec) == nil {
+				return
+			}
+		}
+	}()
 }

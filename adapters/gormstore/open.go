@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -74,7 +76,9 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		if err != nil {
 			return nil, err
 		}
-		dial = mysql.Open(d)
+		// No version query at open: the database may come up later, and
+		// the service must start, stay not ready and reconnect.
+		dial = mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true})
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -82,6 +86,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		Logger:                 logger.Discard,
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
@@ -100,6 +105,12 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	sqlDB.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	sqlDB.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	return &Store{db: db, driver: driver, cat: cat, staging: StagingTable, columns: columnsFor(cat)}, nil
+}
+
+func init() {
+	// The driver prints connection errors on its own; they reach the
+	// service's log through the errors it returns.
+	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
 }
 
 // SQLiteDSN adds the pragmas the service relies on: WAL, a busy timeout,

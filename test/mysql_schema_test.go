@@ -1,0 +1,63 @@
+package test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// TestMySQLSchemaFitsInnoDB proves on the real server why the columns are
+// sized from fields.csv: 92 plain utf8mb4 VARCHAR(32) columns already break
+// InnoDB's row-size limit in strict mode (error 1118), while the staging
+// table migrates and holds DECIMAL, DATE and utf8mb4 where they belong.
+func TestMySQLSchemaFitsInnoDB(t *testing.T) {
+	st := storetest.MustOpenMySQL(t)
+	db := st.DB()
+	var cols []string
+	for i := 0; i < 92; i++ {
+		cols = append(cols, fmt.Sprintf("c%d VARCHAR(32)", i))
+	}
+	err := db.Exec("CREATE TABLE naive (" + strings.Join(cols, ", ") + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4").Error
+	var me *mysqldrv.MySQLError
+	if !errors.As(err, &me) || me.Number != 1118 {
+		t.Fatalf("92 × VARCHAR(32) utf8mb4: %v; expected error 1118 (row size too large) in strict mode", err)
+	}
+	types := map[string]string{}
+	rows, err := db.Raw(`SELECT column_name, column_type, COALESCE(character_set_name, '') FROM information_schema.columns
+		WHERE table_schema = DATABASE() AND table_name = 'partner_disbursement_staging'`).Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, typ, cs string
+		if err := rows.Scan(&name, &typ, &cs); err != nil {
+			t.Fatal(err)
+		}
+		types[name] = typ + " " + cs
+	}
+	if len(types) != 91+10 {
+		t.Errorf("%d columns, want 91 fields + 10 metadata", len(types))
+	}
+	for col, want := range map[string]string{
+		"monto_aprobado": "decimal(18,2) ", "tasa_nominal_mensual": "decimal(9,4) ", "fecha_desembolso": "date ",
+		"primer_nombre": "varchar(60) utf8mb4", "observaciones": "text utf8mb4", "nit_cc": "varchar(20) ascii",
+		"numero_credito": "varchar(30) ascii", "plazo_meses": "int(11) ", "es_pep": "tinyint(1) ",
+	} {
+		if types[col] != want {
+			t.Errorf("column %s is %q, want %q", col, types[col], want)
+		}
+	}
+	var indexes []string
+	db.Raw(`SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE()`).Scan(&indexes)
+	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires"} {
+		if !strings.Contains(strings.Join(indexes, " "), want) {
+			t.Errorf("index %s missing: %v", want, indexes)
+		}
+	}
+}
