@@ -6,6 +6,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"sort"
 	"strconv"
@@ -26,6 +27,7 @@ type Config struct {
 		ShutdownGrace     time.Duration
 		MaxBodyBytes      int64
 		ReportTimeout     time.Duration
+		TrustedProxies    []netip.Prefix
 	}
 	Store struct {
 		Driver          string
@@ -54,6 +56,12 @@ type Config struct {
 	Login struct {
 		URL     string
 		Timeout time.Duration
+	}
+	Throttle struct {
+		UserFailures int
+		UserWindow   time.Duration
+		AddrFailures int
+		AddrWindow   time.Duration
 	}
 	Idempotency struct {
 		TTL  time.Duration
@@ -88,6 +96,11 @@ var defaults = map[string]any{
 	"http.shutdown_grace":      "30s",
 	"http.max_body_bytes":      int64(32 << 20),
 	"http.report_timeout":      "60s",
+	"http.trusted_proxies":     "",
+	"throttle.user_failures":   10,
+	"throttle.user_window":     "15m",
+	"throttle.addr_failures":   30,
+	"throttle.addr_window":     "1m",
 	"store.driver":             "sqlite",
 	"store.dsn":                "",
 	"store.auto_migrate":       true,
@@ -182,6 +195,11 @@ func read(v *viper.Viper) (*Config, error) {
 	c.HTTP.ShutdownGrace = r.dur("http.shutdown_grace")
 	c.HTTP.MaxBodyBytes = r.size("http.max_body_bytes")
 	c.HTTP.ReportTimeout = r.dur("http.report_timeout")
+	c.HTTP.TrustedProxies = r.prefixes("http.trusted_proxies")
+	c.Throttle.UserFailures = r.count("throttle.user_failures")
+	c.Throttle.UserWindow = r.dur("throttle.user_window")
+	c.Throttle.AddrFailures = r.count("throttle.addr_failures")
+	c.Throttle.AddrWindow = r.dur("throttle.addr_window")
 	c.Store.Driver = r.str("store.driver")
 	c.Store.DSN = r.str("store.dsn")
 	c.Store.AutoMigrate = r.boolean("store.auto_migrate")
@@ -347,6 +365,24 @@ func (r *reader) size(key string) int64 {
 	return n * mult
 }
 
+// prefixes reads a list of CIDRs or single addresses.
+func (r *reader) prefixes(key string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, item := range r.list(key) {
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				r.fail(key, "%q is not an address or CIDR", item)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out
+}
+
 func (r *reader) boolean(key string) bool {
 	s := strings.ToLower(r.str(key))
 	switch s {
@@ -389,6 +425,9 @@ func (c *Config) Redacted() map[string]any {
 		"http.read_header_timeout": c.HTTP.ReadHeaderTimeout.String(), "http.read_timeout": c.HTTP.ReadTimeout.String(),
 		"http.write_timeout": c.HTTP.WriteTimeout.String(), "http.idle_timeout": c.HTTP.IdleTimeout.String(),
 		"http.shutdown_grace": c.HTTP.ShutdownGrace.String(), "http.report_timeout": c.HTTP.ReportTimeout.String(),
+		"http.trusted_proxies":   fmt.Sprint(c.HTTP.TrustedProxies),
+		"throttle.user_failures": c.Throttle.UserFailures, "throttle.user_window": c.Throttle.UserWindow.String(),
+		"throttle.addr_failures": c.Throttle.AddrFailures, "throttle.addr_window": c.Throttle.AddrWindow.String(),
 		"store.driver": c.Store.Driver, "store.dsn": RedactDSN(c.Store.DSN), "store.auto_migrate": c.Store.AutoMigrate,
 		"store.max_open_conns": c.Store.MaxOpenConns, "store.max_idle_conns": c.Store.MaxIdleConns,
 		"uploads.dir": c.Uploads.Dir, "uploads.max_file_bytes": c.Uploads.MaxFileBytes,

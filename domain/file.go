@@ -119,6 +119,9 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 	if !ok || !contains(rules.Allowed, t.ext) {
 		return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
 	}
+	if marker := activeContent(data); marker != "" {
+		return nil, bad(CodeFileType, "el archivo contiene contenido activo ("+marker+"); no se aceptan archivos políglotas")
+	}
 	if ext != "" && canonicalExt(ext) != t.ext {
 		return nil, bad(CodeFileMismatch, "Extension declarada ("+ext+") no corresponde al contenido ("+t.ext+")")
 	}
@@ -172,4 +175,28 @@ func FileName(creditNumber string, at time.Time, ext string) string {
 	ts := at.UTC().Format("20060102T150405.000Z")
 	ts = strings.Replace(ts, ".", "", 1)
 	return "partner_" + creditNumber + "_" + ts + "." + ext
+}
+
+// activeMarkers are the openings of script or markup that a document or
+// image has no reason to carry in the clear: a file that holds one is a
+// polyglot (a PDF or JPEG that is also PHP or HTML) and is refused.
+var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", "<!doctype html", "<iframe", "<body", "<object", "<embed"}
+
+// activeContent returns the first active marker found in data, matching
+// case-insensitively without copying the content.
+func activeContent(data []byte) string {
+	for i := bytes.IndexByte(data, '<'); i >= 0; {
+		rest := data[i:]
+		for _, m := range activeMarkers {
+			if len(rest) >= len(m) && bytes.EqualFold(rest[:len(m)], []byte(m)) {
+				return m
+			}
+		}
+		j := bytes.IndexByte(data[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -22,15 +23,21 @@ type Auth struct {
 	Policy    domain.TokenPolicy
 	Users     UserStore // optional: refuses tokens of deactivated users
 	Clock     Clock
+	Throttle  *Throttle // optional: failed attempts per user and address
 }
 
-// Token exchanges credentials for a token. It never hands out a token that
-// it would itself refuse: a token from the upstream that does not verify
-// here is an ErrUnavailable (the operator must fix the key trust), never
-// passed to the partner.
-func (a *Auth) Token(ctx context.Context, user, password string) (string, domain.Claims, error) {
+// Token exchanges credentials for a token, for a client at addr. It never
+// hands out a token that it would itself refuse: a token from the upstream
+// that does not verify here is an ErrUnavailable (the operator must fix
+// the key trust), never passed to the partner. Repeated failures for a user
+// or an address give ErrThrottled, with the wait in the error's Detail.
+func (a *Auth) Token(ctx context.Context, user, password, addr string) (string, domain.Claims, error) {
+	if err := a.CheckThrottle(user, addr); err != nil {
+		return "", domain.Claims{}, err
+	}
 	tok, err := a.Exchanger.Exchange(ctx, user, password)
 	if err != nil {
+		a.RecordFailure(err, user, addr)
 		return "", domain.Claims{}, err
 	}
 	claims, err := a.verify(tok)
@@ -74,4 +81,24 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 		}
 	}
 	return Principal{User: claims.Subject, NIT: claims.NIT, TokenID: claims.ID}, nil
+}
+
+// CheckThrottle returns ErrThrottled when user or addr failed too often;
+// the error's Detail holds the seconds to wait.
+func (a *Auth) CheckThrottle(user, addr string) error {
+	ok, wait := a.Throttle.Allow(user, addr, a.Clock.Now())
+	if ok {
+		return nil
+	}
+	e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
+	e.Detail = strconv.Itoa(int(wait.Seconds()) + 1)
+	return e
+}
+
+// RecordFailure counts a rejected credential (not an outage) against user
+// and addr.
+func (a *Auth) RecordFailure(err error, user, addr string) {
+	if errors.Is(err, domain.ErrInvalidClient) {
+		a.Throttle.Fail(user, addr, a.Clock.Now())
+	}
 }

@@ -88,13 +88,13 @@ func TestLoginAndAuthenticate(t *testing.T) {
 	login := &ports.Login{Users: users, Hasher: hasher, Issuer: issuer, Policy: domain.DefaultTokenPolicy(), Clock: clock}
 	auth := &ports.Auth{Exchanger: login, Verifier: issuer, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: clock}
 
-	tok, claims, err := auth.Token(ctx, "acme", "correct horse battery")
+	tok, claims, err := auth.Token(ctx, "acme", "correct horse battery", "127.0.0.1")
 	if err != nil || tok != "tok:acme" || claims.NIT != "900123456-8" {
 		t.Fatalf("Token = %q %+v %v", tok, claims, err)
 	}
 	for _, tt := range []struct{ user, pw string }{{"acme", "wrong"}, {"nobody", "correct horse battery"}, {"", "x"}} {
 		before := hasher.compares
-		if _, _, err := auth.Token(ctx, tt.user, tt.pw); !errors.Is(err, domain.ErrInvalidClient) {
+		if _, _, err := auth.Token(ctx, tt.user, tt.pw, "127.0.0.1"); !errors.Is(err, domain.ErrInvalidClient) {
 			t.Errorf("Token(%q) = %v, want ErrInvalidClient", tt.user, err)
 		}
 		if tt.user != "" && hasher.compares != before+1 {
@@ -111,7 +111,7 @@ func TestLoginAndAuthenticate(t *testing.T) {
 	if _, err := auth.Authenticate(ctx, tok); !errors.Is(err, domain.ErrInvalidToken) {
 		t.Errorf("deactivated user's token: %v, want ErrInvalidToken", err)
 	}
-	if _, _, err := auth.Token(ctx, "acme", "correct horse battery"); !errors.Is(err, domain.ErrInvalidClient) {
+	if _, _, err := auth.Token(ctx, "acme", "correct horse battery", "127.0.0.1"); !errors.Is(err, domain.ErrInvalidClient) {
 		t.Errorf("deactivated user's login: %v, want ErrInvalidClient", err)
 	}
 }

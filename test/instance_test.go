@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
@@ -60,7 +61,7 @@ func testConfig(dir string) *config.Config {
 	cfg.Store.DSN = filepath.Join(dir, "disbursement.db")
 	cfg.Uploads.Dir = filepath.Join(dir, "uploads")
 	cfg.Auth.PrivateKeyFile = filepath.Join(dir, "keys", "private.pem")
-	cfg.Auth.BcryptCost = 10
+	cfg.Auth.BcryptCost = 4 // bcrypt.MinCost: the tests are about flows, not hash strength
 	cfg.Log.Format = "json"
 	return cfg
 }
@@ -71,12 +72,41 @@ func withMySQL(t testing.TB) func(*config.Config) {
 	return func(c *config.Config) { c.Store.Driver, c.Store.DSN = "mysql", dsn }
 }
 
+var (
+	sharedKeyOnce sync.Once
+	sharedKeyPEM  []byte
+)
+
+func sharedKey(t testing.TB) []byte {
+	sharedKeyOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "disb-key-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(dir, "k.pem"), ""); err != nil {
+			t.Fatal(err)
+		}
+		sharedKeyPEM, _ = os.ReadFile(filepath.Join(dir, "k.pem"))
+	})
+	return sharedKeyPEM
+}
+
 // mustStart runs Main; mutate adjusts the configuration first.
 func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := testConfig(dir)
 	if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	// One generated key for the whole run: generating RSA-2048 for each
+	// instance would cost most of the suite's time. Tests that need their
+	// own key pass it through mutate.
+	if err := os.MkdirAll(filepath.Dir(cfg.Auth.PrivateKeyFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg.Auth.PrivateKeyFile, sharedKey(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range mutate {
@@ -97,7 +127,7 @@ func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 // addUser creates an active user the way `users add` does.
 func (i *instance) addUser(t testing.TB, name, nit, password string) {
 	t.Helper()
-	h, err := passwords.New(10)
+	h, err := passwords.New(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,3 +200,7 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// ownKey makes an instance generate its own key pair (beside it:
+// public.pem) instead of using the run's shared key.
+func ownKey(c *config.Config) { _ = os.Remove(c.Auth.PrivateKeyFile) }

@@ -13,7 +13,7 @@ import (
 
 // TestExternalLogin: one instance is another's login upstream.
 func TestExternalLogin(t *testing.T) {
-	a := mustStart(t)
+	a := mustStart(t, ownKey)
 	a.addUser(t, partner, nit, password)
 	aPub := filepath.Join(filepath.Dir(a.Config.Auth.PrivateKeyFile), "public.pem")
 	b := mustStart(t, func(c *config.Config) {

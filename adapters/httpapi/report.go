@@ -62,6 +62,11 @@ func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) 
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		ri.detail = "token refused: " + de.Detail
 		reason = "invalid_token"
+		attrs := []any{"request_id", ri.id, "client", s.clientAddr(r), "reason", de.Detail}
+		if tok, _ := bearerToken(r); tok != "" {
+			attrs = append(attrs, "token", tokenRef(tok, ""))
+		}
+		s.Log.Warn("token refused", attrs...)
 	}
 	if status >= 500 {
 		s.metrics.StoreErrors.Inc()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -36,7 +37,9 @@ type Server struct {
 	MaxBody  int64         // request body limit (report POST)
 	Timeout  time.Duration // how long a report may take once accepted
 	TokenTTL time.Duration
-	metrics  *Metrics
+	// TrustedProxies may set X-Forwarded-For; nobody else can.
+	TrustedProxies []netip.Prefix
+	metrics        *Metrics
 }
 
 // New returns a server with its metrics.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -44,7 +45,7 @@ func tokenError(w http.ResponseWriter, err error, description string) {
 	switch {
 	case errors.Is(err, domain.ErrThrottled):
 		code = "slow_down"
-		w.Header().Set("Retry-After", "60")
+		w.Header().Set("Retry-After", retryAfter(err))
 	case status >= 500:
 		status, code = http.StatusServiceUnavailable, "temporarily_unavailable"
 	default:
@@ -64,18 +65,19 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.user = c.User
-	tok, claims, err := s.Auth.Token(r.Context(), c.User, c.Password)
+	addr := s.clientAddr(r)
+	tok, claims, err := s.Auth.Token(r.Context(), c.User, c.Password, addr)
 	if err != nil {
-		s.metrics.Exchanges.WithLabelValues(exchangeOutcome(err)).Inc()
-		ri.err, ri.detail = err, "token exchange refused"
-		if statusOf(err) >= 500 {
-			s.Log.Warn("token exchange failed", "request_id", ri.id, "partner_user", c.User, "error", err.Error())
-		}
+		outcome := exchangeOutcome(err)
+		s.metrics.Exchanges.WithLabelValues(outcome).Inc()
+		ri.err, ri.detail = err, "token exchange refused: "+outcome
+		s.logAuth(r, c.User, addr, outcome, err)
 		tokenError(w, err, "")
 		return
 	}
 	s.metrics.Exchanges.WithLabelValues("ok").Inc()
-	ri.detail = "token issued jti=" + claims.ID
+	s.logAuth(r, c.User, addr, "ok", nil, "token", tokenRef(tok, claims.ID))
+	ri.detail = "token issued " + tokenRef(tok, claims.ID)
 	writeJSON(w, http.StatusOK, tokenReply{Status: http.StatusOK, AccessToken: tok, TokenType: "bearer",
 		ExpiresIn: int64(time.Until(claims.Expiry).Seconds())})
 }
@@ -100,17 +102,51 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info(r).user = c.User
-	tok, err := s.Login.Exchange(r.Context(), c.User, c.Password)
+	addr := s.clientAddr(r)
+	tok, err := "", s.Auth.CheckThrottle(c.User, addr)
+	if err == nil {
+		tok, err = s.Login.Exchange(r.Context(), c.User, c.Password)
+		s.Auth.RecordFailure(err, c.User, addr)
+	}
+	s.logAuth(r, c.User, addr, exchangeOutcomeOrOK(err), err)
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]any{"access_token": tok, "token_type": "bearer", "expires_in": int64(s.TokenTTL.Seconds())})
 	case errors.Is(err, domain.ErrInvalidClient):
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
 	case errors.Is(err, domain.ErrThrottled):
-		w.Header().Set("Retry-After", "60")
+		w.Header().Set("Retry-After", retryAfter(err))
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "slow_down"})
 	default:
 		info(r).err = err
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "temporarily_unavailable"})
 	}
+}
+
+func exchangeOutcomeOrOK(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return exchangeOutcome(err)
+}
+
+// retryAfter is the Retry-After value of a throttling error.
+func retryAfter(err error) string {
+	var de *domain.Error
+	if errors.As(err, &de) && de.Detail != "" {
+		return de.Detail
+	}
+	return "60"
+}
+
+// logAuth writes the one line of an authentication attempt: who, from
+// where, and how it ended. Never the password or the token.
+func (s *Server) logAuth(r *http.Request, user, addr, outcome string, err error, extra ...any) {
+	attrs := append([]any{"request_id", info(r).id, "partner_user", user, "client", addr, "outcome", outcome}, extra...)
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+		attrs = append(attrs, "reason", err.Error())
+	}
+	s.Log.Log(r.Context(), level, "auth attempt", attrs...)
 }

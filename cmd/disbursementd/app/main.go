@@ -151,8 +151,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		exchanger = up
 	}
 	srv := httpapi.New(httpapi.Server{
-		Auth:  &ports.Auth{Exchanger: exchanger, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock},
-		Login: login,
+		Auth: &ports.Auth{Exchanger: exchanger, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock,
+			Throttle: &ports.Throttle{UserLimit: cfg.Throttle.UserFailures, UserWindow: cfg.Throttle.UserWindow,
+				AddrLimit: cfg.Throttle.AddrFailures, AddrWindow: cfg.Throttle.AddrWindow}},
+		TrustedProxies: cfg.HTTP.TrustedProxies,
+		Login:          login,
 		Reports: &ports.Reports{
 			Catalogue: domain.DefaultCatalogue(),
 			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: cfg.Uploads.MaxFileBytes},

@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// clientAddr is the address throttling and logs use: the connection's
+// peer, or, only when that peer is a configured trusted proxy, the
+// right-most address of X-Forwarded-For that is not itself trusted. A
+// client cannot choose its own address by sending the header.
+func (s *Server) clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !s.trusted(peer) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return host // a garbled chain: trust only what we saw
+		}
+		if !s.trusted(a) {
+			return a.Unmap().String()
+		}
+	}
+	return host
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenRef names a token in logs without revealing it: its jti when known,
+// else the first 12 hex digits of its SHA-256.
+func tokenRef(tok, jti string) string {
+	if jti != "" {
+		return "jti:" + jti
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return "sha256:" + hex.EncodeToString(sum[:6])
+}

@@ -1,0 +1,64 @@
+package test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/netip"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// TestMain runs the suite, then reads every log line the instances wrote:
+// no password, token, base64 content or full identification number may
+// appear in them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if leaks := logLeaks(); len(leaks) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: the service logged secrets:\n%s\n", strings.Join(leaks, "\n"))
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var jwtPattern = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}`)
+
+func logLeaks() []string {
+	allLogs.mu.Lock()
+	defer allLogs.mu.Unlock()
+	var all strings.Builder
+	for _, b := range allLogs.bufs {
+		all.WriteString(b.String())
+	}
+	logs := all.String()
+	if len(logs) < 1000 {
+		return []string{fmt.Sprintf("only %d bytes of logs were captured: the leak check would prove nothing", len(logs))}
+	}
+	pdfB64 := base64.StdEncoding.EncodeToString(fixture.PDF(4096))[:24]
+	forbidden := map[string]string{
+		"password":              password,
+		"base64 of a PDF":       pdfB64,
+		"base64 PDF header":     "JVBERi0",
+		"identification number": "1020304050",
+		"dotted identification": "1.020.304.050",
+		"private key":           "PRIVATE KEY",
+		"bearer header":         "bearer eyJ",
+	}
+	var leaks []string
+	for what, s := range forbidden {
+		if strings.Contains(logs, s) {
+			leaks = append(leaks, what+" ("+s+")")
+		}
+	}
+	if jwtPattern.MatchString(logs) {
+		leaks = append(leaks, "a JWT: "+jwtPattern.FindString(logs)[:20]+"…")
+	}
+	return leaks
+}
