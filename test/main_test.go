@@ -14,14 +14,19 @@ import (
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
-// TestMain runs the suite, then reads every log line the instances wrote:
-// no password, token, base64 content or full identification number may
-// appear in them.
+// TestMain runs the suite, then reads every log line the instances wrote
+// (no password, token, base64 content or full identification number may
+// appear in them) and checks every response received against the OpenAPI
+// document, so neither can drift.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
 		if leaks := logLeaks(); len(leaks) > 0 {
 			fmt.Fprintf(os.Stderr, "FAIL: the service logged secrets:\n%s\n", strings.Join(leaks, "\n"))
+			code = 1
+		}
+		if bad := openAPIViolations(); len(bad) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: responses that openapi.yaml does not describe:\n%s\n", strings.Join(bad, "\n"))
 			code = 1
 		}
 	}
