@@ -43,5 +43,6 @@ type IdempotencyRecord struct {
 type Receipt struct {
 	ReportID int64
 	FileName string
-	Replayed bool // true when this is the first answer again
+	FileSize int64 // bytes written by this submission (0 on a replay)
+	Replayed bool  // true when this is the first answer again
 }

@@ -114,7 +114,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		release()
 		return domain.Receipt{}, storeFailed(err)
 	}
-	return domain.Receipt{ReportID: id, FileName: staged.FileName}, nil
+	return domain.Receipt{ReportID: id, FileName: staged.FileName, FileSize: staged.FileSize}, nil
 }
 
 // claim takes the idempotency key. done is true when an earlier identical

@@ -141,6 +141,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		ri.detail = "idempotent replay"
 	} else {
 		s.metrics.ReportsStored.Inc()
+		s.metrics.FileBytes.Add(float64(receipt.FileSize))
 	}
 	writeJSON(w, http.StatusOK, reportReply{Status: "200", Message: domain.MsgSuccess, ID: receipt.ReportID, File: receipt.FileName})
 }

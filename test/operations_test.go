@@ -1,0 +1,247 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+// TestMetricsAndRequestLog: /metrics exposes the service's series after
+// traffic, and each request has one log line with its id, route, status,
+// duration, partner user and report id.
+func TestMetricsAndRequestLog(t *testing.T) {
+	in := mustStart(t)
+	in.addUser(t, partner, nit, password)
+	tok := in.token(t, partner, password)
+	pdf := fixture.PDF(10 << 10)
+	r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-MET-1", pdf)))
+	if r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	in.report(t, "bad", []byte("{}"))
+	m := call(t, "GET", in.URL+"/metrics", nil, nil)
+	for _, want := range []string{
+		`disbursementd_http_requests_total{method="POST",route="/api/partner_api.php",status="200"} 1`,
+		`disbursementd_http_requests_total{method="POST",route="/api/partner_api.php",status="401"} 1`,
+		`disbursementd_reports_stored_total 1`,
+		`disbursementd_token_exchanges_total{outcome="ok"} 1`,
+		`disbursementd_reports_refused_total{reason="invalid_token"} 1`,
+		`disbursementd_http_request_duration_seconds_bucket`,
+		`disbursementd_http_in_flight_requests`,
+		fmt.Sprintf("disbursementd_file_bytes_written_total %d", len(pdf)),
+		`disbursementd_store_errors_total 0`,
+		`process_resident_memory_bytes`,
+	} {
+		if !strings.Contains(string(m.Raw), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	id := r.Header.Get("X-Request-Id")
+	var line map[string]any
+	for _, l := range strings.Split(in.logs.String(), "\n") {
+		if strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"msg":"request"`) {
+			_ = json.Unmarshal([]byte(l), &line)
+		}
+	}
+	if line == nil || line["route"] != "/api/partner_api.php" || line["status"] != float64(200) || line["partner_user"] != partner ||
+		line["report_id"] != r.Body["id"] || line["duration_ms"] == nil {
+		t.Fatalf("request log line: %v", line)
+	}
+	// An inbound X-Request-Id is logged as the client's, never adopted.
+	rr := call(t, "GET", in.URL+"/healthz", map[string]string{"X-Request-Id": "client-123"}, nil)
+	if rr.Header.Get("X-Request-Id") == "client-123" || !strings.Contains(in.logs.String(), `"client_request_id":"client-123"`) {
+		t.Errorf("inbound request id: %q", rr.Header.Get("X-Request-Id"))
+	}
+	if !strings.Contains(in.logs.String(), `"store.dsn"`) {
+		t.Error("effective configuration not logged at start")
+	}
+}
+
+// TestGracefulShutdown runs the real binary, sends SIGTERM in the middle of
+// a load, and checks that every request either got its full answer (and
+// is stored) or was never accepted (and is not).
+func TestGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "disbursementd")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/disbursementd").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_HTTP_SHUTDOWN_GRACE=20s", "DISB_LOG_FORMAT=json")
+	run := func(stdin string, args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run(password+"\n", "users", "add", "--user", partner, "--nit", nit)
+
+	port := freePort(t)
+	var logs bytes.Buffer
+	srv := exec.Command(bin)
+	srv.Dir, srv.Env, srv.Stdout, srv.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	in := &instance{URL: "http://127.0.0.1:" + port}
+	waitFor(t, "the server", 20*time.Second, func() bool {
+		resp, err := http.Get(in.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	})
+	tok := in.token(t, partner, password)
+
+	type outcome struct {
+		credit string
+		status int
+		err    error
+		body   []byte
+	}
+	var (
+		mu       sync.Mutex
+		outcomes []outcome
+		wg       sync.WaitGroup
+		stop     = make(chan struct{})
+	)
+	client := &http.Client{Timeout: 30 * time.Second}
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				credit := fmt.Sprintf("CR-TERM-%d-%d", w, i)
+				req, _ := http.NewRequest("POST", in.URL+"/api/partner_api.php",
+					bytes.NewReader(mustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(256<<10)))))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authentication-Type", "bearer "+tok)
+				resp, err := client.Do(req)
+				o := outcome{credit: credit, err: err}
+				if err == nil {
+					o.status = resp.StatusCode
+					var b bytes.Buffer
+					_, err = b.ReadFrom(resp.Body)
+					resp.Body.Close()
+					o.body, o.err = b.Bytes(), err
+				}
+				mu.Lock()
+				outcomes = append(outcomes, o)
+				mu.Unlock()
+				if err != nil {
+					return // the server is gone
+				}
+			}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- srv.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit within the grace period")
+	}
+	close(stop)
+	wg.Wait()
+
+	// Read the database the server left behind, through the CLI's store.
+	names := map[string]bool{}
+	for _, f := range mustGlob(t, filepath.Join(dir, "data", "uploads", "partner_*")) {
+		names[filepath.Base(f)] = true
+	}
+	st := openSQLite(t, filepath.Join(dir, "data", "disbursement.db"))
+	var answered, refused int
+	re := regexp.MustCompile(`"file":"([^"]+)"`)
+	for _, o := range outcomes {
+		n := countCredit(t, st, o.credit)
+		switch {
+		case o.err == nil && o.status == 200:
+			answered++
+			m := re.FindSubmatch(o.body)
+			if n != 1 || m == nil || !names[string(m[1])] {
+				t.Errorf("%s answered 200 but stored %d rows / file %q", o.credit, n, m)
+			}
+		case o.err != nil:
+			refused++
+			if n != 0 {
+				t.Errorf("%s: no answer (%v) but %d rows stored", o.credit, o.err, n)
+			}
+		default:
+			t.Errorf("%s: status %d %s during shutdown", o.credit, o.status, o.body)
+		}
+	}
+	if answered == 0 {
+		t.Fatal("no request was answered before the shutdown")
+	}
+	t.Logf("%d answered in full, %d never accepted", answered, refused)
+	if !strings.Contains(logs.String(), "shutting down") || !strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Errorf("shutdown not logged:\n%s", logs.String())
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func openSQLite(t *testing.T, path string) *gormstore.Store {
+	t.Helper()
+	st, err := gormstore.Open(gormstore.SQLite, path, gormstore.Options{}, domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func countCredit(t *testing.T, st *gormstore.Store, credit string) int64 {
+	t.Helper()
+	var n int64
+	if err := st.DB().WithContext(context.Background()).Table(gormstore.StagingTable).Where("numero_credito = ?", credit).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
