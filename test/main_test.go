@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/base64"
+	"flag"
 	"fmt"
 	"net/netip"
 	"os"
@@ -11,6 +12,13 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 )
+
+// fullRun is true when no -run filter was given: only then must the
+// post-run checks have seen enough to prove something.
+func fullRun() bool {
+	f := flag.Lookup("test.run")
+	return f == nil || f.Value.String() == ""
+}
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
@@ -43,7 +51,7 @@ func logLeaks() []string {
 		all.WriteString(b.String())
 	}
 	logs := all.String()
-	if len(logs) < 1000 {
+	if len(logs) < 1000 && fullRun() {
 		return []string{fmt.Sprintf("only %d bytes of logs were captured: the leak check would prove nothing", len(logs))}
 	}
 	pdfB64 := base64.StdEncoding.EncodeToString(fixture.PDF(4096))[:24]
