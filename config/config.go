@@ -52,6 +52,8 @@ type Config struct {
 		Leeway         time.Duration
 		TokenTTL       time.Duration
 		BcryptCost     int
+		TokenCacheSize int
+		UserStaleness  time.Duration
 	}
 	Login struct {
 		URL     string
@@ -119,6 +121,8 @@ var defaults = map[string]any{
 	"auth.leeway":              "60s",
 	"auth.token_ttl":           "24h",
 	"auth.bcrypt_cost":         12,
+	"auth.token_cache_size":    10000,
+	"auth.user_staleness":      "30s",
 	"login.url":                "",
 	"login.timeout":            "5s",
 	"idempotency.ttl":          "24h",
@@ -218,6 +222,8 @@ func read(v *viper.Viper) (*Config, error) {
 	c.Auth.Leeway = r.dur("auth.leeway")
 	c.Auth.TokenTTL = r.dur("auth.token_ttl")
 	c.Auth.BcryptCost = r.count("auth.bcrypt_cost")
+	c.Auth.TokenCacheSize = r.count("auth.token_cache_size")
+	c.Auth.UserStaleness = r.dur("auth.user_staleness")
 	c.Login.URL = r.str("login.url")
 	c.Login.Timeout = r.dur("login.timeout")
 	c.Idempotency.TTL = r.dur("idempotency.ttl")
@@ -434,7 +440,8 @@ func (c *Config) Redacted() map[string]any {
 		"uploads.allowed_types": strings.Join(c.Uploads.AllowedTypes, ","),
 		"auth.private_key_file": c.Auth.PrivateKeyFile, "auth.public_keys_file": c.Auth.PublicKeysFile,
 		"auth.issuer": c.Auth.Issuer, "auth.audience": c.Auth.Audience, "auth.leeway": c.Auth.Leeway.String(),
-		"auth.token_ttl": c.Auth.TokenTTL.String(), "login.url": c.Login.URL, "login.timeout": c.Login.Timeout.String(),
+		"auth.token_ttl": c.Auth.TokenTTL.String(), "auth.token_cache_size": c.Auth.TokenCacheSize,
+		"auth.user_staleness": c.Auth.UserStaleness.String(), "login.url": c.Login.URL, "login.timeout": c.Login.Timeout.String(),
 		"idempotency.ttl": c.Idempotency.TTL.String(), "idempotency.wait": c.Idempotency.Wait.String(),
 		"log.format": c.Log.Format, "log.level": c.Log.Level,
 	}

@@ -24,6 +24,8 @@ type Auth struct {
 	Users     UserStore // optional: refuses tokens of deactivated users
 	Clock     Clock
 	Throttle  *Throttle // optional: failed attempts per user and address
+	Tokens    *TokenCache      // optional: skips RSA verification for known tokens
+	Statuses  *UserStatusCache // optional: user active flags, at most Staleness old
 }
 
 // Token exchanges credentials for a token, for a client at addr. It never
@@ -49,14 +51,42 @@ func (a *Auth) Token(ctx context.Context, user, password, addr string) (string, 
 }
 
 func (a *Auth) verify(tok string) (domain.Claims, error) {
-	claims, err := a.Verifier.Verify(tok)
-	if err != nil {
+	now := a.Clock.Now()
+	claims, cached := a.Tokens.get(tok, now)
+	if !cached {
+		var err error
+		if claims, err = a.Verifier.Verify(tok); err != nil {
+			return domain.Claims{}, err
+		}
+	}
+	if err := a.Policy.Check(claims, now); err != nil {
 		return domain.Claims{}, err
 	}
-	if err := a.Policy.Check(claims, a.Clock.Now()); err != nil {
-		return domain.Claims{}, err
+	if !cached {
+		a.Tokens.put(tok, claims, now)
 	}
 	return claims, nil
+}
+
+// userStatus says whether the store knows the user and whether it is
+// active, from the cache when fresh enough.
+func (a *Auth) userStatus(ctx context.Context, name string) (userStatus, error) {
+	now := a.Clock.Now()
+	if s, ok := a.Statuses.get(name, now); ok {
+		return s, nil
+	}
+	u, err := a.Users.GetUser(ctx, name)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		s := userStatus{known: false, at: now}
+		a.Statuses.put(name, s)
+		return s, nil
+	case err != nil:
+		return userStatus{}, err
+	}
+	s := userStatus{known: true, active: u.Active, at: now}
+	a.Statuses.put(name, s)
+	return s, nil
 }
 
 // Authenticate verifies a token and returns the principal it speaks for.
@@ -68,13 +98,13 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 		return Principal{}, err
 	}
 	if a.Users != nil {
-		u, err := a.Users.GetUser(ctx, claims.Subject)
+		st, err := a.userStatus(ctx, claims.Subject)
 		switch {
-		case errors.Is(err, domain.ErrNotFound):
-			// A user of an external login: the store cannot tell.
 		case err != nil:
 			return Principal{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", domain.MsgStoreFailed).WithCause(err)
-		case !u.Active:
+		case !st.known:
+			// A user of an external login: the store cannot tell.
+		case !st.active:
 			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
 			e.Detail = "user_inactive"
 			return Principal{}, e

@@ -115,3 +115,57 @@ func TestLoginAndAuthenticate(t *testing.T) {
 		t.Errorf("deactivated user's login: %v, want ErrInvalidClient", err)
 	}
 }
+
+// countingVerifier counts signature verifications.
+type countingVerifier struct {
+	claimsIssuer
+	calls int
+}
+
+func (c *countingVerifier) Verify(tok string) (domain.Claims, error) {
+	c.calls++
+	return c.claimsIssuer.Verify(tok)
+}
+
+func TestTokenCacheAndStaleness(t *testing.T) {
+	ctx := context.Background()
+	users := &memUsers{users: map[string]domain.User{}}
+	clock := &fixedClock{t: time.Now()}
+	users.users["acme"] = domain.User{Name: "acme", NIT: "900123456", Active: true}
+	v := &countingVerifier{}
+	v.last = domain.DefaultTokenPolicy().NewClaims(users.users["acme"], clock.Now(), "j1")
+	auth := &ports.Auth{Verifier: v, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: clock,
+		Tokens: &ports.TokenCache{Max: 2}, Statuses: &ports.UserStatusCache{Staleness: 30 * time.Second}}
+	for i := 0; i < 5; i++ {
+		if _, err := auth.Authenticate(ctx, "tok:acme"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.calls != 1 {
+		t.Fatalf("%d signature verifications for one token used 5 times, want 1", v.calls)
+	}
+	// Deactivation: seen within the staleness bound, not before.
+	_ = users.SetActive(ctx, "acme", false)
+	clock.Add(10 * time.Second)
+	if _, err := auth.Authenticate(ctx, "tok:acme"); err != nil {
+		t.Fatalf("within staleness the cached status may still hold: %v", err)
+	}
+	clock.Add(21 * time.Second)
+	if _, err := auth.Authenticate(ctx, "tok:acme"); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Fatalf("31 s after deactivation: %v, want ErrInvalidToken", err)
+	}
+	// An expired token is refused even when cached.
+	_ = users.SetActive(ctx, "acme", true)
+	clock.Add(25 * time.Hour)
+	if _, err := auth.Authenticate(ctx, "tok:acme"); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Fatalf("expired cached token: %v", err)
+	}
+	// The cache stays within its bound.
+	for i := 0; i < 10; i++ {
+		v.last = domain.DefaultTokenPolicy().NewClaims(users.users["acme"], clock.Now(), "j")
+		_, _ = auth.Authenticate(ctx, "tok:acme"+string(rune('a'+i)))
+	}
+	if n := auth.Tokens.Len(); n > 2 {
+		t.Fatalf("cache holds %d tokens, bound is 2", n)
+	}
+}

@@ -27,6 +27,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 func TestCLIUsersThenReport(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
+	t.Setenv("DISB_AUTH_USER_STALENESS", "0s")
 	code, out, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit)
 	if code != app.ExitOK || !strings.Contains(out, "added user acme") {
 		t.Fatalf("users add: %d %q %q", code, out, errs)

@@ -63,6 +63,9 @@ func testConfig(dir string) *config.Config {
 	cfg.Auth.PrivateKeyFile = filepath.Join(dir, "keys", "private.pem")
 	cfg.Auth.BcryptCost = 4 // bcrypt.MinCost: the tests are about flows, not hash strength
 	cfg.Log.Format = "json"
+	// Deactivations are tested as immediate; the staleness bound has its
+	// own test (TestDeactivationWithinStaleness).
+	cfg.Auth.UserStaleness = 0
 	return cfg
 }
 

@@ -157,3 +157,21 @@ func TestHostileBodies(t *testing.T) {
 		t.Fatalf("%d rows from hostile bodies", n)
 	}
 }
+
+// TestDeactivationWithinStaleness: with the user-status cache on, a
+// deactivated user's token is refused within auth.user_staleness.
+func TestDeactivationWithinStaleness(t *testing.T) {
+	in := mustStart(t, func(c *config.Config) { c.Auth.UserStaleness = time.Second })
+	in.addUser(t, partner, nit, password)
+	tok := in.token(t, partner, password)
+	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-STALE-1"))); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	if err := in.Store.SetActive(t.Context(), partner, false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-STALE-2"))); r.Status != 401 {
+		t.Fatalf("after the staleness bound: %d %s", r.Status, r.Raw)
+	}
+}

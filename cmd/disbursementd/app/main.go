@@ -153,7 +153,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	srv := httpapi.New(httpapi.Server{
 		Auth: &ports.Auth{Exchanger: exchanger, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock,
 			Throttle: &ports.Throttle{UserLimit: cfg.Throttle.UserFailures, UserWindow: cfg.Throttle.UserWindow,
-				AddrLimit: cfg.Throttle.AddrFailures, AddrWindow: cfg.Throttle.AddrWindow}},
+				AddrLimit: cfg.Throttle.AddrFailures, AddrWindow: cfg.Throttle.AddrWindow},
+			Tokens:   &ports.TokenCache{Max: cfg.Auth.TokenCacheSize},
+			Statuses: &ports.UserStatusCache{Staleness: cfg.Auth.UserStaleness}},
 		TrustedProxies: cfg.HTTP.TrustedProxies,
 		Login:          login,
 		Reports: &ports.Reports{

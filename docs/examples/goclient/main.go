@@ -68,9 +68,11 @@ func submit(base, tok, key string, report map[string]any) (reportReply, error) {
 		resp, err := http.DefaultClient.Do(req)
 		var r reportReply
 		if err == nil {
-			err = json.NewDecoder(resp.Body).Decode(&r)
+			decodeErr := json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
 			switch {
+			case decodeErr != nil:
+				err = fmt.Errorf("HTTP %d with an unreadable body: %w", resp.StatusCode, decodeErr)
 			case resp.StatusCode == http.StatusOK:
 				return r, nil
 			case resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusServiceUnavailable:
