@@ -23,7 +23,7 @@ type Auth struct {
 	Policy    domain.TokenPolicy
 	Users     UserStore // optional: refuses tokens of deactivated users
 	Clock     Clock
-	Throttle  *Throttle // optional: failed attempts per user and address
+	Throttle  *Throttle        // optional: failed attempts per user and address
 	Tokens    *TokenCache      // optional: skips RSA verification for known tokens
 	Statuses  *UserStatusCache // optional: user active flags, at most Staleness old
 }

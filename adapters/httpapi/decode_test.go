@@ -54,11 +54,3 @@ func TestDecodeObjectRefuses(t *testing.T) {
 		})
 	}
 }
-
-func TestDepth(t *testing.T) {
-	for body, want := range map[string]int{`{}`: 1, `{"a":{"b":[1]}}`: 3, `{"a":"{{[[\"{"}`: 1, `{"a":"\\"}`: 1, `[[[]]]`: 3} {
-		if got := depth([]byte(body)); got != want {
-			t.Errorf("depth(%s) = %d, want %d", body, got, want)
-		}
-	}
-}

@@ -1,34 +1,82 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lender/disbursementd/domain"
 )
 
 // FuzzDecodeObject: any body either decodes to members or is refused with
-// a clear ErrInvalidInput; never a panic or another kind of error.
+// a clear ErrInvalidInput; never a panic. Differentially, what it accepts
+// encoding/json accepts too, with the same strings, and a valid shallow
+// JSON object without BOM is never refused.
 func FuzzDecodeObject(f *testing.F) {
 	for _, seed := range []string{
 		`{"Numero de Convenio":"CV-1","Plazo (meses)":36,"Documento Soporte":{"Base64String":"JVBERi0="}}`,
 		`{"a":1}{"b":2}`, "\xEF\xBB\xBF{}", `{"a":[[[[1]]]]}`, `{"a":"\u0000"}`, `{"a":1e400,"b":-0}`, `[]`, ``,
+		`{"a":"\ud83d\ude00 \ud800 \udc00x \u00e9\/"}`, `{"a":01}`, `{"a":1.}`, `{"a":"x` + "\x01" + `"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ms, err := DecodeObject(body)
+		var ref map[string]json.RawMessage
+		refErr := json.Unmarshal(body, &ref)
 		if err != nil {
 			var de *domain.Error
 			if !errors.As(err, &de) || !errors.Is(err, domain.ErrInvalidInput) || de.Message == "" {
 				t.Fatalf("DecodeObject(%q): %v is not a clear ErrInvalidInput", body, err)
 			}
+			if refErr == nil && utf8.Valid(body) && !bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) && shallow(body) {
+				t.Fatalf("DecodeObject refused valid JSON %q: %v", body, err)
+			}
 			return
 		}
+		if refErr != nil {
+			t.Fatalf("DecodeObject accepted %q, which encoding/json refuses: %v", body, refErr)
+		}
 		for _, m := range ms {
+			want := ref[m.Key]
+			if m.Value.Kind == domain.RawString {
+				var s string
+				if json.Unmarshal(want, &s) == nil && len(ms) == len(ref) && s != m.Value.Text {
+					t.Fatalf("member %q = %q, encoding/json reads %q", m.Key, m.Value.Text, s)
+				}
+			}
 			if m.Value.Kind == domain.RawNumber && m.Value.Text == "" {
 				t.Fatalf("number without its literal in %q", body)
 			}
 		}
 	})
+}
+
+// shallow reports whether body nests at most maxDepth levels, outside
+// strings (a rough check for the fuzz oracle).
+func shallow(body []byte) bool {
+	d, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest <= maxDepth
 }

@@ -1,0 +1,307 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// scanner is a strict RFC 8259 reader for the report body: an object of
+// simple values and one level of objects (the FileDto). It keeps members in
+// arrival order with duplicates and numbers as written, and hands out long
+// unescaped strings (the base64 file) as views of the body instead of
+// copies, so a 27 MB body is not held three times over. The body must not
+// change while its members are in use.
+type scanner struct {
+	b []byte
+	i int
+}
+
+var errDepth = errors.New("JSON anidado demasiado profundo: el reporte es un objeto de valores simples y un FileDto")
+
+// maxDepth is the deepest nesting a report needs: report, FileDto, and one
+// more level that the catalogue then reports by field.
+const maxDepth = 3
+
+// viewThreshold is the string length above which a string without escapes
+// is a view of the body rather than a copy.
+const viewThreshold = 4096
+
+func (s *scanner) fail(format string, a ...any) error {
+	return fmt.Errorf("%s (byte %d)", fmt.Sprintf(format, a...), s.i)
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// object reads an object whose opening brace is next; depth is its level.
+func (s *scanner) object(depth int) ([]domain.RawField, error) {
+	if depth > maxDepth {
+		return nil, errDepth
+	}
+	s.i++ // '{'
+	var out []domain.RawField
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return out, nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return nil, s.fail("se esperaba el nombre de un campo entre comillas")
+		}
+		key, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return nil, s.fail("se esperaba ':' tras el nombre %q", key)
+		}
+		s.i++
+		v, err := s.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, domain.RawField{Key: key, Value: v})
+		s.ws()
+		if s.i >= len(s.b) {
+			return nil, s.fail("el cuerpo termina antes de cerrar el objeto")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return out, nil
+		default:
+			return nil, s.fail("se esperaba ',' o '}'")
+		}
+	}
+}
+
+// value reads any value inside an object of level depth.
+func (s *scanner) value(depth int) (domain.RawValue, error) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return domain.RawValue{}, s.fail("falta un valor")
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		str, err := s.str()
+		return domain.RawValue{Kind: domain.RawString, Text: str}, err
+	case c == '{':
+		members, err := s.object(depth + 1)
+		if depth+1 > 2 {
+			members = nil // objects inside the FileDto are not read; their kind is enough
+		}
+		return domain.RawValue{Kind: domain.RawObject, Members: members}, err
+	case c == '[':
+		return domain.RawValue{Kind: domain.RawArray}, s.array(depth + 1)
+	case c == 't':
+		return domain.RawValue{Kind: domain.RawBool, Bool: true}, s.literal("true")
+	case c == 'f':
+		return domain.RawValue{Kind: domain.RawBool}, s.literal("false")
+	case c == 'n':
+		return domain.RawValue{Kind: domain.RawNull}, s.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		text, err := s.number()
+		return domain.RawValue{Kind: domain.RawNumber, Text: text}, err
+	}
+	return domain.RawValue{}, s.fail("valor JSON no válido")
+}
+
+func (s *scanner) array(depth int) error {
+	if depth > maxDepth {
+		return errDepth
+	}
+	s.i++ // '['
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if _, err := s.value(depth); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.fail("el cuerpo termina antes de cerrar la lista")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("se esperaba ',' o ']'")
+		}
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return s.fail("literal no válido")
+	}
+	s.i += len(word)
+	return nil
+}
+
+// number reads -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)? and returns it as
+// written.
+func (s *scanner) number() (string, error) {
+	start := s.i
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.b) && s.b[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return "", s.fail("número no válido")
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return "", s.fail("número no válido")
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return "", s.fail("número no válido")
+		}
+	}
+	return string(s.b[start:s.i]), nil
+}
+
+// str reads a string whose opening quote is next.
+func (s *scanner) str() (string, error) {
+	s.i++ // '"'
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			raw := s.b[start:s.i]
+			s.i++
+			if len(raw) >= viewThreshold {
+				return unsafe.String(&raw[0], len(raw)), nil
+			}
+			return string(raw), nil
+		case c == '\\':
+			return s.escaped(start)
+		case c < 0x20:
+			return "", s.fail("carácter de control sin escapar en un texto")
+		}
+		s.i++
+	}
+	return "", s.fail("texto sin cerrar")
+}
+
+// escaped finishes a string that has escapes, from its start.
+func (s *scanner) escaped(start int) (string, error) {
+	buf := make([]byte, 0, s.i-start+64)
+	buf = append(buf, s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return string(buf), nil
+		case c < 0x20:
+			return "", s.fail("carácter de control sin escapar en un texto")
+		case c != '\\':
+			buf = append(buf, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			break
+		}
+		e := s.b[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return "", s.fail("escape \\u no válido")
+			}
+			if utf16.IsSurrogate(r) {
+				r = s.lowSurrogate(r)
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", s.fail("escape no válido")
+		}
+	}
+	return "", s.fail("texto sin cerrar")
+}
+
+// lowSurrogate completes the high surrogate hi with a following \uXXXX
+// escape, as encoding/json does: a valid pair is one rune and consumes the
+// escape; anything else is U+FFFD and the next escape is read on its own.
+func (s *scanner) lowSurrogate(hi rune) rune {
+	if len(s.b)-s.i < 6 || s.b[s.i] != '\\' || s.b[s.i+1] != 'u' {
+		return utf8.RuneError
+	}
+	save := s.i
+	s.i += 2
+	if lo, ok := s.hex4(); ok {
+		if r := utf16.DecodeRune(hi, lo); r != utf8.RuneError {
+			return r
+		}
+	}
+	s.i = save
+	return utf8.RuneError
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if len(s.b)-s.i < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(s.b[s.i:s.i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	s.i += 4
+	return rune(n), true
+}

@@ -1,0 +1,26 @@
+package jwtkeys
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// BenchmarkVerify: one RS256 verification with claim validation, the cost
+// a request pays without the token cache.
+func BenchmarkVerify(b *testing.B) {
+	priv, err := GenerateKeyFiles(filepath.Join(b.TempDir(), "k.pem"), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, _ := New(priv, nil, domain.DefaultTokenPolicy(), time.Now)
+	tok, _ := k.Issue(domain.DefaultTokenPolicy().NewClaims(domain.User{Name: "acme", NIT: "900123456"}, time.Now(), "j"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := k.Verify(tok); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
