@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +21,43 @@ func DefaultFileRules() FileRules {
 	return FileRules{Allowed: []string{"pdf", "png", "jpg", "tif"}, MaxBytes: 20 << 20}
 }
 
-// File is an attached file, decoded and typed by its content.
+// File is an attached file, checked and typed by its content. Its bytes
+// are not held decoded: Reader decodes the base64 again as it is written,
+// so a 20 MiB file does not sit in memory beside its 27 MiB base64 text.
 type File struct {
-	Data        []byte
+	source      string // the base64 text, prefix removed, padding trimmed
+	Size        int64
 	Ext         string // from the magic bytes, never from the client
 	ContentType string
 	SHA256      [32]byte
+}
+
+// Reader returns the decoded content, from the start.
+func (f *File) Reader() io.Reader {
+	return base64.NewDecoder(base64.RawStdEncoding, &spaceless{s: f.source})
+}
+
+// spaceless reads a string without its spaces, tabs, CRs and LFs.
+type spaceless struct {
+	s   string
+	pos int
+}
+
+func (r *spaceless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && r.pos < len(r.s) {
+		c := r.s[r.pos]
+		r.pos++
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			continue
+		}
+		p[n] = c
+		n++
+	}
+	if n == 0 && r.pos >= len(r.s) {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // fileType is a type the service can recognise by content.
@@ -111,17 +143,11 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 	if strings.TrimSpace(b64) == "" {
 		return nil, bad(CodeInvalidFile, "falta Base64String o está vacío")
 	}
-	data, fe := decodeBase64(b64, rules.MaxBytes)
+	file, fe := inspect(b64, rules)
 	if fe != nil {
 		return nil, fe
 	}
-	t, ok := sniff(data)
-	if !ok || !contains(rules.Allowed, t.ext) {
-		return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
-	}
-	if marker := activeContent(data); marker != "" {
-		return nil, bad(CodeFileType, "el archivo contiene contenido activo ("+marker+"); no se aceptan archivos políglotas")
-	}
+	t, _ := sniffExt(file.Ext)
 	if ext != "" && canonicalExt(ext) != t.ext {
 		return nil, bad(CodeFileMismatch, "Extension declarada ("+ext+") no corresponde al contenido ("+t.ext+")")
 	}
@@ -136,13 +162,24 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 			return nil, bad(CodeFileMismatch, "ContentType declarado no corresponde al contenido ("+t.contentType+")")
 		}
 	}
-	return &File{Data: data, Ext: t.ext, ContentType: t.contentType, SHA256: sha256.Sum256(data)}, nil
+	return file, nil
 }
 
-// decodeBase64 decodes the standard alphabet with optional padding,
-// ignoring CR, LF, tabs and spaces and a data: URL prefix. The size limit is
-// checked before decoding.
-func decodeBase64(s string, maxBytes int64) ([]byte, *fieldErr) {
+func sniffExt(ext string) (fileType, bool) {
+	for _, t := range fileTypes {
+		if t.ext == ext {
+			return t, true
+		}
+	}
+	return fileType{}, false
+}
+
+// inspect checks a Base64String without keeping its decoded bytes: the
+// standard alphabet with optional padding, CR/LF/tab/space ignored, a
+// data: URL prefix removed. The size limit is checked before decoding;
+// then one streaming pass types the content by its magic bytes, looks for
+// active content across the whole file and computes its SHA-256.
+func inspect(s string, rules FileRules) (*File, *fieldErr) {
 	if strings.HasPrefix(s, "data:") {
 		i := strings.Index(s, ";base64,")
 		if i < 0 || i > 200 {
@@ -150,23 +187,56 @@ func decodeBase64(s string, maxBytes int64) ([]byte, *fieldErr) {
 		}
 		s = s[i+len(";base64,"):]
 	}
-	if strings.ContainsAny(s, " \t\r\n") {
-		s = strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
-				return -1
+	s = strings.TrimRight(s, "= \t\r\n")
+	chars := int64(0)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			chars++
+		}
+	}
+	if chars == 0 {
+		return nil, bad(CodeInvalidFile, "Base64String está vacío")
+	}
+	if size := chars * 3 / 4; rules.MaxBytes > 0 && size > rules.MaxBytes {
+		return nil, bad(CodeFileTooLarge, "el archivo supera el máximo de "+strconv.FormatInt(rules.MaxBytes, 10)+" bytes")
+	}
+	f := &File{source: s}
+	h := sha256.New()
+	r := f.Reader()
+	buf := make([]byte, 64<<10)
+	var head, edge []byte // the first bytes (type), the last of the previous chunk (markers across chunks)
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		if len(head) < 16 {
+			head = append(head, chunk[:min(len(chunk), 16-len(head))]...)
+		}
+		if n > 0 {
+			h.Write(chunk)
+			f.Size += int64(n)
+			seam := append(edge, chunk[:min(len(chunk), len(longestMarker)-1)]...)
+			if m := activeContent(seam); m != "" {
+				return nil, bad(CodeFileType, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
 			}
-			return r
-		}, s)
+			if m := activeContent(chunk); m != "" {
+				return nil, bad(CodeFileType, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
+			}
+			edge = append(edge[:0], chunk[max(0, len(chunk)-(len(longestMarker)-1)):]...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
+		}
 	}
-	s = strings.TrimRight(s, "=")
-	if maxBytes > 0 && int64(len(s))*3/4 > maxBytes {
-		return nil, bad(CodeFileTooLarge, "el archivo supera el máximo de "+strconv.FormatInt(maxBytes, 10)+" bytes")
+	t, ok := sniff(head)
+	if !ok || !contains(rules.Allowed, t.ext) {
+		return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
 	}
-	data, err := base64.RawStdEncoding.DecodeString(s)
-	if err != nil || len(data) == 0 {
-		return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
-	}
-	return data, nil
+	f.Ext, f.ContentType = t.ext, t.contentType
+	copy(f.SHA256[:], h.Sum(nil))
+	return f, nil
 }
 
 // FileName builds partner_{numero_credito}_{timestamp}.{ext} with a
@@ -180,7 +250,9 @@ func FileName(creditNumber string, at time.Time, ext string) string {
 // activeMarkers are the openings of script or markup that a document or
 // image has no reason to carry in the clear: a file that holds one is a
 // polyglot (a PDF or JPEG that is also PHP or HTML) and is refused.
-var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", "<!doctype html", "<iframe", "<body", "<object", "<embed"}
+var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", longestMarker, "<iframe", "<body", "<object", "<embed"}
+
+const longestMarker = "<!doctype html"
 
 // activeContent returns the first active marker found in data, matching
 // case-insensitively without copying the content.

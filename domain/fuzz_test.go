@@ -1,8 +1,10 @@
 package domain
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"io"
 	"testing"
 	"time"
 )
@@ -77,10 +79,14 @@ func FuzzParseFile(f *testing.F) {
 			}
 			return
 		}
-		if t2, ok := sniff(file.Data); !ok || t2.ext != file.Ext || !contains(rules.Allowed, file.Ext) {
+		data, err := io.ReadAll(file.Reader())
+		if err != nil || int64(len(data)) != file.Size || sha256.Sum256(data) != file.SHA256 {
+			t.Fatalf("Reader gives %d bytes (%v), inspected %d", len(data), err, file.Size)
+		}
+		if t2, ok := sniff(data); !ok || t2.ext != file.Ext || !contains(rules.Allowed, file.Ext) {
 			t.Fatalf("accepted a file of type %q not allowed by content", file.Ext)
 		}
-		if activeContent(file.Data) != "" || int64(len(file.Data)) > rules.MaxBytes {
+		if activeContent(data) != "" || int64(len(data)) > rules.MaxBytes {
 			t.Fatal("accepted active content or an oversized file")
 		}
 	})

@@ -3,6 +3,7 @@ package domain_test
 import (
 	"encoding/base64"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestMapFullReport(t *testing.T) {
 	if got := len(rep.Values); got != 91 {
 		t.Errorf("%d values, want 91 (every field but the file)", got)
 	}
-	if rep.File == nil || rep.File.Ext != "pdf" || string(rep.File.Data) != string(pdf) {
+	if rep.File == nil || rep.File.Ext != "pdf" || string(readAll(t, rep.File)) != string(pdf) || rep.File.Size != int64(len(pdf)) {
 		t.Fatalf("file not decoded: %+v", rep.File)
 	}
 	if got := rep.Values["monto_aprobado"].Dec.String(); got != "14334900.00" {
@@ -186,5 +187,29 @@ func TestFileName(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 20, 30, 123456789, time.FixedZone("COT", -5*3600))
 	if got := domain.FileName("CR-1", at, "pdf"); got != "partner_CR-1_20261126T152030123Z.pdf" {
 		t.Errorf("FileName = %s", got)
+	}
+}
+
+func readAll(t *testing.T, f *domain.File) []byte {
+	t.Helper()
+	data, err := io.ReadAll(f.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestActiveContentAcrossChunks: a marker split across the decoder's
+// 64 KiB chunks is still found.
+func TestActiveContentAcrossChunks(t *testing.T) {
+	for _, at := range []int{64<<10 - 3, 64<<10 - 1, 64 << 10, 128<<10 - 7} {
+		data := fixture.PDF(200 << 10)
+		copy(data[at:], "<script>")
+		body := fixture.Minimal(now, "CR-1")
+		body["Documento Soporte"] = map[string]any{"Base64String": base64.StdEncoding.EncodeToString(data)}
+		_, err := domain.DefaultCatalogue().MapReport(members(t, body), domain.DefaultFileRules(), now)
+		if ps := problems(t, err); len(ps) != 1 || ps[0].Code != domain.CodeFileType {
+			t.Errorf("marker at %d: %+v", at, ps)
+		}
 	}
 }

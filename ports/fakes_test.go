@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -86,8 +87,12 @@ type memUploads struct {
 
 func newMemUploads() *memUploads { return &memUploads{files: map[string][]byte{}} }
 
-func (u *memUploads) Save(_ context.Context, credit, ext string, at time.Time, data []byte) (string, error) {
+func (u *memUploads) Save(_ context.Context, credit, ext string, at time.Time, r io.Reader) (string, error) {
 	time.Sleep(u.delay)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.saveErr != nil {

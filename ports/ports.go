@@ -5,6 +5,7 @@ package ports
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -53,11 +54,10 @@ type UserStore interface {
 
 // UploadStore keeps the reports' files.
 type UploadStore interface {
-	// Save writes data durably under domain.FileName(credit, at, ext),
-	// moving the timestamp on if the name exists, and never replacing a
-	// file. It returns the name used. Failures are of kind
-	// domain.ErrUnavailable.
-	Save(ctx context.Context, creditNumber, ext string, at time.Time, data []byte) (string, error)
+	// Save writes the content read from r durably under
+	// domain.FileName(credit, at, ext), moving the timestamp on if the
+	// name exists, and never replacing a file. It returns the name used.
+	Save(ctx context.Context, creditNumber, ext string, at time.Time, r io.Reader) (string, error)
 	// Remove deletes a file written by Save (rollback of a failed insert).
 	Remove(ctx context.Context, name string) error
 	// Check says whether the upload directory is usable.

@@ -97,12 +97,12 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: sub.PayloadSHA256,
 	}
 	if f := rep.File; f != nil {
-		name, err := s.Uploads.Save(ctx, rep.String("numero_credito"), f.Ext, now, f.Data)
+		name, err := s.Uploads.Save(ctx, rep.String("numero_credito"), f.Ext, now, f.Reader())
 		if err != nil {
 			release()
 			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
 		}
-		staged.FileName, staged.FileSize, staged.FileSHA256 = name, int64(len(f.Data)), hex.EncodeToString(f.SHA256[:])
+		staged.FileName, staged.FileSize, staged.FileSHA256 = name, f.Size, hex.EncodeToString(f.SHA256[:])
 	}
 	id, err := s.Store.CommitReport(ctx, staged, rec)
 	if err != nil {

@@ -1,6 +1,7 @@
 package fsupload
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -16,11 +17,10 @@ func BenchmarkSave200K(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := fixture.PDF(200 << 10)
-	at := time.Now()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Save(context.Background(), "CR-BENCH", "pdf", at, data); err != nil {
+		if _, err := s.Save(context.Background(), "CR-BENCH", "pdf", time.Now(), bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -70,7 +71,7 @@ func (s *Store) Check(_ context.Context) error {
 // (which fails rather than replace an existing name; on a clash the
 // timestamp moves on by a millisecond), removes the temp name and fsyncs
 // the directory.
-func (s *Store) Save(ctx context.Context, creditNumber, ext string, at time.Time, data []byte) (name string, err error) {
+func (s *Store) Save(ctx context.Context, creditNumber, ext string, at time.Time, r io.Reader) (name string, err error) {
 	if !domain.ValidCreditNumber(creditNumber) {
 		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
 	}
@@ -84,7 +85,8 @@ func (s *Store) Save(ctx context.Context, creditNumber, ext string, at time.Time
 			err = fmt.Errorf("remove temp file: %w", rmErr)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
+	buf := make([]byte, 256<<10)
+	if _, err := io.CopyBuffer(f, r, buf); err != nil {
 		_ = f.Close()
 		return "", fmt.Errorf("write file: %w", err)
 	}

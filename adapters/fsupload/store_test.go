@@ -36,7 +36,7 @@ func TestSaveNeverOverwrites(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := s.Save(context.Background(), "CR-1", "pdf", at, []byte{byte('a' + i)})
+			n, err := s.Save(context.Background(), "CR-1", "pdf", at, bytes.NewReader([]byte{byte('a' + i)}))
 			if err != nil {
 				t.Error(err)
 			}
@@ -73,7 +73,7 @@ func TestSaveNeverOverwrites(t *testing.T) {
 func TestSaveRefusesBadNames(t *testing.T) {
 	s, dir := mustOpen(t)
 	for _, credit := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("9", 31), "CR.1"} {
-		if _, err := s.Save(context.Background(), credit, "pdf", time.Now(), []byte("x")); err == nil {
+		if _, err := s.Save(context.Background(), credit, "pdf", time.Now(), strings.NewReader("x")); err == nil {
 			t.Errorf("Save accepted credit number %q", credit)
 		}
 	}

@@ -108,7 +108,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.reportError(w, r, tooLarge(s.MaxBody))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.MaxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -156,4 +156,17 @@ func formatBytes(n int64) string {
 		return itoa(n>>20) + " MiB"
 	}
 	return itoa(n) + " bytes"
+}
+
+// readBody reads the whole body into one buffer of its declared length
+// (io.ReadAll would double its buffer up to twice a large body's size).
+func readBody(r io.Reader, length int64) ([]byte, error) {
+	if length <= 0 {
+		return io.ReadAll(r)
+	}
+	buf := make([]byte, length)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
