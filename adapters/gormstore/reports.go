@@ -89,9 +89,7 @@ func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) err
 // CommitReport inserts the staging row and completes the claim in one
 // transaction.
 func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error) {
-	names, args := s.rowValues(r)
-	insert := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.staging, strings.Join(names, ", "),
-		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", "))
+	insert, args := s.StagingInsert(r)
 	lastID := "SELECT last_insert_rowid()"
 	if s.driver == MySQL {
 		lastID = "SELECT LAST_INSERT_ID()"
@@ -123,6 +121,14 @@ func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim d
 		return 0, err
 	}
 	return id, nil
+}
+
+// StagingInsert returns the INSERT statement of a staging row and its
+// arguments, for tools that measure the database without the service.
+func (s *Store) StagingInsert(r domain.StagedReport) (string, []any) {
+	names, args := s.rowValues(r)
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.staging, strings.Join(names, ", "),
+		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")), args
 }
 
 // rowValues lists the staging columns and their values: the metadata and

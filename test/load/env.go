@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+const (
+	user     = "loadtest"
+	password = "load test password 123"
+)
+
+// environment is the service under test, the sink, and their data.
+type environment struct {
+	o          options
+	dir        string
+	svc, sink  *exec.Cmd
+	svcURL     string
+	sinkURL    string
+	token      string
+	driver     string
+	svcDSN     string
+	serverDSN  string
+	ceilingDSN string
+	run        int64
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func freePort() string {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func newEnvironment(o options) (*environment, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "disb-load-")
+	if err != nil {
+		return nil, err
+	}
+	e := &environment{o: o, dir: dir, driver: o.store, run: time.Now().Unix()}
+	bin := filepath.Join(dir, "disbursementd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json")
+	switch o.store {
+	case "sqlite":
+		e.svcDSN = filepath.Join(dir, "data", "disbursement.db")
+		e.ceilingDSN = filepath.Join(dir, "ceiling", "ceiling.db")
+	case "mysql":
+		if o.dsn == "" {
+			return nil, fmt.Errorf("-store mysql needs -dsn or DISB_TEST_MYSQL_DSN")
+		}
+		e.serverDSN = o.dsn
+		if e.svcDSN, err = createDatabase(o.dsn, fmt.Sprintf("disb_load_%d", e.run)); err != nil {
+			return nil, err
+		}
+		if e.ceilingDSN, err = createDatabase(o.dsn, fmt.Sprintf("disb_ceiling_%d", e.run)); err != nil {
+			return nil, err
+		}
+		env = append(env, "DISB_STORE_MAX_OPEN_CONNS=64", "DISB_STORE_MAX_IDLE_CONNS=64")
+	default:
+		return nil, fmt.Errorf("-store %q: sqlite or mysql", o.store)
+	}
+	env = append(env, "DISB_STORE_DRIVER="+o.store, "DISB_STORE_DSN="+e.svcDSN)
+	add := exec.Command(bin, "users", "add", "--user", user, "--nit", "900123456-8")
+	add.Dir, add.Env, add.Stdin = dir, env, strings.NewReader(password+"\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("users add: %v\n%s", err, out)
+	}
+	port := freePort()
+	logf, _ := os.Create(filepath.Join(dir, "service.log"))
+	e.svc = exec.Command(bin, "serve")
+	e.svc.Dir, e.svc.Env, e.svc.Stdout, e.svc.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), logf, logf
+	if err := e.svc.Start(); err != nil {
+		return nil, err
+	}
+	e.svcURL = "http://127.0.0.1:" + port
+	sinkPort := freePort()
+	e.sink = exec.Command(os.Args[0], "sink", "127.0.0.1:"+sinkPort)
+	if err := e.sink.Start(); err != nil {
+		return nil, err
+	}
+	e.sinkURL = "http://127.0.0.1:" + sinkPort
+	for _, u := range []string{e.svcURL + "/readyz", e.sinkURL} {
+		if err := waitUp(u); err != nil {
+			return nil, err
+		}
+	}
+	if e.token, err = e.getToken(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func createDatabase(serverDSN, name string) (string, error) {
+	cfg, err := mysqldrv.ParseDSN(serverDSN)
+	if err != nil {
+		return "", err
+	}
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
+		return "", err
+	}
+	cfg.DBName = name
+	return cfg.FormatDSN(), nil
+}
+
+func waitUp(u string) error {
+	for i := 0; i < 200; i++ {
+		if resp, err := http.Get(u); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not come up", u)
+}
+
+func (e *environment) getToken() (string, error) {
+	body, _ := json.Marshal(map[string]string{"user": user, "password": password})
+	req, _ := http.NewRequest("GET", e.svcURL+"/api/partner_api.php", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.AccessToken == "" {
+		return "", fmt.Errorf("token: HTTP %d", resp.StatusCode)
+	}
+	return r.AccessToken, nil
+}
+
+func (e *environment) close() {
+	for _, c := range []*exec.Cmd{e.svc, e.sink} {
+		if c != nil && c.Process != nil {
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+		}
+	}
+	if e.serverDSN != "" {
+		if cfg, err := mysqldrv.ParseDSN(e.serverDSN); err == nil {
+			if db, err := sql.Open("mysql", cfg.FormatDSN()); err == nil {
+				_, _ = db.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS disb_load_%d", e.run))
+				_, _ = db.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS disb_ceiling_%d", e.run))
+				db.Close()
+			}
+		}
+	}
+	_ = os.RemoveAll(e.dir)
+}
+
+// runSink is the HTTP ceiling: a minimal handler that reads and discards.
+func runSink(addr string) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"200"}`))
+	})
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	_ = srv.ListenAndServe()
+}
+
+// staged is a mapped full report, for the storage ceiling and the prefill.
+func staged(file []byte) (domain.StagedReport, *domain.File, error) {
+	now := time.Now().UTC()
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.FullBody(now, "SENTINEL-CREDIT", file)), domain.DefaultFileRules(), now)
+	if err != nil {
+		return domain.StagedReport{}, nil, err
+	}
+	return domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: user, PartnerNIT: "900123456-8",
+		RequestID: "load", PayloadSHA256: strings.Repeat("a", 64)}, rep.File, nil
+}
+
+// openCeilingStore opens a migrated store of the same driver as the
+// service's, apart from it.
+func (e *environment) openCeilingStore() (*gormstore.Store, error) {
+	st, err := gormstore.Open(e.driver, e.ceilingDSN, gormstore.Options{MaxOpenConns: 64, MaxIdleConns: 64}, domain.DefaultCatalogue())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(context.Background()); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
