@@ -87,7 +87,9 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		// The 101-column INSERT is parsed once per connection, not per report.
+		PrepareStmt: true,
+		NowFunc:     func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s store: %w", driver, err)
@@ -96,8 +98,14 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	if opts.MaxOpenConns > 0 {
+	switch {
+	case opts.MaxOpenConns > 0:
 		sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
+	case driver == SQLite:
+		// SQLite runs one writer at a time; more connections only wait on
+		// each other in its busy handler, which sleeps up to 100 ms a try.
+		// One connection queues them in Go instead, fairly and at once.
+		sqlDB.SetMaxOpenConns(1)
 	}
 	if opts.MaxIdleConns > 0 {
 		sqlDB.SetMaxIdleConns(opts.MaxIdleConns)
