@@ -71,6 +71,12 @@ type result struct {
 }
 
 func (e *environment) attack(url string, w workload, c int, withToken bool) (result, error) {
+	return e.attackAt(url, w, c, 0, withToken)
+}
+
+// attackAt drives w with up to c requests in flight: as fast as they
+// complete (rate 0), or at a fixed rate per second.
+func (e *environment) attackAt(url string, w workload, c int, rate int, withToken bool) (result, error) {
 	hdr := http.Header{"Content-Type": []string{"application/json"}}
 	if withToken {
 		hdr.Set("Authentication-Type", "bearer "+e.token)
@@ -82,7 +88,7 @@ func (e *environment) attack(url string, w workload, c int, withToken bool) (res
 	attacker := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)),
 		vegeta.Connections(c), vegeta.KeepAlive(true), vegeta.Timeout(2*time.Minute), vegeta.MaxBody(1<<16))
 	var m vegeta.Metrics
-	for res := range attacker.Attack(targeter, vegeta.Rate{Freq: 0}, w.duration, w.name) {
+	for res := range attacker.Attack(targeter, vegeta.Rate{Freq: rate, Per: time.Second}, w.duration, w.name) {
 		m.Add(res)
 	}
 	m.Close()
@@ -103,6 +109,13 @@ func (e *environment) attackService(w workload, c int) (result, error) {
 	r, err := e.attack(e.svcURL+"/api/partner_api.php", w, c, true)
 	r.PeakRSS, r.BaseRSS = procStatus(pid, "VmHWM"), base
 	return r, err
+}
+
+// halfLoad runs w at half the throughput measured at c=32, with up to 128
+// requests in flight: the latency a partner sees on a busy, not saturated,
+// day.
+func (e *environment) halfLoad(w workload, max float64) (result, error) {
+	return e.attackAt(e.svcURL+"/api/partner_api.php", w, 128, int(max/2), true)
 }
 
 func (e *environment) attackSink(w workload, c int) (result, error) {
@@ -144,7 +157,10 @@ func (e *environment) w3Memory(n int) (memory, error) {
 		}
 	}
 	pid := e.svc.Process.Pid
-	time.Sleep(2 * time.Second) // let the previous run's garbage go
+	// Warm up with one W1 report, so the baseline includes the code paths.
+	if _, err := e.attackAt(e.svcURL+"/api/partner_api.php", workloads(e.o)[0], 1, 0, true); err != nil {
+		return memory{}, err
+	}
 	m := memory{BodyBytes: len(w3.prefix) + len(w3.suffix) + 12, BaseRSS: procStatus(pid, "VmRSS"), PeakAfter: map[int]int64{}}
 	resetPeak(pid)
 	client := &http.Client{Timeout: 2 * time.Minute}

@@ -18,7 +18,15 @@ type row struct {
 	storage       result
 }
 
+type halfRow struct {
+	workload   string
+	rate       float64
+	service    result
+	storageP99 time.Duration
+}
+
 type report struct {
+	half    []halfRow
 	opts    options
 	machine string
 	rows    []row
@@ -75,6 +83,13 @@ func (r *report) write(path string) error {
 	b.WriteString(header)
 	for i := range r.rows {
 		b.WriteString(r.line(i))
+	}
+	if len(r.half) > 0 {
+		b.WriteString("\nHalf of the maximum throughput at c=32, up to 128 in flight:\n\n| workload | rate req/s | p50 ms | p99 ms | errors | storage ceiling p99 ms (c=32) | p99 / storage p99 |\n|---|---|---|---|---|---|---|\n")
+		for _, h := range r.half {
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %s | %.2f |\n", h.workload, h.rate, ms(h.service.P50), ms(h.service.P99),
+				h.service.Errors, ms(h.storageP99), float64(h.service.P99)/float64(max(h.storageP99, 1)))
+		}
 	}
 	if len(r.memory.PeakAfter) > 0 {
 		fmt.Fprintf(&b, "\nW3 memory: body %s MiB; RSS before %s MiB; errors %d\n\n| after request | peak RSS MiB | growth / body |\n|---|---|---|\n",
