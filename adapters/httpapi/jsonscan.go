@@ -64,7 +64,7 @@ func (s *scanner) object(depth int) ([]domain.RawField, error) {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return nil, s.fail("se esperaba el nombre de un campo entre comillas")
 		}
-		key, err := s.str()
+		key, err := s.str(false)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func (s *scanner) value(depth int) (domain.RawValue, error) {
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
-		str, err := s.str()
+		str, err := s.str(true)
 		return domain.RawValue{Kind: domain.RawString, Text: str}, err
 	case c == '{':
 		members, err := s.object(depth + 1)
@@ -201,8 +201,9 @@ func (s *scanner) number() (string, error) {
 	return string(s.b[start:s.i]), nil
 }
 
-// str reads a string whose opening quote is next.
-func (s *scanner) str() (string, error) {
+// str reads a string whose opening quote is next. Only values may be views
+// of the body: keys end up in error messages that can outlive the request.
+func (s *scanner) str(view bool) (string, error) {
 	s.i++ // '"'
 	start := s.i
 	for s.i < len(s.b) {
@@ -211,7 +212,7 @@ func (s *scanner) str() (string, error) {
 		case c == '"':
 			raw := s.b[start:s.i]
 			s.i++
-			if len(raw) >= viewThreshold {
+			if view && len(raw) >= viewThreshold {
 				return unsafe.String(&raw[0], len(raw)), nil
 			}
 			return string(raw), nil
