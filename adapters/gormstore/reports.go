@@ -90,29 +90,28 @@ func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) err
 // transaction.
 func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error) {
 	insert, args := s.StagingInsert(r)
-	lastID := "SELECT last_insert_rowid()"
-	if s.driver == MySQL {
-		lastID = "SELECT LAST_INSERT_ID()"
-	}
 	var id int64
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(insert, args...).Error; err != nil {
+		// Through the connection itself, for the driver's LastInsertId
+		// (no second query for the id).
+		res, err := tx.Statement.ConnPool.ExecContext(ctx, insert, args...)
+		if err != nil {
 			return fmt.Errorf("insert staging row: %w", err)
 		}
-		if err := tx.Raw(lastID).Scan(&id).Error; err != nil {
+		if id, err = res.LastInsertId(); err != nil {
 			return fmt.Errorf("read staging id: %w", err)
 		}
 		upd := map[string]any{"state": string(domain.KeyDone), "report_id": id}
 		if r.FileName != "" {
 			upd["file_name"] = r.FileName
 		}
-		res := tx.Model(&idempotencyRow{}).
+		done := tx.Model(&idempotencyRow{}).
 			Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", claim.User, claim.KeyHash, claim.Nonce, string(domain.KeyPending)).
 			Updates(upd)
-		if res.Error != nil {
-			return fmt.Errorf("complete idempotency key: %w", res.Error)
+		if done.Error != nil {
+			return fmt.Errorf("complete idempotency key: %w", done.Error)
 		}
-		if res.RowsAffected != 1 {
+		if done.RowsAffected != 1 {
 			return errors.New("complete idempotency key: the claim was taken over")
 		}
 		return nil
