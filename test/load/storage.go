@@ -30,14 +30,9 @@ func (e *environment) storageCeiling(w workload, c int) (result, error) {
 		return result{}, err
 	}
 	query, args := st.StagingInsert(sr)
-	credit := -1
-	for i, a := range args {
-		if a == "SENTINEL-CREDIT" {
-			credit = i
-		}
-	}
-	if credit < 0 {
-		return result{}, errors.New("credit column not found")
+	credit, err := sentinelIndex(args)
+	if err != nil {
+		return result{}, err
 	}
 	stmt, err := sqlDB.Prepare(query)
 	if err != nil {
@@ -145,11 +140,9 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 		return prefillResult{}, err
 	}
 	query, args := st.StagingInsert(sr)
-	credit := -1
-	for i, a := range args {
-		if a == "SENTINEL-CREDIT" {
-			credit = i
-		}
+	credit, err := sentinelIndex(args)
+	if err != nil {
+		return prefillResult{}, err
 	}
 	sqlDB, _ := st.DB().DB()
 	t0 := time.Now()
@@ -178,4 +171,15 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 	fill := time.Since(t0)
 	filled, err := e.attackService(w1, 32)
 	return prefillResult{Rows: n, FillTime: fill, Empty: empty, Filled: filled}, err
+}
+
+// sentinelIndex finds the numero_credito argument of a staging insert made
+// from the fixture, so each row can get its own credit number.
+func sentinelIndex(args []any) (int, error) {
+	for i, a := range args {
+		if a == "SENTINEL-CREDIT" {
+			return i, nil
+		}
+	}
+	return 0, errors.New("credit column not found")
 }

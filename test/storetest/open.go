@@ -60,12 +60,11 @@ func MustCreateDatabase(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("%s: %v", EnvDSN, err)
 	}
-	admin, err := gorm.Open(mysql.Open(cfg.FormatDSN()), &gorm.Config{Logger: logger.Discard})
+	admin, closeAdmin, err := adminDB(cfg)
 	if err != nil {
 		tb.Fatalf("connect to test MariaDB: %v", err)
 	}
-	sqlDB, _ := admin.DB()
-	defer sqlDB.Close()
+	defer closeAdmin()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "disb_test_" + hex.EncodeToString(b[:])
@@ -73,16 +72,28 @@ func MustCreateDatabase(tb testing.TB) string {
 		tb.Fatalf("create database: %v", err)
 	}
 	tb.Cleanup(func() {
-		a, err := gorm.Open(mysql.Open(cfg.FormatDSN()), &gorm.Config{Logger: logger.Discard})
-		if err == nil {
+		if a, closeA, err := adminDB(cfg); err == nil {
 			a.Exec("DROP DATABASE IF EXISTS " + name)
-			if d, err := a.DB(); err == nil {
-				_ = d.Close()
-			}
+			closeA()
 		}
 	})
 	cfg.DBName = name
 	return cfg.FormatDSN()
+}
+
+// adminDB connects to the test server without a database.
+func adminDB(cfg *mysqldrv.Config) (*gorm.DB, func(), error) {
+	c := *cfg
+	c.DBName = ""
+	db, err := gorm.Open(mysql.Open(c.FormatDSN()), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() {
+		if d, err := db.DB(); err == nil {
+			_ = d.Close()
+		}
+	}, nil
 }
 
 // MustOpenMySQL opens a migrated MySQL store on a fresh database.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/config"
@@ -112,6 +113,21 @@ func loadConfig(path string, io IO) (*config.Config, int) {
 	return cfg, ExitOK
 }
 
+// openConfiguredStore loads the configuration and opens its store; on
+// failure it has said why and returns the exit code.
+func openConfiguredStore(ctx context.Context, cfgPath string, io IO) (*config.Config, *gormstore.Store, int) {
+	cfg, code := loadConfig(cfgPath, io)
+	if cfg == nil {
+		return nil, nil, code
+	}
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "disbursementd:", err)
+		return nil, nil, ExitUsage
+	}
+	return cfg, st, ExitOK
+}
+
 func serve(ctx context.Context, args []string, io IO) int {
 	fs, cfgPath := flags("serve", "serve [--config FILE]", io)
 	if code, ok := parse(fs, args); !ok {
@@ -146,14 +162,9 @@ func migrate(ctx context.Context, args []string, io IO) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	cfg, code := loadConfig(*cfgPath, io)
-	if cfg == nil {
+	_, st, code := openConfiguredStore(ctx, *cfgPath, io)
+	if st == nil {
 		return code
-	}
-	st, err := OpenStore(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return ExitUsage
 	}
 	defer st.Close()
 	applied, err := st.Migrate(ctx)
@@ -229,14 +240,9 @@ func users(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "disbursementd users add: --nit is required")
 		return ExitUsage
 	}
-	cfg, code := loadConfig(*cfgPath, io)
-	if cfg == nil {
+	cfg, st, code := openConfiguredStore(ctx, *cfgPath, io)
+	if st == nil {
 		return code
-	}
-	st, err := OpenStore(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return ExitUsage
 	}
 	defer st.Close()
 	if err := PrepareSchema(ctx, cfg, st, NewLogger(cfg, io.Stderr)); err != nil {
