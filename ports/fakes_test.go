@@ -69,6 +69,22 @@ func (m *memStore) CommitReport(_ context.Context, r domain.StagedReport, claim 
 	return id, nil
 }
 
+func (m *memStore) InsertReportWithKey(_ context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := rec.User + "/" + rec.KeyHash
+	if ex, ok := m.keys[k]; ok {
+		return 0, ex, fmt.Errorf("insert: %w", domain.ErrConflict)
+	}
+	if m.commitErr != nil {
+		return 0, domain.IdempotencyRecord{}, m.commitErr
+	}
+	m.rows = append(m.rows, r)
+	rec.State, rec.ReportID = domain.KeyDone, int64(len(m.rows))
+	m.keys[k] = rec
+	return rec.ReportID, domain.IdempotencyRecord{}, nil
+}
+
 func (m *memStore) Ping(context.Context) error { return nil }
 
 func (m *memStore) count() int {

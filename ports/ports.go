@@ -36,6 +36,11 @@ type ReportStore interface {
 	// the new id and file name, in one transaction; if the claim is no
 	// longer ours, nothing is stored and an error is returned.
 	CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error)
+	// InsertReportWithKey inserts the staging row and rec, already done
+	// with the new id, in one transaction. When a record for the same user
+	// and key hash exists, nothing is stored and it returns that record
+	// and an error of kind domain.ErrConflict.
+	InsertReportWithKey(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error)
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error
 }

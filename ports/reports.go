@@ -85,6 +85,9 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		User: sub.Principal.User, KeyHash: keyHash, PayloadSHA256: sub.PayloadSHA256,
 		State: domain.KeyPending, Nonce: NewID(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
 	}
+	if rep.File == nil {
+		return s.submitWithoutFile(ctx, rep, sub, rec, now)
+	}
 	if receipt, done, err := s.claim(ctx, rec); err != nil || done {
 		return receipt, err
 	}
@@ -120,9 +123,17 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 // claim takes the idempotency key. done is true when an earlier identical
 // submission already answered; the receipt is then its answer.
 func (s *Reports) claim(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, bool, error) {
+	return s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) { return s.Store.ClaimKey(ctx, rec) })
+}
+
+// settle runs attempt, which takes the key for rec (and may do more in the
+// same transaction), until it succeeds or an earlier submission with the
+// same key decides the answer: the first answer again (done), a reused
+// key, or, while the first is still at work past the wait bound, 409.
+func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, attempt func() (domain.IdempotencyRecord, error)) (domain.Receipt, bool, error) {
 	deadline := rec.CreatedAt.Add(s.Wait)
 	for retries := 0; retries < 10; {
-		existing, err := s.Store.ClaimKey(ctx, rec)
+		existing, err := attempt()
 		if err == nil {
 			return domain.Receipt{}, false, nil
 		}
@@ -163,6 +174,28 @@ func (s *Reports) claim(ctx context.Context, rec domain.IdempotencyRecord) (doma
 	}
 	return domain.Receipt{}, false, domain.NewError(domain.ErrInProgress, "request_in_progress",
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
+}
+
+// submitWithoutFile stores a report that has no file in one transaction
+// with its idempotency record (one commit instead of two): there is no
+// file to keep from being written twice, so no pending claim is needed. A
+// concurrent duplicate waits on the unique key and then replays.
+func (s *Reports) submitWithoutFile(ctx context.Context, rep *domain.Report, sub Submission, rec domain.IdempotencyRecord, now time.Time) (domain.Receipt, error) {
+	staged := domain.StagedReport{
+		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
+		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: sub.PayloadSHA256,
+	}
+	var id int64
+	receipt, done, err := s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) {
+		var existing domain.IdempotencyRecord
+		var err error
+		id, existing, err = s.Store.InsertReportWithKey(ctx, staged, rec)
+		return existing, err
+	})
+	if err != nil || done {
+		return receipt, err
+	}
+	return domain.Receipt{ReportID: id}, nil
 }
 
 func (s *Reports) stale() time.Duration {

@@ -185,3 +185,32 @@ func TestSubmitInProgressPastTheBound(t *testing.T) {
 		t.Fatalf("takeover: %+v, %v", r, err)
 	}
 }
+
+func TestSubmitWithoutFileConcurrentDuplicates(t *testing.T) {
+	store, up := newMemStore(), newMemUploads()
+	svc := newReports(store, up, ports.SystemClock{})
+	sub := submission(t, fixture.Minimal(t0, "CR-NOFILE"), "")
+	var wg sync.WaitGroup
+	got := make([]domain.Receipt, 20)
+	errs := make([]error, 20)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = svc.Submit(context.Background(), sub)
+		}()
+	}
+	wg.Wait()
+	replays := 0
+	for i := range got {
+		if errs[i] != nil || got[i].ReportID != 1 {
+			t.Errorf("submission %d: %+v %v", i, got[i], errs[i])
+		}
+		if got[i].Replayed {
+			replays++
+		}
+	}
+	if store.count() != 1 || replays != 19 {
+		t.Fatalf("%d rows, %d replays; want 1 and 19", store.count(), replays)
+	}
+}

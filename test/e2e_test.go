@@ -52,7 +52,12 @@ func endToEnd(t *testing.T, mutate ...func(*config.Config)) {
 			t.Fatalf("row = %v", row)
 		}
 	})
-	t.Run("twenty concurrent identical reports store one", func(t *testing.T) { concurrentDuplicates(t, in, tok) })
+	t.Run("twenty concurrent identical reports store one", func(t *testing.T) {
+		concurrentDuplicates(t, in, tok, "CR-RACE-1", fixture.PDF(64<<10))
+	})
+	t.Run("twenty concurrent identical reports without a file store one", func(t *testing.T) {
+		concurrentDuplicates(t, in, tok, "CR-RACE-2", nil)
+	})
 	t.Run("idempotency key", func(t *testing.T) {
 		body := mustJSON(fixture.Minimal(time.Now(), "CR-IDEM-1"))
 		first := in.report(t, tok, body, "Idempotency-Key", "order-1")
@@ -109,8 +114,8 @@ func fullReport(t *testing.T, in *instance, tok string) {
 	}
 }
 
-func concurrentDuplicates(t *testing.T, in *instance, tok string) {
-	body := mustJSON(fixture.FullBody(time.Now(), "CR-RACE-1", fixture.PDF(64<<10)))
+func concurrentDuplicates(t *testing.T, in *instance, tok, credit string, file []byte) {
+	body := mustJSON(fixture.FullBody(time.Now(), credit, file))
 	before, _ := in.Store.CountReports(t.Context())
 	var wg sync.WaitGroup
 	replies := make([]reply, 20)
@@ -128,9 +133,13 @@ func concurrentDuplicates(t *testing.T, in *instance, tok string) {
 		}
 	}
 	after, _ := in.Store.CountReports(t.Context())
-	files, _ := filepath.Glob(filepath.Join(in.Config.Uploads.Dir, "partner_CR-RACE-1_*"))
-	if after-before != 1 || len(files) != 1 {
-		t.Fatalf("%d rows and %d files for 20 identical reports, want 1 and 1", after-before, len(files))
+	files, _ := filepath.Glob(filepath.Join(in.Config.Uploads.Dir, "partner_"+credit+"_*"))
+	wantFiles := 1
+	if file == nil {
+		wantFiles = 0
+	}
+	if after-before != 1 || len(files) != wantFiles {
+		t.Fatalf("%d rows and %d files for 20 identical reports, want 1 and %d", after-before, len(files), wantFiles)
 	}
 }
 

@@ -130,6 +130,43 @@ func (s *Store) StagingInsert(r domain.StagedReport) (string, []any) {
 		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")), args
 }
 
+// InsertReportWithKey inserts the row and its done idempotency record in
+// one transaction; the unique key turns a duplicate into ErrConflict with
+// the existing record (on MySQL a concurrent duplicate waits for the first
+// transaction to end).
+func (s *Store) InsertReportWithKey(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+	insert, args := s.StagingInsert(r)
+	var id int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res, err := tx.Statement.ConnPool.ExecContext(ctx, insert, args...)
+		if err != nil {
+			return fmt.Errorf("insert staging row: %w", err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("read staging id: %w", err)
+		}
+		row := idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256,
+			State: string(domain.KeyDone), Nonce: rec.Nonce, ReportID: &id, CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC()}
+		return tx.Create(&row).Error
+	})
+	if err == nil {
+		return id, domain.IdempotencyRecord{}, nil
+	}
+	if !isDuplicate(err) {
+		return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: %w", err)
+	}
+	existing, gerr := s.GetKey(ctx, rec.User, rec.KeyHash)
+	if errors.Is(gerr, domain.ErrNotFound) {
+		// Gone between our insert and our read: an expired record that lets
+		// the caller try again.
+		return 0, domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("store report: %w", domain.ErrConflict)
+	}
+	if gerr != nil {
+		return 0, domain.IdempotencyRecord{}, gerr
+	}
+	return 0, existing, fmt.Errorf("store report: %w", domain.ErrConflict)
+}
+
 // rowValues lists the staging columns and their values: the metadata and
 // one value per catalogue field (NULL when absent).
 func (s *Store) rowValues(r domain.StagedReport) ([]string, []any) {

@@ -134,6 +134,36 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		}
 	})
 
+	t.Run("report with its key: one winner among concurrent duplicates", func(t *testing.T) {
+		st := open(t)
+		rep := minimalReport(t, now)
+		var wg sync.WaitGroup
+		ids := make(chan int64, 20)
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rec := record("acme", "nofile", now)
+				id, existing, err := st.InsertReportWithKey(ctx, domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "p"}, rec)
+				switch {
+				case err == nil:
+					ids <- id
+				case errors.Is(err, domain.ErrConflict):
+					if existing.State != domain.KeyDone || existing.ReportID == 0 {
+						t.Errorf("conflict with %+v; want the winner's done record", existing)
+					}
+				default:
+					t.Errorf("insert %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		if n, _ := st.CountReports(ctx); len(ids) != 1 || n != 1 {
+			t.Fatalf("%d winners and %d rows, want 1 and 1", len(ids), n)
+		}
+	})
+
 	t.Run("users", func(t *testing.T) {
 		st := open(t)
 		u := domain.User{Name: "acme", NIT: "900123456-8", PasswordHash: "$2y$10$abc", Active: true, CreatedAt: now, UpdatedAt: now}
