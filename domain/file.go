@@ -74,15 +74,6 @@ var fileTypes = []fileType{
 	{"tif", "image/tiff", []string{"tiff"}, [][]byte{[]byte("II*\x00"), []byte("MM\x00*")}},
 }
 
-// KnownFileTypes lists the extensions the service can recognise.
-func KnownFileTypes() []string {
-	out := make([]string, len(fileTypes))
-	for i, t := range fileTypes {
-		out[i] = t.ext
-	}
-	return out
-}
-
 func sniff(data []byte) (fileType, bool) {
 	for _, t := range fileTypes {
 		for _, m := range t.magic {

@@ -37,12 +37,3 @@ func NormalizeUserNIT(nit string) (string, error) {
 	}
 	return n, nil
 }
-
-// MaskID hides all but the last four characters of an identification
-// number, for logs.
-func MaskID(s string) string {
-	if len(s) <= 4 {
-		return "****"
-	}
-	return "****" + s[len(s)-4:]
-}

@@ -54,9 +54,6 @@ func Open(dir string) (*Store, error) {
 // Close releases the directory.
 func (s *Store) Close() error { return s.root.Close() }
 
-// Dir returns the upload directory.
-func (s *Store) Dir() string { return s.dir }
-
 // Check creates and removes a probe file to prove the directory writable.
 func (s *Store) Check(_ context.Context) error {
 	name := ".probe-" + randHex()

@@ -20,9 +20,6 @@ func (schemaMigration) TableName() string { return "schema_migrations" }
 // ErrOutdatedSchema says the database needs `disbursementd migrate`.
 var ErrOutdatedSchema = errors.New("database schema is outdated: run `disbursementd migrate` (or set store.auto_migrate: true)")
 
-// LatestVersion is the schema version this build expects.
-func LatestVersion() int { return migrations[len(migrations)-1].version }
-
 func (s *Store) ensureMigrationTable(ctx context.Context) error {
 	ddl := "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER NOT NULL PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_at DATETIME NOT NULL)"
 	if s.driver == MySQL {

@@ -160,9 +160,6 @@ func MySQLDSN(dsn string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// Driver returns the driver name.
-func (s *Store) Driver() string { return s.driver }
-
 // DB returns the GORM handle (for tests and tools).
 func (s *Store) DB() *gorm.DB { return s.db }
 

@@ -30,14 +30,6 @@ func info(r *http.Request) *reqInfo {
 	return &reqInfo{}
 }
 
-// RequestIDFrom returns the server's id of the request in ctx.
-func RequestIDFrom(ctx context.Context) string {
-	if ri, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
-		return ri.id
-	}
-	return ""
-}
-
 type statusWriter struct {
 	http.ResponseWriter
 	status int
