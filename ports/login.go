@@ -45,6 +45,14 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	if !u.Active {
 		return "", invalid.WithCause(fmt.Errorf("inactive user"))
 	}
+	if l.Hasher.NeedsRehash(u.PasswordHash) {
+		// Bring the hash to the current cost, so that a wrong password for
+		// this user costs what an unknown user costs (the dummy's cost).
+		// Best effort: the login itself has succeeded.
+		if h, err := l.Hasher.Hash(password); err == nil {
+			_ = l.Users.SetPasswordHash(ctx, u.Name, h)
+		}
+	}
 	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), NewID()))
 	if err != nil {
 		return "", domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)

@@ -41,6 +41,16 @@ func (m *memUsers) SetActive(_ context.Context, name string, active bool) error 
 
 func (m *memUsers) ListUsers(context.Context) ([]domain.User, error) { return nil, nil }
 
+func (m *memUsers) SetPasswordHash(_ context.Context, name, hash string) error {
+	u, ok := m.users[name]
+	if !ok {
+		return domain.ErrNotFound
+	}
+	u.PasswordHash = hash
+	m.users[name] = u
+	return nil
+}
+
 // plainHasher "hashes" by prefixing and counts comparisons, so the test
 // can see that unknown users pay one comparison like everyone else.
 type plainHasher struct{ compares int }
@@ -48,12 +58,15 @@ type plainHasher struct{ compares int }
 func (h *plainHasher) Hash(pw string) (string, error) { return "h:" + pw, nil }
 func (h *plainHasher) Compare(hash, pw string) error {
 	h.compares++
-	if hash != "h:"+pw {
+	if hash != "h:"+pw && hash != "old:"+pw {
 		return errors.New("mismatch")
 	}
 	return nil
 }
 func (h *plainHasher) Dummy() string { return "h:\x00dummy" }
+
+// NeedsRehash: "old:" hashes stand for imported hashes of another cost.
+func (h *plainHasher) NeedsRehash(hash string) bool { return strings.HasPrefix(hash, "old:") }
 
 // claimsIssuer "signs" by returning the subject, and verifies likewise.
 type claimsIssuer struct{ last domain.Claims }
@@ -167,5 +180,25 @@ func TestTokenCacheAndStaleness(t *testing.T) {
 	}
 	if n := auth.Tokens.Len(); n > 2 {
 		t.Fatalf("cache holds %d tokens, bound is 2", n)
+	}
+}
+
+// TestLoginRehashesImportedHashes: a hash of another cost (an imported PHP
+// hash) is replaced at the first successful login, so that later wrong
+// passwords cost what unknown users cost.
+func TestLoginRehashesImportedHashes(t *testing.T) {
+	users := &memUsers{users: map[string]domain.User{"legacy": {Name: "legacy", PasswordHash: "old:secret", Active: true}}}
+	login := &ports.Login{Users: users, Hasher: &plainHasher{}, Issuer: &claimsIssuer{}, Policy: domain.DefaultTokenPolicy(), Clock: &fixedClock{t: time.Now()}}
+	if _, err := login.Exchange(context.Background(), "legacy", "wrong"); !errors.Is(err, domain.ErrInvalidClient) {
+		t.Fatal(err)
+	}
+	if users.users["legacy"].PasswordHash != "old:secret" {
+		t.Fatal("a failed login changed the hash")
+	}
+	if _, err := login.Exchange(context.Background(), "legacy", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if got := users.users["legacy"].PasswordHash; got != "h:secret" {
+		t.Fatalf("hash after login = %q, want it rehashed", got)
 	}
 }

@@ -55,6 +55,8 @@ type UserStore interface {
 	SetActive(ctx context.Context, name string, active bool) error
 	// ListUsers returns every user by name.
 	ListUsers(ctx context.Context) ([]domain.User, error)
+	// SetPasswordHash replaces a user's hash; domain.ErrNotFound.
+	SetPasswordHash(ctx context.Context, name, hash string) error
 }
 
 // UploadStore keeps the reports' files.
@@ -95,4 +97,7 @@ type PasswordHasher interface {
 	// Dummy returns a hash to compare against for unknown users, so they
 	// cost the same time as a wrong password.
 	Dummy() string
+	// NeedsRehash reports whether hash was made with other parameters
+	// than Hash uses now (e.g. an imported PHP hash of a lower cost).
+	NeedsRehash(hash string) bool
 }

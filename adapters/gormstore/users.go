@@ -85,3 +85,16 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	}
 	return out, nil
 }
+
+// SetPasswordHash replaces a user's password hash; domain.ErrNotFound.
+func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
+	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+		Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()})
+	if res.Error != nil {
+		return fmt.Errorf("set password hash: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	return nil
+}

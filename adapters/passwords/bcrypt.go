@@ -44,5 +44,11 @@ func (b *Bcrypt) Compare(hash, password string) error {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
 }
 
+// NeedsRehash reports whether hash is not a bcrypt hash of b.Cost.
+func (b *Bcrypt) NeedsRehash(hash string) bool {
+	cost, err := bcrypt.Cost([]byte(hash))
+	return err != nil || cost != b.Cost
+}
+
 // Dummy returns a hash of the same cost for unknown users.
 func (b *Bcrypt) Dummy() string { return b.dummy }

@@ -26,4 +26,11 @@ func TestBcrypt(t *testing.T) {
 	if b.Compare(php, "rasmuslerdorF") == nil {
 		t.Fatal("PHP hash matched the wrong password")
 	}
+	// The PHP hash has cost 10: current under cost 10, stale under 12.
+	if b.NeedsRehash(php) || b.NeedsRehash(h) || !b.NeedsRehash("not a hash") {
+		t.Fatal("NeedsRehash wrong for cost 10")
+	}
+	if !(&Bcrypt{Cost: 12}).NeedsRehash(php) {
+		t.Fatal("a cost-10 hash does not need a rehash under cost 12")
+	}
 }

@@ -186,6 +186,15 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		if got, _ := st.GetUser(ctx, "acme"); got.Active {
 			t.Fatal("user still active")
 		}
+		if err := st.SetPasswordHash(ctx, "acme", "$2a$12$new"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.GetUser(ctx, "acme"); got.PasswordHash != "$2a$12$new" {
+			t.Fatalf("hash = %q after SetPasswordHash", got.PasswordHash)
+		}
+		if err := st.SetPasswordHash(ctx, "nobody", "x"); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("SetPasswordHash(nobody) = %v", err)
+		}
 		if err := st.SetActive(ctx, "nobody", true); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("SetActive(nobody) = %v", err)
 		}
