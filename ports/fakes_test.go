@@ -17,6 +17,9 @@ type memStore struct {
 	keys      map[string]domain.IdempotencyRecord
 	rows      []domain.StagedReport
 	commitErr error
+	// lostAck: the commit happens but its answer is lost (the error is
+	// returned all the same), as when the database dies at that moment.
+	lostAck bool
 }
 
 func newMemStore() *memStore { return &memStore{keys: map[string]domain.IdempotencyRecord{}} }
@@ -45,7 +48,7 @@ func (m *memStore) DeleteKey(_ context.Context, rec domain.IdempotencyRecord) er
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := rec.User + "/" + rec.KeyHash
-	if ex, ok := m.keys[k]; ok && ex.Nonce == rec.Nonce {
+	if ex, ok := m.keys[k]; ok && ex.Nonce == rec.Nonce && ex.State == rec.State {
 		delete(m.keys, k)
 	}
 	return nil
@@ -66,6 +69,9 @@ func (m *memStore) CommitReport(_ context.Context, r domain.StagedReport, claim 
 	id := int64(len(m.rows))
 	ex.State, ex.ReportID, ex.FileName = domain.KeyDone, id, r.FileName
 	m.keys[k] = ex
+	if m.lostAck {
+		return 0, errors.New("connection reset after commit")
+	}
 	return id, nil
 }
 

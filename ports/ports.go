@@ -29,8 +29,9 @@ type ReportStore interface {
 	ClaimKey(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, error)
 	// GetKey returns the record for user and key hash, or domain.ErrNotFound.
 	GetKey(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error)
-	// DeleteKey removes the record if it is still the claim rec (same
-	// user, key hash and nonce), so a stale claim is taken over only once.
+	// DeleteKey removes the record if it is still rec (same user, key
+	// hash, nonce and state), so a stale claim is taken over only once and
+	// releasing a claim never removes it once it is done.
 	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
 	// CommitReport inserts the staging row and marks the claim done with
 	// the new id and file name, in one transaction; if the claim is no

@@ -109,6 +109,10 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	}
 	id, err := s.Store.CommitReport(ctx, staged, rec)
 	if err != nil {
+		if done, ok := s.committedAnyway(ctx, rec); ok {
+			// The commit went through and only its answer was lost.
+			return domain.Receipt{ReportID: done.ReportID, FileName: done.FileName, FileSize: staged.FileSize}, nil
+		}
 		if staged.FileName != "" {
 			if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil {
 				err = errors.Join(err, fmt.Errorf("remove orphan file: %w", rmErr))
@@ -203,6 +207,19 @@ func (s *Reports) stale() time.Duration {
 		return s.Stale
 	}
 	return 2 * s.Wait
+}
+
+// committedAnyway looks whether a commit that returned an error was in fact
+// applied (the answer lost on the way back): our claim is then done. When
+// the store cannot tell, it was not.
+func (s *Reports) committedAnyway(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	got, err := s.Store.GetKey(ctx, rec.User, rec.KeyHash)
+	if err != nil || got.Nonce != rec.Nonce || got.State != domain.KeyDone {
+		return domain.IdempotencyRecord{}, false
+	}
+	return got, true
 }
 
 // release frees a claim after a failure. When the store is down the claim

@@ -214,3 +214,22 @@ func TestSubmitWithoutFileConcurrentDuplicates(t *testing.T) {
 		t.Fatalf("%d rows, %d replays; want 1 and 19", store.count(), replays)
 	}
 }
+
+// TestSubmitLostCommitAnswer: the commit is applied but its answer lost.
+// The report is acknowledged once, its file kept, and the record not
+// released (a retry replays instead of storing twice).
+func TestSubmitLostCommitAnswer(t *testing.T) {
+	store, up := newMemStore(), newMemUploads()
+	store.lostAck = true
+	svc := newReports(store, up, &fixedClock{t: t0})
+	sub := submission(t, withFile("CR-1"), "")
+	r, err := svc.Submit(context.Background(), sub)
+	if err != nil || r.ReportID != 1 || up.count() != 1 {
+		t.Fatalf("lost answer: %+v %v, files %d", r, err, up.count())
+	}
+	store.lostAck = false
+	again, err := svc.Submit(context.Background(), sub)
+	if err != nil || !again.Replayed || store.count() != 1 {
+		t.Fatalf("retry: %+v %v, rows %d", again, err, store.count())
+	}
+}

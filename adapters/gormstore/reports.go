@@ -76,9 +76,9 @@ func (s *Store) GetKey(ctx context.Context, user, keyHash string) (domain.Idempo
 	return row.toDomain(), nil
 }
 
-// DeleteKey removes the record if it is still the claim rec.
+// DeleteKey removes the record if it is still rec, state included.
 func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error {
-	err := s.db.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ?", rec.User, rec.KeyHash, rec.Nonce).
+	err := s.db.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", rec.User, rec.KeyHash, rec.Nonce, string(rec.State)).
 		Delete(&idempotencyRow{}).Error
 	if err != nil {
 		return fmt.Errorf("delete idempotency key: %w", err)

@@ -97,6 +97,20 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		}
 	})
 
+	t.Run("releasing a claim never removes it once done", func(t *testing.T) {
+		st := open(t)
+		claim := mustClaim(t, st, "acme", "k-done", now)
+		if _, err := st.CommitReport(ctx, domain.StagedReport{Report: minimalReport(t, now), ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "x"}, claim); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.DeleteKey(ctx, claim); err != nil { // claim.State is still pending
+			t.Fatal(err)
+		}
+		if rec, err := st.GetKey(ctx, "acme", claim.KeyHash); err != nil || rec.State != domain.KeyDone {
+			t.Fatalf("done record after a pending release: %+v %v", rec, err)
+		}
+	})
+
 	t.Run("commit needs our claim", func(t *testing.T) {
 		st := open(t)
 		claim := mustClaim(t, st, "acme", "k2", now)
