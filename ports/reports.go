@@ -85,43 +85,44 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		User: sub.Principal.User, KeyHash: keyHash, PayloadSHA256: sub.PayloadSHA256,
 		State: domain.KeyPending, Nonce: NewID(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
 	}
-	if rep.File == nil {
-		return s.submitWithoutFile(ctx, rep, sub, rec, now)
-	}
-	if receipt, done, err := s.claim(ctx, rec); err != nil || done {
-		return receipt, err
-	}
-	// From here on we own the key: release it on any failure so that the
-	// partner can retry.
-	release := func() { s.release(context.WithoutCancel(ctx), rec) }
-
 	staged := domain.StagedReport{
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
 		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: sub.PayloadSHA256,
 	}
-	if f := rep.File; f != nil {
-		name, err := s.Uploads.Save(ctx, rep.String("numero_credito"), f.Ext, now, f.Reader())
-		if err != nil {
-			release()
-			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
-		}
-		staged.FileName, staged.FileSize, staged.FileSHA256 = name, f.Size, hex.EncodeToString(f.SHA256[:])
+	if rep.File == nil {
+		return s.submitWithoutFile(ctx, staged, rec)
 	}
+	return s.submitWithFile(ctx, staged, rec)
+}
+
+// submitWithFile claims the key first, so that a duplicate never writes a
+// second file, then saves the file durably and commits the row; a failure
+// of either undoes the other and releases the key for a retry.
+func (s *Reports) submitWithFile(ctx context.Context, staged domain.StagedReport, rec domain.IdempotencyRecord) (domain.Receipt, error) {
+	if receipt, done, err := s.claim(ctx, rec); err != nil || done {
+		return receipt, err
+	}
+	release := func() { s.release(context.WithoutCancel(ctx), rec) }
+	f := staged.Report.File
+	name, err := s.Uploads.Save(ctx, staged.Report.String("numero_credito"), f.Ext, staged.ReceivedAt, f.Reader())
+	if err != nil {
+		release()
+		return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
+	}
+	staged.FileName, staged.FileSize, staged.FileSHA256 = name, f.Size, hex.EncodeToString(f.SHA256[:])
 	id, err := s.Store.CommitReport(ctx, staged, rec)
 	if err != nil {
 		if done, ok := s.committedAnyway(ctx, rec); ok {
 			// The commit went through and only its answer was lost.
 			return domain.Receipt{ReportID: done.ReportID, FileName: done.FileName, FileSize: staged.FileSize}, nil
 		}
-		if staged.FileName != "" {
-			if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil {
-				err = errors.Join(err, fmt.Errorf("remove orphan file: %w", rmErr))
-			}
+		if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), name); rmErr != nil {
+			err = errors.Join(err, fmt.Errorf("remove orphan file: %w", rmErr))
 		}
 		release()
 		return domain.Receipt{}, storeFailed(err)
 	}
-	return domain.Receipt{ReportID: id, FileName: staged.FileName, FileSize: staged.FileSize}, nil
+	return domain.Receipt{ReportID: id, FileName: name, FileSize: staged.FileSize}, nil
 }
 
 // claim takes the idempotency key. done is true when an earlier identical
@@ -184,11 +185,7 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 // with its idempotency record (one commit instead of two): there is no
 // file to keep from being written twice, so no pending claim is needed. A
 // concurrent duplicate waits on the unique key and then replays.
-func (s *Reports) submitWithoutFile(ctx context.Context, rep *domain.Report, sub Submission, rec domain.IdempotencyRecord, now time.Time) (domain.Receipt, error) {
-	staged := domain.StagedReport{
-		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
-		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: sub.PayloadSHA256,
-	}
+func (s *Reports) submitWithoutFile(ctx context.Context, staged domain.StagedReport, rec domain.IdempotencyRecord) (domain.Receipt, error) {
 	var id int64
 	receipt, done, err := s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) {
 		var existing domain.IdempotencyRecord

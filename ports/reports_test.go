@@ -146,17 +146,7 @@ func TestSubmitConcurrentDuplicatesWait(t *testing.T) {
 	up.delay = 50 * time.Millisecond
 	svc := newReports(store, up, ports.SystemClock{})
 	sub := submission(t, withFile("CR-1"), "")
-	var wg sync.WaitGroup
-	got := make([]domain.Receipt, 20)
-	errs := make([]error, 20)
-	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = svc.Submit(context.Background(), sub)
-		}()
-	}
-	wg.Wait()
+	got, errs := submitConcurrently(svc, sub, 20)
 	for i := range got {
 		if errs[i] != nil || got[i].ReportID != 1 || got[i].FileName != got[0].FileName {
 			t.Errorf("submission %d: %+v %v", i, got[i], errs[i])
@@ -190,17 +180,7 @@ func TestSubmitWithoutFileConcurrentDuplicates(t *testing.T) {
 	store, up := newMemStore(), newMemUploads()
 	svc := newReports(store, up, ports.SystemClock{})
 	sub := submission(t, fixture.Minimal(t0, "CR-NOFILE"), "")
-	var wg sync.WaitGroup
-	got := make([]domain.Receipt, 20)
-	errs := make([]error, 20)
-	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = svc.Submit(context.Background(), sub)
-		}()
-	}
-	wg.Wait()
+	got, errs := submitConcurrently(svc, sub, 20)
 	replays := 0
 	for i := range got {
 		if errs[i] != nil || got[i].ReportID != 1 {
@@ -232,4 +212,19 @@ func TestSubmitLostCommitAnswer(t *testing.T) {
 	if err != nil || !again.Replayed || store.count() != 1 {
 		t.Fatalf("retry: %+v %v, rows %d", again, err, store.count())
 	}
+}
+
+// submitConcurrently sends the same submission n times at once.
+func submitConcurrently(svc *ports.Reports, sub ports.Submission, n int) ([]domain.Receipt, []error) {
+	var wg sync.WaitGroup
+	got, errs := make([]domain.Receipt, n), make([]error, n)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = svc.Submit(context.Background(), sub)
+		}()
+	}
+	wg.Wait()
+	return got, errs
 }

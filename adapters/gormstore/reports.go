@@ -42,25 +42,35 @@ func (r idempotencyRow) toDomain() domain.IdempotencyRecord {
 // ClaimKey inserts a pending record; on the unique (partner_user,
 // key_hash) constraint it returns the existing record and ErrConflict.
 func (s *Store) ClaimKey(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, error) {
-	row := idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256,
-		State: string(rec.State), Nonce: rec.Nonce, CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC()}
-	err := s.db.WithContext(ctx).Create(&row).Error
-	if err == nil {
-		return rec, nil
+	row := keyRow(rec, rec.State, nil)
+	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+		return s.conflict(ctx, rec, "claim idempotency key", err)
 	}
+	return rec, nil
+}
+
+// keyRow is the row of rec in the given state.
+func keyRow(rec domain.IdempotencyRecord, state domain.KeyState, reportID *int64) idempotencyRow {
+	return idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256, State: string(state),
+		Nonce: rec.Nonce, ReportID: reportID, CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC()}
+}
+
+// conflict turns a failed insert of rec's record into the callers' answer:
+// on the unique key, the existing record and ErrConflict; else the error.
+func (s *Store) conflict(ctx context.Context, rec domain.IdempotencyRecord, op string, err error) (domain.IdempotencyRecord, error) {
 	if !isDuplicate(err) {
-		return domain.IdempotencyRecord{}, fmt.Errorf("claim idempotency key: %w", err)
+		return domain.IdempotencyRecord{}, fmt.Errorf("%s: %w", op, err)
 	}
 	existing, gerr := s.GetKey(ctx, rec.User, rec.KeyHash)
 	if errors.Is(gerr, domain.ErrNotFound) {
-		// Released between our insert and our read: report a conflict with
-		// an expired record so the caller claims again.
-		return domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("claim idempotency key: %w", domain.ErrConflict)
+		// Released between our insert and our read: report an expired
+		// record so the caller tries again.
+		return domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("%s: %w", op, domain.ErrConflict)
 	}
 	if gerr != nil {
 		return domain.IdempotencyRecord{}, gerr
 	}
-	return existing, fmt.Errorf("claim idempotency key: %w", domain.ErrConflict)
+	return existing, fmt.Errorf("%s: %w", op, domain.ErrConflict)
 }
 
 // GetKey returns a record or domain.ErrNotFound.
@@ -89,17 +99,10 @@ func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) err
 // CommitReport inserts the staging row and completes the claim in one
 // transaction.
 func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error) {
-	insert, args := s.StagingInsert(r)
 	var id int64
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// Through the connection itself, for the driver's LastInsertId
-		// (no second query for the id).
-		res, err := tx.Statement.ConnPool.ExecContext(ctx, insert, args...)
-		if err != nil {
-			return fmt.Errorf("insert staging row: %w", err)
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("read staging id: %w", err)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		if id, err = s.insertStaging(ctx, tx, r); err != nil {
+			return err
 		}
 		upd := map[string]any{"state": string(domain.KeyDone), "report_id": id}
 		if r.FileName != "" {
@@ -135,36 +138,34 @@ func (s *Store) StagingInsert(r domain.StagedReport) (string, []any) {
 // the existing record (on MySQL a concurrent duplicate waits for the first
 // transaction to end).
 func (s *Store) InsertReportWithKey(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
-	insert, args := s.StagingInsert(r)
 	var id int64
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res, err := tx.Statement.ConnPool.ExecContext(ctx, insert, args...)
-		if err != nil {
-			return fmt.Errorf("insert staging row: %w", err)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		if id, err = s.insertStaging(ctx, tx, r); err != nil {
+			return err
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("read staging id: %w", err)
-		}
-		row := idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256,
-			State: string(domain.KeyDone), Nonce: rec.Nonce, ReportID: &id, CreatedAt: rec.CreatedAt.UTC(), ExpiresAt: rec.ExpiresAt.UTC()}
+		row := keyRow(rec, domain.KeyDone, &id)
 		return tx.Create(&row).Error
 	})
-	if err == nil {
-		return id, domain.IdempotencyRecord{}, nil
+	if err != nil {
+		existing, err := s.conflict(ctx, rec, "store report", err)
+		return 0, existing, err
 	}
-	if !isDuplicate(err) {
-		return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: %w", err)
+	return id, domain.IdempotencyRecord{}, nil
+}
+
+// insertStaging inserts the staging row in tx and returns its id, through
+// the connection itself for the driver's LastInsertId (no second query).
+func (s *Store) insertStaging(ctx context.Context, tx *gorm.DB, r domain.StagedReport) (int64, error) {
+	insert, args := s.StagingInsert(r)
+	res, err := tx.Statement.ConnPool.ExecContext(ctx, insert, args...)
+	if err != nil {
+		return 0, fmt.Errorf("insert staging row: %w", err)
 	}
-	existing, gerr := s.GetKey(ctx, rec.User, rec.KeyHash)
-	if errors.Is(gerr, domain.ErrNotFound) {
-		// Gone between our insert and our read: an expired record that lets
-		// the caller try again.
-		return 0, domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("store report: %w", domain.ErrConflict)
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("read staging id: %w", err)
 	}
-	if gerr != nil {
-		return 0, domain.IdempotencyRecord{}, gerr
-	}
-	return 0, existing, fmt.Errorf("store report: %w", domain.ErrConflict)
+	return id, nil
 }
 
 // rowValues lists the staging columns and their values: the metadata and
