@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Error kinds. Adapters and the service wrap these; the HTTP adapter maps
@@ -34,6 +35,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: the thing to create exists already.
 	ErrConflict = errors.New("conflict")
+	// ErrOutcomeUnknown: a commit failed in a way that does not tell
+	// whether it was applied (the database went away during it). Whatever
+	// the commit would name (a file) must be kept, not undone.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
 // Messages the partner sees, in Spanish like the original specification.
@@ -53,14 +58,20 @@ type Problem struct {
 }
 
 // Error is an error of a known kind with a safe message for the client and
-// the problems found, if any. Cause is for the log only.
+// the problems found, if any. Cause is for the log only. errors.Is(err, K)
+// answers for Kind; the cause chain is searched too, but the kind of an
+// *Error used as a cause is hidden (see Unwrap), so a wrapped refusal of
+// one kind never passes for another.
 type Error struct {
 	Kind     error
 	Code     string
 	Message  string
 	Detail   string
 	Problems []Problem
-	Cause    error
+	// RetryAfter is how long the client should wait before trying again
+	// (throttling, overload); 0 when it does not apply.
+	RetryAfter time.Duration
+	Cause      error
 }
 
 func (e *Error) Error() string {
@@ -78,12 +89,19 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap lets errors.Is match both the kind and the cause.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Kind, e.Cause}
+// Is reports whether target is e's kind.
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+// Unwrap returns the cause, for errors.Is and errors.As on what went
+// wrong underneath (a driver error, fs.ErrNotExist). When the cause is an
+// *Error itself, its kind is skipped and its own cause returned: the
+// outermost kind is the only one that classifies the error.
+func (e *Error) Unwrap() error {
+	var inner *Error
+	if errors.As(e.Cause, &inner) && inner == e.Cause {
+		return inner.Unwrap()
 	}
-	return []error{e.Kind}
+	return e.Cause
 }
 
 // NewError builds an *Error of the given kind.
