@@ -13,7 +13,7 @@ type StagedReport struct {
 	FileSHA256     string // hex
 	RequestID      string
 	IdempotencyKey string // as sent in the header, "" when none
-	PayloadSHA256  string // hex of the raw body
+	PayloadSHA256  string // hex SHA-256 of the canonical report (Catalogue.Identity)
 }
 
 // KeyState is the state of an idempotency record.
@@ -30,7 +30,7 @@ const (
 type IdempotencyRecord struct {
 	User          string
 	KeyHash       string // hex SHA-256 of the scoped key (see ports)
-	PayloadSHA256 string
+	PayloadSHA256 string // the report's identity, to tell a replay from a reused key
 	State         KeyState
 	Nonce         string // identifies one claim, so only its owner completes or removes it
 	ReportID      int64
@@ -45,4 +45,11 @@ type Receipt struct {
 	FileName string
 	FileSize int64 // bytes written by this submission (0 on a replay)
 	Replayed bool  // true when this is the first answer again
+}
+
+// FileRow is a staging row that names a file (for the crash sweep).
+type FileRow struct {
+	ID         int64
+	FileName   string
+	ReceivedAt time.Time
 }

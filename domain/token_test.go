@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,7 +56,11 @@ func TestTokenPolicyCheck(t *testing.T) {
 }
 
 func TestUserRules(t *testing.T) {
-	for name, ok := range map[string]bool{"acme": true, "acme.pay-01@x_y": true, "": false, "a b": false, "ñandu": false} {
+	for name, ok := range map[string]bool{
+		"acme": true, "acme.pay-01@x_y": true, "ACME": true, "a!b~c": true, strings.Repeat("a", 64): true,
+		"": false, "a b": false, "acme ": false, "ñandu": false, "acmé": false, "a\tb": false, "a\x7f": false,
+		strings.Repeat("a", 65): false,
+	} {
 		if err := ValidateUserName(name); (err == nil) != ok {
 			t.Errorf("ValidateUserName(%q) = %v", name, err)
 		}

@@ -14,16 +14,23 @@ type User struct {
 	UpdatedAt    time.Time
 }
 
-// ValidateUserName checks a user name: 1 to 64 of letters, digits and
-// . _ @ -.
+// Limits of what a login attempt may carry (contract §7): anything longer
+// is refused before any password work.
+const (
+	MaxUserNameBytes = 64
+	MaxPasswordBytes = 1024
+)
+
+// ValidateUserName checks a user name for users add: 1 to 64 printable
+// ASCII characters without spaces. Names are compared byte for byte on
+// every store, so "ACME" and "acme" are two users.
 func ValidateUserName(name string) error {
-	if len(name) < 1 || len(name) > 64 {
-		return NewError(ErrInvalidInput, "invalid_user", "el usuario debe tener de 1 a 64 caracteres")
+	if len(name) < 1 || len(name) > MaxUserNameBytes {
+		return NewError(ErrInvalidInput, "invalid_user", "the user name must be 1 to 64 characters long")
 	}
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '@' || c == '-') {
-			return NewError(ErrInvalidInput, "invalid_user", "el usuario solo admite letras, dígitos y . _ @ -")
+		if c := name[i]; c <= ' ' || c > '~' {
+			return NewError(ErrInvalidInput, "invalid_user", "the user name takes printable ASCII characters without spaces only")
 		}
 	}
 	return nil

@@ -2,57 +2,176 @@ package ports
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
 
-// Principal is the partner user a verified token speaks for.
-type Principal struct {
-	User    string
-	NIT     string
-	TokenID string
-}
-
-// Auth exchanges credentials for tokens and authenticates tokens.
+// Auth is the use case of access tokens: a partner's credentials in, a
+// token out (throttled), and a token in, the partner it speaks for out.
 type Auth struct {
 	Exchanger CredentialExchange
 	Verifier  TokenVerifier
 	Policy    domain.TokenPolicy
-	Users     UserStore // optional: refuses tokens of deactivated users
 	Clock     Clock
-	Throttle  *Throttle        // optional: failed attempts per user and address
-	Tokens    *TokenCache      // optional: skips RSA verification for known tokens
-	Statuses  *UserStatusCache // optional: user active flags, at most Staleness old
+	// Throttle keeps the login budgets (optional): PerUser failed
+	// attempts per user name, PerAddr per client address.
+	Throttle         LoginThrottle
+	PerUser, PerAddr ThrottleRule
+	// Users refuses tokens of deactivated users when the store knows them
+	// (optional); Statuses caches its answers for at most Staleness.
+	Users     UserStore
+	Statuses  UserStatusCache
+	Staleness time.Duration
+	// Tokens skips RSA verification for tokens verified before (optional).
+	Tokens TokenCache
 }
 
-// Token exchanges credentials for a token, for a client at addr. It never
-// hands out a token that it would itself refuse: a token from the upstream
-// that does not verify here is an ErrUnavailable (the operator must fix
-// the key trust), never passed to the partner. Repeated failures for a user
-// or an address give ErrThrottled, with the wait in the error's Detail.
-func (a *Auth) Token(ctx context.Context, user, password, addr string) (string, domain.Claims, error) {
-	if err := a.CheckThrottle(user, addr); err != nil {
-		return "", domain.Claims{}, err
-	}
-	tok, err := a.Exchanger.Exchange(ctx, user, password)
+// ThrottleRule is a login budget: Limit failed attempts per Window. A
+// Limit of 0 turns it off.
+type ThrottleRule struct {
+	Limit  int
+	Window time.Duration
+}
+
+// LoginAttempt is one credential exchange, from a client address.
+type LoginAttempt struct {
+	User, Password, Addr string
+}
+
+// Issued is the outcome of a login attempt.
+type Issued struct {
+	Token     string
+	Claims    domain.Claims
+	ExpiresIn time.Duration // the token's lifetime (exp − iat)
+	// LogUser names the user for logs: the name itself only when it is a
+	// known user; otherwise (it may be a password typed in the wrong
+	// field) "sha256:" and the first 12 hex digits of its SHA-256.
+	LogUser string
+}
+
+// errKnownUser marks a refusal of a user the login knows (wrong password,
+// inactive), so the name may be logged.
+var errKnownUser = errors.New("known user")
+
+// Token exchanges credentials for a token. Each attempt takes its slot of
+// the address's and the user name's budget before the password is
+// checked, so concurrency cannot go past a budget; a success or an outage
+// gives the slots back. A user name or password over its limit is refused
+// without any password work and counts against the address only. It never
+// hands out a token that it would itself refuse: an upstream token that
+// does not verify here is ErrUnavailable (the operator must fix the key
+// trust). Errors: domain.ErrInvalidClient, domain.ErrThrottled (with
+// RetryAfter), domain.ErrUnavailable.
+func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
+	out := Issued{LogUser: hiddenName(at.User)}
+	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
+	now := a.Clock.Now()
+	addrSlot, err := a.take(ctx, "addr:"+at.Addr, a.PerAddr, now)
 	if err != nil {
-		a.RecordFailure(err, user, addr)
-		return "", domain.Claims{}, err
+		return out, err
 	}
-	claims, err := a.verify(tok)
+	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
+		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
+	}
+	userSlot, err := a.take(ctx, "user:"+at.User, a.PerUser, now)
 	if err != nil {
-		return "", domain.Claims{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
+		a.cancel(ctx, addrSlot)
+		return out, err
+	}
+	tok, err := a.Exchanger.Exchange(ctx, at.User, at.Password)
+	if err != nil {
+		if errors.Is(err, errKnownUser) {
+			out.LogUser = at.User
+		}
+		if !errors.Is(err, domain.ErrInvalidClient) {
+			// Not the partner's failure: it does not count.
+			a.cancel(ctx, addrSlot)
+			a.cancel(ctx, userSlot)
+		}
+		return out, err
+	}
+	a.cancel(ctx, addrSlot)
+	a.cancel(ctx, userSlot)
+	out.LogUser = at.User
+	claims, err := a.verify(tok, a.Clock.Now())
+	if err != nil {
+		return out, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
 			WithCause(fmt.Errorf("login upstream issued a token this service does not accept: %w", err))
 	}
-	return tok, claims, nil
+	out.Token, out.Claims, out.ExpiresIn = tok, claims, claims.Expiry.Sub(claims.IssuedAt)
+	return out, nil
 }
 
-func (a *Auth) verify(tok string) (domain.Claims, error) {
+// take reserves a slot of key's budget; a spent budget is ErrThrottled.
+func (a *Auth) take(ctx context.Context, key string, rule ThrottleRule, now time.Time) (Reservation, error) {
+	if a.Throttle == nil || rule.Limit <= 0 {
+		return Reservation{}, nil
+	}
+	r, err := a.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
+	if err != nil {
+		return Reservation{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
+			WithCause(fmt.Errorf("login throttle: %w", err))
+	}
+	if !r.OK {
+		e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
+		e.RetryAfter = r.RetryAfter
+		return Reservation{}, e
+	}
+	return r, nil
+}
+
+func (a *Auth) cancel(ctx context.Context, r Reservation) {
+	if r.ID != "" {
+		// Best effort: a reservation that stays counts as a failure and
+		// ages out with the window.
+		_ = a.Throttle.Cancel(context.WithoutCancel(ctx), r)
+	}
+}
+
+// hiddenName is how logs name a user name that may not be one.
+func hiddenName(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:6])
+}
+
+// Authenticate verifies a token and returns the principal it speaks for.
+// Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
+// the user store cannot answer.
+func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) {
 	now := a.Clock.Now()
-	claims, cached := a.Tokens.get(tok, now)
+	claims, err := a.verify(tok, now)
+	if err != nil {
+		return Principal{}, err
+	}
+	if a.Users != nil {
+		st, err := a.userStatus(ctx, claims, now)
+		switch {
+		case err != nil:
+			return Principal{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", domain.MsgStoreFailed).WithCause(err)
+		case !st.Known:
+			// A user of an external login: the store cannot tell.
+		case !st.Active:
+			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+			e.Detail = "user_inactive"
+			return Principal{}, e
+		}
+	}
+	return Principal{User: claims.Subject, NIT: claims.NIT, TokenID: claims.ID}, nil
+}
+
+// verify checks a token, from the cache when it was verified before; the
+// claim rules apply on every use.
+func (a *Auth) verify(tok string, now time.Time) (domain.Claims, error) {
+	var claims domain.Claims
+	cached := false
+	if a.Tokens != nil {
+		claims, cached = a.Tokens.Get(tok)
+	}
 	if !cached {
 		var err error
 		if claims, err = a.Verifier.Verify(tok); err != nil {
@@ -62,73 +181,33 @@ func (a *Auth) verify(tok string) (domain.Claims, error) {
 	if err := a.Policy.Check(claims, now); err != nil {
 		return domain.Claims{}, err
 	}
-	if !cached {
-		a.Tokens.put(tok, claims, now)
+	if !cached && a.Tokens != nil {
+		a.Tokens.Put(tok, claims)
 	}
 	return claims, nil
 }
 
-// userStatus says whether the store knows the user and whether it is
-// active, from the cache when fresh enough.
-func (a *Auth) userStatus(ctx context.Context, name string) (userStatus, error) {
-	now := a.Clock.Now()
-	if s, ok := a.Statuses.get(name, now); ok {
-		return s, nil
-	}
-	u, err := a.Users.GetUser(ctx, name)
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		s := userStatus{known: false, at: now}
-		a.Statuses.put(name, s)
-		return s, nil
-	case err != nil:
-		return userStatus{}, err
-	}
-	s := userStatus{known: true, active: u.Active, at: now}
-	a.Statuses.put(name, s)
-	return s, nil
-}
-
-// Authenticate verifies a token and returns the principal it speaks for.
-// Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
-// the user store cannot answer.
-func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) {
-	claims, err := a.verify(tok)
-	if err != nil {
-		return Principal{}, err
-	}
-	if a.Users != nil {
-		st, err := a.userStatus(ctx, claims.Subject)
-		switch {
-		case err != nil:
-			return Principal{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", domain.MsgStoreFailed).WithCause(err)
-		case !st.known:
-			// A user of an external login: the store cannot tell.
-		case !st.active:
-			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-			e.Detail = "user_inactive"
-			return Principal{}, e
+// userStatus says whether the store knows the token's user and whether it
+// is active, from the cache when fresh enough. A cached "inactive" older
+// than the token itself is read again: the token was issued after it, so
+// the user may have been activated since.
+func (a *Auth) userStatus(ctx context.Context, c domain.Claims, now time.Time) (UserStatus, error) {
+	if a.Statuses != nil && a.Staleness > 0 {
+		if s, ok := a.Statuses.Get(c.Subject); ok && now.Sub(s.At) < a.Staleness &&
+			(s.Active || !s.Known || c.IssuedAt.Before(s.At.Truncate(time.Second))) {
+			return s, nil
 		}
 	}
-	return Principal{User: claims.Subject, NIT: claims.NIT, TokenID: claims.ID}, nil
-}
-
-// CheckThrottle returns ErrThrottled when user or addr failed too often;
-// the error's Detail holds the seconds to wait.
-func (a *Auth) CheckThrottle(user, addr string) error {
-	ok, wait := a.Throttle.Allow(user, addr, a.Clock.Now())
-	if ok {
-		return nil
+	u, err := a.Users.GetUser(ctx, c.Subject)
+	s := UserStatus{Known: true, Active: u.Active, At: now}
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		s = UserStatus{At: now}
+	case err != nil:
+		return UserStatus{}, err
 	}
-	e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
-	e.Detail = strconv.Itoa(int(wait.Seconds()) + 1)
-	return e
-}
-
-// RecordFailure counts a rejected credential (not an outage) against user
-// and addr.
-func (a *Auth) RecordFailure(err error, user, addr string) {
-	if errors.Is(err, domain.ErrInvalidClient) {
-		a.Throttle.Fail(user, addr, a.Clock.Now())
+	if a.Statuses != nil && a.Staleness > 0 {
+		a.Statuses.Put(c.Subject, s)
 	}
+	return s, nil
 }

@@ -5,19 +5,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/fakes"
 )
 
 // BenchmarkAuthenticateCached: a reused token with the caches on (compare
 // with jwtkeys' BenchmarkVerify, which every request pays without them).
 func BenchmarkAuthenticateCached(b *testing.B) {
-	users := &memUsers{users: map[string]domain.User{"acme": {Name: "acme", Active: true}}}
-	v := &countingVerifier{}
-	v.last = domain.DefaultTokenPolicy().NewClaims(users.users["acme"], time.Now(), "j")
-	auth := &ports.Auth{Verifier: v, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: ports.SystemClock{},
-		Tokens: &ports.TokenCache{}, Statuses: &ports.UserStatusCache{Staleness: 30 * time.Second}}
-	tok := "tok:" + string(make([]byte, 800)) // a real token's length
+	users := fakes.NewUsers(domain.User{Name: "acme", Active: true})
+	keys := fakes.NewKeys()
+	tok, _ := keys.Issue(domain.DefaultTokenPolicy().NewClaims(domain.User{Name: "acme"}, time.Now(), "j"))
+	tokens, _ := memstate.NewTokenCache(1000)
+	statuses, _ := memstate.NewUserStatusCache(1000)
+	auth := &ports.Auth{Verifier: keys, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: sysclock.Clock{},
+		Tokens: tokens, Statuses: statuses, Staleness: 30 * time.Second}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := auth.Authenticate(context.Background(), tok); err != nil {

@@ -2,8 +2,6 @@ package ports
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -25,25 +23,34 @@ var _ CredentialExchange = (*Login)(nil)
 
 // Exchange checks the credentials and issues a token. An unknown user, a
 // wrong password and an inactive user all give domain.ErrInvalidClient and
-// all cost one password comparison.
+// all cost one password comparison. domain.ErrUnavailable when the store
+// cannot answer or no comparison could start in time.
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
-	if user == "" || password == "" || len(password) > 1024 {
+	if user == "" || password == "" || len(user) > domain.MaxUserNameBytes || len(password) > domain.MaxPasswordBytes {
 		return "", invalid
+	}
+	unavailable := func(err error) error {
+		return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)
 	}
 	u, err := l.Users.GetUser(ctx, user)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		_ = l.Hasher.Compare(l.Hasher.Dummy(), password)
-		return "", invalid.WithCause(fmt.Errorf("unknown user"))
+		if err := l.Hasher.Compare(ctx, l.Hasher.Dummy(), password); errors.Is(err, domain.ErrUnavailable) {
+			return "", err
+		}
+		return "", invalid.WithCause(errors.New("unknown user"))
 	case err != nil:
-		return "", domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)
+		return "", unavailable(err)
 	}
-	if err := l.Hasher.Compare(u.PasswordHash, password); err != nil {
-		return "", invalid.WithCause(fmt.Errorf("wrong password"))
+	if err := l.Hasher.Compare(ctx, u.PasswordHash, password); err != nil {
+		if errors.Is(err, domain.ErrUnavailable) {
+			return "", err
+		}
+		return "", invalid.WithCause(fmt.Errorf("%w: wrong password", errKnownUser))
 	}
 	if !u.Active {
-		return "", invalid.WithCause(fmt.Errorf("inactive user"))
+		return "", invalid.WithCause(fmt.Errorf("%w: inactive", errKnownUser))
 	}
 	if l.Hasher.NeedsRehash(u.PasswordHash) {
 		// Bring the hash to the current cost, so that a wrong password for
@@ -53,16 +60,9 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 			_ = l.Users.SetPasswordHash(ctx, u.Name, h)
 		}
 	}
-	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), NewID()))
+	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), newID()))
 	if err != nil {
-		return "", domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)
+		return "", unavailable(err)
 	}
 	return tok, nil
-}
-
-// NewID returns a random 128-bit identifier in hex.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b[:])
 }

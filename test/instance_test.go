@@ -15,6 +15,7 @@ import (
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/ports"
@@ -130,11 +131,11 @@ func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 // addUser creates an active user the way `users add` does.
 func (i *instance) addUser(t testing.TB, name, nit, password string) {
 	t.Helper()
-	h, err := passwords.New(4)
+	h, err := passwords.New(4, passwords.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &ports.Users{Store: i.Store, Hasher: h, Clock: ports.SystemClock{}}
+	svc := &ports.Users{Store: i.Store, Hasher: h, Clock: sysclock.Clock{}}
 	if _, err := svc.Add(context.Background(), name, nit, password); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package fsupload
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -17,10 +16,11 @@ func BenchmarkSave200K(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := fixture.PDF(200 << 10)
+	file := fixture.File(data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Save(context.Background(), "CR-BENCH", "pdf", time.Now(), bytes.NewReader(data)); err != nil {
+		if _, err := s.Save(context.Background(), "CR-BENCH", time.Now(), file); err != nil {
 			b.Fatal(err)
 		}
 	}

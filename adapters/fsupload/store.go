@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -24,7 +25,10 @@ type Store struct {
 	root *os.Root
 }
 
-var _ ports.UploadStore = (*Store)(nil)
+var (
+	_ ports.UploadStore     = (*Store)(nil)
+	_ ports.UploadInventory = (*Store)(nil)
+)
 
 // fileMode is the mode of saved files: never executable.
 const fileMode = 0o640
@@ -68,11 +72,12 @@ func (s *Store) Check(_ context.Context) error {
 // (which fails rather than replace an existing name; on a clash the
 // timestamp moves on by a millisecond), removes the temp name and fsyncs
 // the directory.
-func (s *Store) Save(ctx context.Context, creditNumber, ext string, at time.Time, r io.Reader) (name string, err error) {
+func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, file *domain.File) (name string, err error) {
+	ext, r := file.Ext, file.Reader()
 	if !domain.ValidCreditNumber(creditNumber) {
 		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
 	}
-	tmp := ".tmp-" + randHex()
+	tmp := tempPrefix + randHex()
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
 		return "", fmt.Errorf("create temp file: %w", err)
@@ -134,4 +139,63 @@ func randHex() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// tempPrefix starts the names of files being written.
+const tempPrefix = ".tmp-"
+
+// Walk lists the published files (partner_*) and the temp files left by
+// writes that never finished.
+func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) error {
+	d, err := s.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("open upload directory: %w", err)
+	}
+	defer d.Close()
+	for {
+		entries, err := d.ReadDir(1024)
+		for _, e := range entries {
+			name := e.Name()
+			temp := strings.HasPrefix(name, tempPrefix)
+			if !temp && !strings.HasPrefix(name, "partner_") || !e.Type().IsRegular() {
+				continue
+			}
+			info, err := e.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(ports.StoredObject{Name: name, ModTime: info.ModTime(), Temp: temp}); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read upload directory: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// Exists reports whether a published file is there.
+func (s *Store) Exists(_ context.Context, name string) (bool, error) {
+	_, err := s.root.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RemoveLeftover deletes a temp file that Walk reported.
+func (s *Store) RemoveLeftover(ctx context.Context, o ports.StoredObject) error {
+	if !strings.HasPrefix(o.Name, tempPrefix) {
+		return fmt.Errorf("%s is not a temp file", o.Name)
+	}
+	return s.Remove(ctx, o.Name)
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 func mustOpen(t *testing.T) (*Store, string) {
@@ -36,7 +38,7 @@ func TestSaveNeverOverwrites(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := s.Save(context.Background(), "CR-1", "pdf", at, bytes.NewReader([]byte{byte('a' + i)}))
+			n, err := s.Save(context.Background(), "CR-1", at, fixture.File(fixture.PDF(1000+i)))
 			if err != nil {
 				t.Error(err)
 			}
@@ -51,8 +53,8 @@ func TestSaveNeverOverwrites(t *testing.T) {
 		}
 		seen[n] = true
 		got, _ := os.ReadFile(filepath.Join(dir, n))
-		if !bytes.Equal(got, []byte{byte('a' + i)}) {
-			t.Errorf("%s holds %q", n, got)
+		if !bytes.Equal(got, fixture.PDF(1000+i)) {
+			t.Errorf("%s does not hold what was saved (%d bytes)", n, len(got))
 		}
 		st, _ := os.Stat(filepath.Join(dir, n))
 		if st.Mode().Perm() != 0o640 {
@@ -73,7 +75,7 @@ func TestSaveNeverOverwrites(t *testing.T) {
 func TestSaveRefusesBadNames(t *testing.T) {
 	s, dir := mustOpen(t)
 	for _, credit := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("9", 31), "CR.1"} {
-		if _, err := s.Save(context.Background(), credit, "pdf", time.Now(), strings.NewReader("x")); err == nil {
+		if _, err := s.Save(context.Background(), credit, time.Now(), fixture.File(fixture.PDF(100))); err == nil {
 			t.Errorf("Save accepted credit number %q", credit)
 		}
 	}

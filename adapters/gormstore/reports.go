@@ -39,16 +39,6 @@ func (r idempotencyRow) toDomain() domain.IdempotencyRecord {
 	return rec
 }
 
-// ClaimKey inserts a pending record; on the unique (partner_user,
-// key_hash) constraint it returns the existing record and ErrConflict.
-func (s *Store) ClaimKey(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, error) {
-	row := keyRow(rec, rec.State, nil)
-	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
-		return s.conflict(ctx, rec, "claim idempotency key", err)
-	}
-	return rec, nil
-}
-
 // keyRow is the row of rec in the given state.
 func keyRow(rec domain.IdempotencyRecord, state domain.KeyState, reportID *int64) idempotencyRow {
 	return idempotencyRow{PartnerUser: rec.User, KeyHash: rec.KeyHash, PayloadSHA256: rec.PayloadSHA256, State: string(state),
@@ -96,35 +86,6 @@ func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) err
 	return nil
 }
 
-// CommitReport inserts the staging row and completes the claim in one
-// transaction.
-func (s *Store) CommitReport(ctx context.Context, r domain.StagedReport, claim domain.IdempotencyRecord) (int64, error) {
-	var id int64
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
-		if id, err = s.insertStaging(ctx, tx, r); err != nil {
-			return err
-		}
-		upd := map[string]any{"state": string(domain.KeyDone), "report_id": id}
-		if r.FileName != "" {
-			upd["file_name"] = r.FileName
-		}
-		done := tx.Model(&idempotencyRow{}).
-			Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", claim.User, claim.KeyHash, claim.Nonce, string(domain.KeyPending)).
-			Updates(upd)
-		if done.Error != nil {
-			return fmt.Errorf("complete idempotency key: %w", done.Error)
-		}
-		if done.RowsAffected != 1 {
-			return errors.New("complete idempotency key: the claim was taken over")
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return id, nil
-}
-
 // StagingInsert returns the INSERT statement of a staging row and its
 // arguments, for tools that measure the database without the service.
 func (s *Store) StagingInsert(r domain.StagedReport) (string, []any) {
@@ -133,17 +94,20 @@ func (s *Store) StagingInsert(r domain.StagedReport) (string, []any) {
 		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")), args
 }
 
-// InsertReportWithKey inserts the row and its done idempotency record in
-// one transaction; the unique key turns a duplicate into ErrConflict with
-// the existing record (on MySQL a concurrent duplicate waits for the first
+// StoreReport inserts the row and its done idempotency record in one
+// transaction; the unique key turns a duplicate into ErrConflict with the
+// existing record (on MySQL a concurrent duplicate waits for the first
 // transaction to end).
-func (s *Store) InsertReportWithKey(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+func (s *Store) StoreReport(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
 	var id int64
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if id, err = s.insertStaging(ctx, tx, r); err != nil {
 			return err
 		}
 		row := keyRow(rec, domain.KeyDone, &id)
+		if rec.FileName != "" {
+			row.FileName = &rec.FileName
+		}
 		return tx.Create(&row).Error
 	})
 	if err != nil {
@@ -266,4 +230,71 @@ func (s *Store) CountReports(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Table(s.staging).Count(&n).Error
 	return n, err
+}
+
+// NamedFiles returns which of names a staging row names.
+func (s *Store) NamedFiles(ctx context.Context, names []string) (map[string]bool, error) {
+	var found []string
+	if err := s.db.WithContext(ctx).Table(s.staging).Where("file_name IN ?", names).Pluck("file_name", &found).Error; err != nil {
+		return nil, fmt.Errorf("named files: %w", err)
+	}
+	out := make(map[string]bool, len(found))
+	for _, n := range found {
+		out[n] = true
+	}
+	return out, nil
+}
+
+// FileRows returns rows that name a file, by id.
+func (s *Store) FileRows(ctx context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error) {
+	var rows []struct {
+		ID         int64
+		FileName   string
+		ReceivedAt time.Time
+	}
+	err := s.db.WithContext(ctx).Table(s.staging).Select("id, file_name, received_at").
+		Where("id > ? AND received_at >= ? AND file_name IS NOT NULL", afterID, since.UTC()).Order("id").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("file rows: %w", err)
+	}
+	out := make([]domain.FileRow, len(rows))
+	for i, r := range rows {
+		out[i] = domain.FileRow{ID: r.ID, FileName: r.FileName, ReceivedAt: r.ReceivedAt.UTC()}
+	}
+	return out, nil
+}
+
+// PurgeKeys deletes stale pending claims and expired records, at most
+// limit; without apply it counts them all.
+func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
+	db := s.db.WithContext(ctx)
+	pendingQ := db.Model(&idempotencyRow{}).Where("state = ? AND created_at < ?", string(domain.KeyPending), pendingBefore.UTC())
+	expiredQ := db.Model(&idempotencyRow{}).Where("state <> ? AND expires_at < ?", string(domain.KeyPending), expiredBefore.UTC())
+	if !apply {
+		var p, e int64
+		if err := pendingQ.Count(&p).Error; err != nil {
+			return 0, 0, fmt.Errorf("count pending keys: %w", err)
+		}
+		if err := expiredQ.Count(&e).Error; err != nil {
+			return 0, 0, fmt.Errorf("count expired keys: %w", err)
+		}
+		return p, e, nil
+	}
+	del := func(q *gorm.DB) (int64, error) {
+		var ids []int64
+		if err := q.Limit(limit).Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
+			return 0, err
+		}
+		res := db.Where("id IN ?", ids).Delete(&idempotencyRow{})
+		return res.RowsAffected, res.Error
+	}
+	p, err := del(pendingQ)
+	if err != nil {
+		return 0, 0, fmt.Errorf("delete pending keys: %w", err)
+	}
+	e, err := del(expiredQ)
+	if err != nil {
+		return p, 0, fmt.Errorf("delete expired keys: %w", err)
+	}
+	return p, e, nil
 }

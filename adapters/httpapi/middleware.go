@@ -2,14 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/lender/disbursementd/ports"
 )
 
 // reqInfo collects what the request log line reports; handlers fill it.
@@ -72,7 +72,7 @@ func validClientID(s string) bool {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &reqInfo{id: ports.NewID()[:20]}
+		ri := &reqInfo{id: newRequestID()}
 		w.Header().Set("X-Request-Id", ri.id)
 		sw := &statusWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
@@ -134,4 +134,11 @@ func cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// newRequestID returns 20 random hex digits.
+func newRequestID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"mime"
@@ -123,13 +121,11 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.reportError(w, r, err)
 		return
 	}
-	sum := sha256.Sum256(body)
 	// The partner may hang up; the report is finished or undone either way.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Timeout)
 	defer cancel()
 	receipt, err := s.Reports.Submit(ctx, ports.Submission{
-		Principal: principal, Members: members, PayloadSHA256: hex.EncodeToString(sum[:]),
-		IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
+		Principal: principal, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
 	})
 	if err != nil {
 		s.reportError(w, r, err)

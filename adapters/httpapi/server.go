@@ -28,7 +28,7 @@ type Check struct {
 // Server holds what the handlers need.
 type Server struct {
 	Auth     *ports.Auth
-	Login    ports.CredentialExchange // the built-in login served at /auth/login
+	Login    *ports.Auth // the built-in login served at /auth/login
 	Reports  *ports.Reports
 	JWKS     func() ([]byte, error)
 	Checks   []Check

@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
 )
 
 // tokenReply is the GET exchange's answer; status is an integer, as the
@@ -66,7 +68,8 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	ri.user = c.User
 	addr := s.clientAddr(r)
-	tok, claims, err := s.Auth.Token(r.Context(), c.User, c.Password, addr)
+	issued, err := s.Auth.Token(r.Context(), ports.LoginAttempt{User: c.User, Password: c.Password, Addr: addr})
+	tok, claims := issued.Token, issued.Claims
 	if err != nil {
 		outcome := exchangeOutcome(err)
 		s.metrics.Exchanges.WithLabelValues(outcome).Inc()
@@ -103,11 +106,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	info(r).user = c.User
 	addr := s.clientAddr(r)
-	tok, err := "", s.Auth.CheckThrottle(c.User, addr)
-	if err == nil {
-		tok, err = s.Login.Exchange(r.Context(), c.User, c.Password)
-		s.Auth.RecordFailure(err, c.User, addr)
-	}
+	issued, err := s.Login.Token(r.Context(), ports.LoginAttempt{User: c.User, Password: c.Password, Addr: addr})
+	tok := issued.Token
 	s.logAuth(r, c.User, addr, exchangeOutcomeOrOK(err), err)
 	switch {
 	case err == nil:
@@ -133,8 +133,8 @@ func exchangeOutcomeOrOK(err error) string {
 // retryAfter is the Retry-After value of a throttling error.
 func retryAfter(err error) string {
 	var de *domain.Error
-	if errors.As(err, &de) && de.Detail != "" {
-		return de.Detail
+	if errors.As(err, &de) && de.RetryAfter > 0 {
+		return strconv.Itoa(int(de.RetryAfter.Seconds()) + 1)
 	}
 	return "60"
 }

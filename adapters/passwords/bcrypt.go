@@ -1,12 +1,19 @@
 // Package passwords hashes and checks passwords with bcrypt. Hashes made by
-// PHP's password_hash ($2y$) verify as they are.
+// PHP's password_hash ($2y$) verify as they are. A comparison costs tens
+// of milliseconds of CPU by design, so the number running at once is
+// bounded: a flood of logins waits for a slot briefly, then is told to
+// come back, instead of starving everything else of CPU.
 package passwords
 
 import (
+	"context"
 	"fmt"
+	"runtime"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -14,20 +21,35 @@ import (
 type Bcrypt struct {
 	Cost  int
 	dummy string
+	slots chan struct{}
+	wait  time.Duration
 }
 
 var _ ports.PasswordHasher = (*Bcrypt)(nil)
 
+// Options bound the comparisons: at most MaxConcurrent at once (0: the
+// number of CPUs), each waiting at most Wait for a slot (0: 2 s).
+type Options struct {
+	MaxConcurrent int
+	Wait          time.Duration
+}
+
 // New returns a hasher of the given cost (bcrypt.DefaultCost when 0).
-func New(cost int) (*Bcrypt, error) {
+func New(cost int, opts Options) (*Bcrypt, error) {
 	if cost == 0 {
 		cost = bcrypt.DefaultCost
+	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = runtime.NumCPU()
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = 2 * time.Second
 	}
 	dummy, err := bcrypt.GenerateFromPassword([]byte("not-a-user-password"), cost)
 	if err != nil {
 		return nil, fmt.Errorf("bcrypt: %w", err)
 	}
-	return &Bcrypt{Cost: cost, dummy: string(dummy)}, nil
+	return &Bcrypt{Cost: cost, dummy: string(dummy), slots: make(chan struct{}, opts.MaxConcurrent), wait: opts.Wait}, nil
 }
 
 // Hash returns the bcrypt hash of password.
@@ -39,8 +61,22 @@ func (b *Bcrypt) Hash(password string) (string, error) {
 	return string(h), nil
 }
 
-// Compare returns nil when password matches hash.
-func (b *Bcrypt) Compare(hash, password string) error {
+// Compare returns nil when password matches hash. It waits at most the
+// configured time for a comparison slot; then it returns an error of kind
+// domain.ErrUnavailable with RetryAfter.
+func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
+	timer := time.NewTimer(b.wait)
+	defer timer.Stop()
+	select {
+	case b.slots <- struct{}{}:
+	case <-timer.C:
+		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
+		e.RetryAfter = time.Second
+		return e.WithCause(fmt.Errorf("no password comparison slot within %s (%d busy)", b.wait, cap(b.slots)))
+	case <-ctx.Done():
+		return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(ctx.Err())
+	}
+	defer func() { <-b.slots }()
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
 }
 

@@ -1,9 +1,17 @@
 package passwords
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
 
 func TestBcrypt(t *testing.T) {
-	b, err := New(10)
+	ctx := context.Background()
+	b, err := New(10, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -11,19 +19,19 @@ func TestBcrypt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Compare(h, "correct horse battery staple") != nil || b.Compare(h, "wrong") == nil {
+	if b.Compare(ctx, h, "correct horse battery staple") != nil || b.Compare(ctx, h, "wrong") == nil {
 		t.Fatal("Compare disagrees with Hash")
 	}
-	if b.Compare(b.Dummy(), "") == nil {
+	if b.Compare(ctx, b.Dummy(), "") == nil {
 		t.Fatal("the dummy hash matched")
 	}
 	// The PHP manual's password_verify example: a $2y$ hash made by
 	// password_hash("rasmuslerdorf", PASSWORD_DEFAULT).
 	const php = "$2y$10$.vGA1O9wmRjrwAVXD98HNOgsNpDczlqm3Jq7KnEd1rVAGv3Fykk1a"
-	if err := b.Compare(php, "rasmuslerdorf"); err != nil {
+	if err := b.Compare(ctx, php, "rasmuslerdorf"); err != nil {
 		t.Fatalf("PHP $2y$ hash: %v", err)
 	}
-	if b.Compare(php, "rasmuslerdorF") == nil {
+	if b.Compare(ctx, php, "rasmuslerdorF") == nil {
 		t.Fatal("PHP hash matched the wrong password")
 	}
 	// The PHP hash has cost 10: current under cost 10, stale under 12.
@@ -32,5 +40,26 @@ func TestBcrypt(t *testing.T) {
 	}
 	if !(&Bcrypt{Cost: 12}).NeedsRehash(php) {
 		t.Fatal("a cost-10 hash does not need a rehash under cost 12")
+	}
+}
+
+// TestConcurrentComparisonsAreBounded: with every slot taken, a
+// comparison waits its bound and is then ErrUnavailable with a
+// Retry-After; once a slot frees, it runs.
+func TestConcurrentComparisonsAreBounded(t *testing.T) {
+	b, err := New(4, Options{MaxConcurrent: 2, Wait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.slots <- struct{}{}
+	b.slots <- struct{}{} // two comparisons in progress
+	err = b.Compare(context.Background(), b.Dummy(), "x")
+	var de *domain.Error
+	if !errors.As(err, &de) || !errors.Is(err, domain.ErrUnavailable) || de.RetryAfter <= 0 {
+		t.Fatalf("with every slot busy: %v, want ErrUnavailable with RetryAfter", err)
+	}
+	<-b.slots
+	if err := b.Compare(context.Background(), b.Dummy(), "x"); err == nil || errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("with a slot free: %v, want a mismatch", err)
 	}
 }

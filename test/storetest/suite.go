@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,13 +38,14 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		claim := mustClaim(t, st, "acme", "k-full", now)
+		claim := record("acme", "k-full", now)
+		claim.FileName = "partner_CR-FULL-1_x.pdf"
 		staged := domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PartnerNIT: "900123456-8",
 			FileName: "partner_CR-FULL-1_x.pdf", FileSize: 1234, FileSHA256: fmt.Sprintf("%064x", 7),
 			RequestID: "req-1", IdempotencyKey: "k-full", PayloadSHA256: fmt.Sprintf("%064x", 9)}
-		id, err := st.CommitReport(ctx, staged, claim)
+		id, _, err := st.StoreReport(ctx, staged, claim)
 		if err != nil || id <= 0 {
-			t.Fatalf("CommitReport = %d, %v", id, err)
+			t.Fatalf("StoreReport = %d, %v", id, err)
 		}
 		row, err := st.ReportRow(ctx, id)
 		if err != nil {
@@ -71,17 +73,22 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		}
 	})
 
-	t.Run("claim is unique per user and key", func(t *testing.T) {
+	t.Run("record is unique per user and key", func(t *testing.T) {
 		st := open(t)
-		first := mustClaim(t, st, "acme", "k1", now)
-		again := first
-		again.Nonce = ports.NewID()
-		existing, err := st.ClaimKey(ctx, again)
-		if !errors.Is(err, domain.ErrConflict) || existing.Nonce != first.Nonce || existing.State != domain.KeyPending {
-			t.Fatalf("second claim = %+v, %v; want the first and ErrConflict", existing, err)
+		rep := domain.StagedReport{Report: minimalReport(t, now), ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "p"}
+		first := record("acme", "k1", now)
+		if _, _, err := st.StoreReport(ctx, rep, first); err != nil {
+			t.Fatal(err)
+		}
+		again := record("acme", "k1", now)
+		_, existing, err := st.StoreReport(ctx, rep, again)
+		if !errors.Is(err, domain.ErrConflict) || existing.Nonce != first.Nonce || existing.State != domain.KeyDone {
+			t.Fatalf("second insert = %+v, %v; want the first and ErrConflict", existing, err)
 		}
 		// Another user may use the same key.
-		mustClaim(t, st, "other", "k1", now)
+		if _, _, err := st.StoreReport(ctx, rep, record("other", "k1", now)); err != nil {
+			t.Fatal(err)
+		}
 		// Deleting with a stranger's nonce does nothing; with ours it frees the key.
 		if err := st.DeleteKey(ctx, again); err != nil {
 			t.Fatal(err)
@@ -97,57 +104,6 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 		}
 	})
 
-	t.Run("releasing a claim never removes it once done", func(t *testing.T) {
-		st := open(t)
-		claim := mustClaim(t, st, "acme", "k-done", now)
-		if _, err := st.CommitReport(ctx, domain.StagedReport{Report: minimalReport(t, now), ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "x"}, claim); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.DeleteKey(ctx, claim); err != nil { // claim.State is still pending
-			t.Fatal(err)
-		}
-		if rec, err := st.GetKey(ctx, "acme", claim.KeyHash); err != nil || rec.State != domain.KeyDone {
-			t.Fatalf("done record after a pending release: %+v %v", rec, err)
-		}
-	})
-
-	t.Run("commit needs our claim", func(t *testing.T) {
-		st := open(t)
-		claim := mustClaim(t, st, "acme", "k2", now)
-		stolen := claim
-		stolen.Nonce = ports.NewID()
-		rep := minimalReport(t, now)
-		if _, err := st.CommitReport(ctx, domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "x"}, stolen); err == nil {
-			t.Fatal("CommitReport with a claim that is not ours succeeded")
-		}
-		if n, _ := st.CountReports(ctx); n != 0 {
-			t.Fatalf("%d rows after a refused commit, want 0 (the insert must roll back)", n)
-		}
-	})
-
-	t.Run("concurrent claims: one winner", func(t *testing.T) {
-		st := open(t)
-		var wg sync.WaitGroup
-		wins := make(chan int, 20)
-		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rec := record("acme", "race", now)
-				if _, err := st.ClaimKey(ctx, rec); err == nil {
-					wins <- i
-				} else if !errors.Is(err, domain.ErrConflict) {
-					t.Errorf("claim %d: %v", i, err)
-				}
-			}()
-		}
-		wg.Wait()
-		close(wins)
-		if n := len(wins); n != 1 {
-			t.Fatalf("%d claims won, want exactly 1", n)
-		}
-	})
-
 	t.Run("report with its key: one winner among concurrent duplicates", func(t *testing.T) {
 		st := open(t)
 		rep := minimalReport(t, now)
@@ -158,7 +114,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 			go func() {
 				defer wg.Done()
 				rec := record("acme", "nofile", now)
-				id, existing, err := st.InsertReportWithKey(ctx, domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "p"}, rec)
+				id, existing, err := st.StoreReport(ctx, domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "p"}, rec)
 				switch {
 				case err == nil:
 					ids <- id
@@ -219,18 +175,11 @@ func RunReportStore(t *testing.T, open func(testing.TB) *gormstore.Store) {
 	})
 }
 
-func record(user, key string, now time.Time) domain.IdempotencyRecord {
-	return domain.IdempotencyRecord{User: user, KeyHash: ports.KeyHash(key, ""), PayloadSHA256: "p",
-		State: domain.KeyPending, Nonce: ports.NewID(), CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)}
-}
+var nonces atomic.Int64
 
-func mustClaim(t *testing.T, st ports.ReportStore, user, key string, now time.Time) domain.IdempotencyRecord {
-	t.Helper()
-	rec := record(user, key, now)
-	if _, err := st.ClaimKey(context.Background(), rec); err != nil {
-		t.Fatalf("ClaimKey: %v", err)
-	}
-	return rec
+func record(user, key string, now time.Time) domain.IdempotencyRecord {
+	return domain.IdempotencyRecord{User: user, KeyHash: domain.KeyHash(key, ""), PayloadSHA256: "p",
+		State: domain.KeyDone, Nonce: fmt.Sprintf("%032d", nonces.Add(1)), CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)}
 }
 
 func minimalReport(t *testing.T, now time.Time) *domain.Report {

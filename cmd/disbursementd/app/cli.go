@@ -17,6 +17,7 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -249,12 +250,12 @@ func users(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return ExitFailure
 	}
-	hasher, err := passwords.New(cfg.Auth.BcryptCost)
+	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return ExitFailure
 	}
-	svc := &ports.Users{Store: st, Hasher: hasher, Clock: ports.SystemClock{}}
+	svc := &ports.Users{Store: st, Hasher: hasher, Clock: sysclock.Clock{}}
 	switch sub {
 	case "add":
 		pw, err := readPassword(io.Stdin)

@@ -21,7 +21,9 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
+	"github.com/lender/disbursementd/adapters/memstate"
 	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/adapters/upstream"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
@@ -136,13 +138,32 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.Keys, err = LoadKeys(cfg, m.Log); err != nil {
 		return err
 	}
-	hasher, err := passwords.New(cfg.Auth.BcryptCost)
+	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
 	if err != nil {
 		return err
 	}
 	policy := Policy(cfg)
-	clock := ports.SystemClock{}
+	clock := sysclock.Clock{}
 	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: clock}
+	throttle, err := memstate.NewThrottle(100_000)
+	if err != nil {
+		return err
+	}
+	tokens, err := memstate.NewTokenCache(max(cfg.Auth.TokenCacheSize, 1))
+	if err != nil {
+		return err
+	}
+	statuses, err := memstate.NewUserStatusCache(10_000)
+	if err != nil {
+		return err
+	}
+	newAuth := func(x ports.CredentialExchange) *ports.Auth {
+		return &ports.Auth{Exchanger: x, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock,
+			Throttle: throttle,
+			PerUser:  ports.ThrottleRule{Limit: cfg.Throttle.UserFailures, Window: cfg.Throttle.UserWindow},
+			PerAddr:  ports.ThrottleRule{Limit: cfg.Throttle.AddrFailures, Window: cfg.Throttle.AddrWindow},
+			Tokens:   tokens, Statuses: statuses, Staleness: cfg.Auth.UserStaleness}
+	}
 	metrics := httpapi.NewMetrics()
 	var exchanger ports.CredentialExchange = login
 	if cfg.Login.URL != "" {
@@ -151,13 +172,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		exchanger = up
 	}
 	srv := httpapi.New(httpapi.Server{
-		Auth: &ports.Auth{Exchanger: exchanger, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock,
-			Throttle: &ports.Throttle{UserLimit: cfg.Throttle.UserFailures, UserWindow: cfg.Throttle.UserWindow,
-				AddrLimit: cfg.Throttle.AddrFailures, AddrWindow: cfg.Throttle.AddrWindow},
-			Tokens:   &ports.TokenCache{Max: cfg.Auth.TokenCacheSize},
-			Statuses: &ports.UserStatusCache{Staleness: cfg.Auth.UserStaleness}},
+		Auth:           newAuth(exchanger),
 		TrustedProxies: cfg.HTTP.TrustedProxies,
-		Login:          login,
+		Login:          newAuth(login),
 		Reports: &ports.Reports{
 			Catalogue: domain.DefaultCatalogue(),
 			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: cfg.Uploads.MaxFileBytes},

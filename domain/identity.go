@@ -1,0 +1,83 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+)
+
+// StoredForm is the text of a field's value as the staging table keeps
+// it: decimals as written at their scale, dates as YYYY-MM-DD, integers in
+// decimal, booleans as 1 or 0, text as validated.
+func StoredForm(f Field, v Value) string {
+	switch f.Type {
+	case TypeMoney, TypeRate:
+		return v.Dec.String()
+	case TypeDate:
+		return v.Date.Format("2006-01-02")
+	case TypeInteger:
+		return strconv.FormatInt(v.Int, 10)
+	case TypeBoolean:
+		if v.Bool {
+			return "1"
+		}
+		return "0"
+	}
+	return v.Str
+}
+
+// Identity returns the hex SHA-256 of the canonical report (contract §4,
+// §7): every present field in catalogue order, by internal name, in its
+// stored form, then the file's SHA-256. Two bodies that differ only in
+// whitespace, key order, key spelling or in a number written as a string
+// have the same identity; any difference in what would be stored does not.
+func (c *Catalogue) Identity(r *Report) string {
+	h := sha256.New()
+	var buf []byte
+	for _, f := range c.Fields {
+		v, ok := r.Values[f.Internal]
+		if !ok {
+			continue
+		}
+		// Length-prefixed, so no value can pass for a field boundary.
+		s := StoredForm(f, v)
+		buf = append(buf[:0], f.Internal...)
+		buf = append(buf, '=')
+		buf = strconv.AppendInt(buf, int64(len(s)), 10)
+		buf = append(buf, ':')
+		buf = append(buf, s...)
+		buf = append(buf, '\n')
+		h.Write(buf)
+	}
+	if r.File != nil {
+		h.Write([]byte("file="))
+		h.Write(r.File.SHA256[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ValidIdempotencyKey checks an Idempotency-Key header: 1 to 255
+// printable ASCII characters.
+func ValidIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyHash is the stored form of a submission's idempotency key, scoped so
+// that a header key and a report identity never match each other.
+func KeyHash(idempotencyKey, identity string) string {
+	var h [32]byte
+	if idempotencyKey != "" {
+		h = sha256.Sum256([]byte("key:" + idempotencyKey))
+	} else {
+		h = sha256.Sum256([]byte("report:" + identity))
+	}
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,66 @@
+package domain_test
+
+import (
+	"encoding/base64"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+// TestIdentityIsTheReportNotItsSpelling: the same report written with
+// other key spellings, key order, numbers as strings or other base64
+// line breaks has one identity; any stored difference changes it.
+func TestIdentityIsTheReportNotItsSpelling(t *testing.T) {
+	cat := domain.DefaultCatalogue()
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	pdf := fixture.PDF(3000)
+	identity := func(t *testing.T, body map[string]any) string {
+		t.Helper()
+		rep, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cat.Identity(rep)
+	}
+	base := fixture.Minimal(now, "CR-1")
+	base["Documento Soporte"] = fixture.FileDto(pdf, "a.pdf")
+	want := identity(t, base)
+
+	respelled := map[string]any{}
+	for k, v := range base {
+		respelled[k] = v
+	}
+	delete(respelled, "Número de Crédito")
+	respelled["NUMERO  DE CREDITO"] = "CR-1" // case, accents, spaces
+	delete(respelled, "Plazo (meses)")
+	respelled["plazo_meses"] = "36" // internal name, number as a string
+	delete(respelled, "Valor Desembolsado")
+	respelled["Valor Desembolsado"] = "14334900.00" // same decimal, other digits
+	b64 := base64.StdEncoding.EncodeToString(pdf)
+	respelled["Documento Soporte"] = map[string]any{"base64string": b64[:100] + "\r\n" + b64[100:], "FileName": "other-name.pdf"}
+	if got := identity(t, respelled); got != want {
+		t.Errorf("respelled report: identity %s, want %s", got, want)
+	}
+
+	for name, change := range map[string]func(map[string]any){
+		"another credit": func(b map[string]any) { b["Número de Crédito"] = "CR-2" },
+		"another amount": func(b map[string]any) { b["Valor Desembolsado"] = "14334899.99" },
+		"an extra field": func(b map[string]any) { b["Segundo Nombre"] = "María" },
+		"another file":   func(b map[string]any) { b["Documento Soporte"] = fixture.FileDto(fixture.PDF(5000), "a.pdf") },
+		"no file":        func(b map[string]any) { delete(b, "Documento Soporte") },
+	} {
+		b := map[string]any{}
+		for k, v := range base {
+			b[k] = v
+		}
+		change(b)
+		if identity(t, b) == want {
+			t.Errorf("%s: same identity as the original", name)
+		}
+	}
+	if domain.KeyHash("k", want) == domain.KeyHash("", want) {
+		t.Error("a keyed and an unkeyed submission share a key hash")
+	}
+}

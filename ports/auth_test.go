@@ -1,0 +1,256 @@
+package ports_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/fakes"
+)
+
+const goodPassword = "correct horse battery"
+
+// authFixture is the built-in login behind Auth, on fakes and the real
+// in-memory throttle.
+type authFixture struct {
+	users  *fakes.Users
+	hasher *fakes.Hasher
+	keys   *fakes.Keys
+	clock  *fakes.Clock
+	auth   *ports.Auth
+}
+
+func newAuth(t *testing.T) *authFixture {
+	t.Helper()
+	f := &authFixture{users: fakes.NewUsers(), hasher: &fakes.Hasher{}, keys: fakes.NewKeys(), clock: fakes.NewClock(t0)}
+	svc := &ports.Users{Store: f.users, Hasher: f.hasher, Clock: f.clock}
+	if _, err := svc.Add(context.Background(), "acme", "900123456-8", goodPassword); err != nil {
+		t.Fatal(err)
+	}
+	throttle, err := memstate.NewThrottle(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := &ports.Login{Users: f.users, Hasher: f.hasher, Issuer: f.keys, Policy: domain.DefaultTokenPolicy(), Clock: f.clock}
+	f.auth = &ports.Auth{Exchanger: login, Verifier: f.keys, Policy: domain.DefaultTokenPolicy(), Users: f.users, Clock: f.clock,
+		Throttle: throttle, PerUser: ports.ThrottleRule{Limit: 10, Window: 15 * time.Minute},
+		PerAddr: ports.ThrottleRule{Limit: 30, Window: time.Minute}}
+	return f
+}
+
+func (f *authFixture) token(user, pw, addr string) (ports.Issued, error) {
+	return f.auth.Token(context.Background(), ports.LoginAttempt{User: user, Password: pw, Addr: addr})
+}
+
+func TestLoginAndAuthenticate(t *testing.T) {
+	ctx := context.Background()
+	f := newAuth(t)
+	svc := &ports.Users{Store: f.users, Hasher: f.hasher, Clock: f.clock}
+	if _, err := svc.Add(ctx, "acme", "900123456", goodPassword); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("duplicate user: %v", err)
+	}
+	if _, err := svc.Add(ctx, "short", "900123456", "short"); !errors.Is(err, domain.ErrInvalidInput) {
+		t.Errorf("short password accepted: %v", err)
+	}
+	got, err := f.token("acme", goodPassword, "10.0.0.1")
+	if err != nil || got.Claims.NIT != "900123456-8" || got.ExpiresIn != 24*time.Hour || got.LogUser != "acme" {
+		t.Fatalf("Token = %+v %v", got, err)
+	}
+	for _, tt := range []struct{ user, pw string }{{"acme", "wrong"}, {"nobody", goodPassword}} {
+		before := f.hasher.Compares.Load()
+		if _, err := f.token(tt.user, tt.pw, "10.0.0.1"); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Errorf("Token(%q) = %v, want ErrInvalidClient", tt.user, err)
+		}
+		if n := f.hasher.Compares.Load() - before; n != 1 {
+			t.Errorf("Token(%q) made %d comparisons, want 1 (unknown users cost the same)", tt.user, n)
+		}
+	}
+	p, err := f.auth.Authenticate(ctx, got.Token)
+	if err != nil || p.User != "acme" || p.NIT != "900123456-8" {
+		t.Fatalf("Authenticate = %+v, %v", p, err)
+	}
+	if err := svc.SetActive(ctx, "acme", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.auth.Authenticate(ctx, got.Token); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Errorf("deactivated user's token: %v, want ErrInvalidToken", err)
+	}
+	if _, err := f.token("acme", goodPassword, "10.0.0.1"); !errors.Is(err, domain.ErrInvalidClient) {
+		t.Errorf("deactivated user's login: %v, want ErrInvalidClient", err)
+	}
+}
+
+// TestLogNamesOnlyKnownUsers: a name that is no user may be a password
+// typed in the wrong field; logs get its hash.
+func TestLogNamesOnlyKnownUsers(t *testing.T) {
+	f := newAuth(t)
+	got, _ := f.token(goodPassword, "acme", "10.0.0.1")
+	if strings.Contains(got.LogUser, goodPassword) || !strings.HasPrefix(got.LogUser, "sha256:") || len(got.LogUser) != len("sha256:")+12 {
+		t.Errorf("unknown user logged as %q", got.LogUser)
+	}
+	if got, _ := f.token("acme", "wrong", "10.0.0.1"); got.LogUser != "acme" {
+		t.Errorf("known user with a wrong password logged as %q", got.LogUser)
+	}
+}
+
+// TestThrottleHoldsUnderConcurrency: 60 wrong passwords at once for one
+// user make at most 10 password checks; 80 unknown users at once from one
+// address at most 30. The rest are 429 with a Retry-After.
+func TestThrottleHoldsUnderConcurrency(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		n, limit  int
+		user, pw  func(i int) string
+		sameAddr  bool
+		wantCheck int64
+	}{
+		{"one user", 60, 10, func(int) string { return "acme" }, func(int) string { return "wrong" }, false, 10},
+		{"one address", 80, 30, func(i int) string { return "nobody" + string(rune('a'+i%26)) + strings.Repeat("x", i/26) },
+			func(int) string { return "whatever" }, true, 30},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newAuth(t)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			throttled := 0
+			for i := range tt.n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					addr := "10.0.1." + string(rune('0'+i%10)) + string(rune('0'+i/10))
+					if tt.sameAddr {
+						addr = "10.0.0.9"
+					}
+					_, err := f.token(tt.user(i), tt.pw(i), addr)
+					var de *domain.Error
+					if errors.Is(err, domain.ErrThrottled) && errors.As(err, &de) && de.RetryAfter > 0 {
+						mu.Lock()
+						throttled++
+						mu.Unlock()
+					} else if !errors.Is(err, domain.ErrInvalidClient) {
+						t.Errorf("attempt %d: %v", i, err)
+					}
+				}()
+			}
+			wg.Wait()
+			if got := f.hasher.Compares.Load(); got != tt.wantCheck || throttled != tt.n-tt.limit {
+				t.Fatalf("%d password checks and %d 429s for %d concurrent attempts; want %d and %d",
+					got, throttled, tt.n, tt.wantCheck, tt.n-tt.limit)
+			}
+		})
+	}
+}
+
+// TestThrottleCountsFailuresOnly: successes and outages give their slot
+// back; an oversized name costs no hashing and counts against the address
+// only; the budget frees as the window slides.
+func TestThrottleCountsFailuresOnly(t *testing.T) {
+	f := newAuth(t)
+	for i := range 15 {
+		if _, err := f.token("acme", goodPassword, "10.0.0.1"); err != nil {
+			t.Fatalf("success %d: %v", i, err)
+		}
+	}
+	f.hasher.Busy = true
+	for range 15 {
+		if _, err := f.token("acme", "wrong", "10.0.0.1"); !errors.Is(err, domain.ErrUnavailable) {
+			t.Fatalf("busy hasher: %v, want ErrUnavailable", err)
+		}
+	}
+	f.hasher.Busy = false
+	before := f.hasher.Compares.Load()
+	for range 30 {
+		if _, err := f.token(strings.Repeat("u", 65), "pw", "10.0.0.2"); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("oversized name: %v", err)
+		}
+	}
+	if f.hasher.Compares.Load() != before {
+		t.Error("an oversized name was hashed")
+	}
+	if _, err := f.token("acme", goodPassword, "10.0.0.2"); !errors.Is(err, domain.ErrThrottled) {
+		t.Errorf("31st attempt from the address: %v, want ErrThrottled", err)
+	}
+	if _, err := f.token("acme", goodPassword, "10.0.0.3"); err != nil {
+		t.Errorf("the user's own budget was charged by oversized names elsewhere: %v", err)
+	}
+	f.clock.Add(61 * time.Second)
+	if _, err := f.token("acme", goodPassword, "10.0.0.2"); err != nil {
+		t.Errorf("after the window: %v", err)
+	}
+}
+
+func TestTokenCacheAndStaleness(t *testing.T) {
+	ctx := context.Background()
+	f := newAuth(t)
+	tokens, _ := memstate.NewTokenCache(2)
+	statuses, _ := memstate.NewUserStatusCache(10)
+	f.auth.Tokens, f.auth.Statuses, f.auth.Staleness = tokens, statuses, 30*time.Second
+	issued, err := f.token("acme", goodPassword, "10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.keys.Verifies.Load()
+	for range 5 {
+		if _, err := f.auth.Authenticate(ctx, issued.Token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.keys.Verifies.Load() - before; n != 0 {
+		t.Fatalf("%d signature verifications for a token used 5 times after its issue, want 0", n)
+	}
+	// Deactivation: seen within the staleness bound, not before.
+	_ = f.users.SetActive(ctx, "acme", false)
+	f.clock.Add(10 * time.Second)
+	if _, err := f.auth.Authenticate(ctx, issued.Token); err != nil {
+		t.Fatalf("within staleness the cached status may still hold: %v", err)
+	}
+	f.clock.Add(21 * time.Second)
+	if _, err := f.auth.Authenticate(ctx, issued.Token); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Fatalf("31 s after deactivation: %v, want ErrInvalidToken", err)
+	}
+	// Activation: a token issued after the cached "inactive" is let in at
+	// once, not after the staleness bound.
+	_ = f.users.SetActive(ctx, "acme", true)
+	f.clock.Add(2 * time.Second)
+	fresh, err := f.token("acme", goodPassword, "10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.auth.Authenticate(ctx, fresh.Token); err != nil {
+		t.Fatalf("new token right after activation: %v", err)
+	}
+	// An expired token is refused even when cached.
+	f.clock.Add(25 * time.Hour)
+	if _, err := f.auth.Authenticate(ctx, fresh.Token); !errors.Is(err, domain.ErrInvalidToken) {
+		t.Fatalf("expired cached token: %v", err)
+	}
+	if n := tokens.Len(); n > 2 {
+		t.Fatalf("cache holds %d tokens, bound is 2", n)
+	}
+}
+
+// TestLoginRehashesImportedHashes: a hash of another cost (an imported PHP
+// hash) is replaced at the first successful login, so that later wrong
+// passwords cost what unknown users cost.
+func TestLoginRehashesImportedHashes(t *testing.T) {
+	users := fakes.NewUsers(domain.User{Name: "legacy", PasswordHash: "old:secret", Active: true})
+	login := &ports.Login{Users: users, Hasher: &fakes.Hasher{}, Issuer: fakes.NewKeys(), Policy: domain.DefaultTokenPolicy(), Clock: fakes.NewClock(t0)}
+	if _, err := login.Exchange(context.Background(), "legacy", "wrong"); !errors.Is(err, domain.ErrInvalidClient) {
+		t.Fatal(err)
+	}
+	if u, _ := users.GetUser(context.Background(), "legacy"); u.PasswordHash != "old:secret" {
+		t.Fatal("a failed login changed the hash")
+	}
+	if _, err := login.Exchange(context.Background(), "legacy", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := users.GetUser(context.Background(), "legacy"); u.PasswordHash != "h:secret" {
+		t.Fatalf("hash after login = %q, want it rehashed", u.PasswordHash)
+	}
+}

@@ -1,0 +1,15 @@
+// Package ports is the inside edge of the hexagon. It holds:
+//
+//   - the port interfaces (interfaces.go): what the core needs from the
+//     outside world — stores, the upload store, the credential exchange,
+//     keys, password hashing, throttles, caches and the clock — each
+//     implemented by an adapter;
+//   - the use cases that implement the driving ports, one file each:
+//     reports.go (a partner reports a disbursement), auth.go (tokens in
+//     and out, with login throttling), login.go (the built-in login),
+//     users.go (the users commands) and reconcile.go (the crash sweep).
+//
+// The driving adapters (HTTP, CLI) declare the small interfaces they call
+// on their own side; the use cases here satisfy them. Like domain, ports
+// imports the standard library only.
+package ports

@@ -1,0 +1,180 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// Clock tells the time; every component takes the one it is given.
+type Clock interface{ Now() time.Time }
+
+// ReportStore keeps staged reports and their idempotency records.
+type ReportStore interface {
+	// StoreReport inserts the staging row r and its idempotency record rec
+	// (state done, with rec.Nonce) atomically, and returns the row's id.
+	// Concurrent calls may share one transaction and one durable commit
+	// (group commit); each call's outcome stays its own. When a record for
+	// the same user and key hash exists, nothing is stored and it returns
+	// that record with an error of kind domain.ErrConflict; the uniqueness
+	// is the store's constraint. When the commit failed in a way that does
+	// not tell whether it was applied, the error is of kind
+	// domain.ErrOutcomeUnknown. Other errors mean nothing was stored.
+	StoreReport(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error)
+	// GetKey returns the record for user and key hash, or domain.ErrNotFound.
+	GetKey(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error)
+	// DeleteKey removes the record if it is still rec (same user, key
+	// hash, nonce and state), so an expired or abandoned record is taken
+	// over only once.
+	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+}
+
+// ReconcileStore is what the crash sweep asks of the report store.
+type ReconcileStore interface {
+	// NamedFiles returns which of names a staging row names.
+	NamedFiles(ctx context.Context, names []string) (map[string]bool, error)
+	// FileRows returns up to limit rows that name a file, with ids above
+	// afterID and received at or after since, in id order.
+	FileRows(ctx context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error)
+	// PurgeKeys deletes at most limit idempotency records that are pending
+	// since before pendingBefore or expired before expiredBefore, and says
+	// how many of each it deleted; without apply it only counts them all.
+	PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (pending, expired int64, err error)
+}
+
+// UserStore keeps the built-in login's users. Names are compared byte for
+// byte.
+type UserStore interface {
+	// CreateUser adds a user; domain.ErrConflict when the name is taken.
+	CreateUser(ctx context.Context, u domain.User) error
+	// GetUser returns a user or domain.ErrNotFound.
+	GetUser(ctx context.Context, name string) (domain.User, error)
+	// SetActive activates or deactivates a user; domain.ErrNotFound.
+	SetActive(ctx context.Context, name string, active bool) error
+	// ListUsers returns every user by name.
+	ListUsers(ctx context.Context) ([]domain.User, error)
+	// SetPasswordHash replaces a user's hash; domain.ErrNotFound.
+	SetPasswordHash(ctx context.Context, name, hash string) error
+}
+
+// UploadStore keeps the reports' files.
+type UploadStore interface {
+	// Save writes f's content under domain.FileName(creditNumber, at,
+	// f.Ext), moving the timestamp on while the name is taken and never
+	// replacing an existing file, and returns the name used. When it
+	// returns, the content and its name survive a crash. Concurrent Saves
+	// may share one directory sync. A failed Save leaves at most a
+	// leftover that the sweep removes.
+	Save(ctx context.Context, creditNumber string, at time.Time, f *domain.File) (string, error)
+	// Remove deletes a file written by Save; a missing file is no error.
+	Remove(ctx context.Context, name string) error
+	// Check says whether files can be written now: reachable, writable,
+	// enough free space, still the configured place.
+	Check(ctx context.Context) error
+}
+
+// UploadInventory is what the crash sweep asks of the upload store.
+type UploadInventory interface {
+	// Walk calls fn for every published file and every leftover of an
+	// unfinished Save (Temp), in no particular order.
+	Walk(ctx context.Context, fn func(StoredObject) error) error
+	// Exists reports whether a published file is there.
+	Exists(ctx context.Context, name string) (bool, error)
+	// RemoveLeftover deletes a leftover that Walk reported.
+	RemoveLeftover(ctx context.Context, o StoredObject) error
+}
+
+// StoredObject is one entry of an upload store.
+type StoredObject struct {
+	Name    string    // the file's name, or the leftover's
+	ModTime time.Time // when it was last written
+	Temp    bool      // a leftover of an unfinished Save
+	Ref     string    // the adapter's handle for a leftover (e.g. an upload id)
+}
+
+// CredentialExchange swaps a user name and password for an access token.
+type CredentialExchange interface {
+	// Exchange returns a token, or an error of kind domain.ErrInvalidClient,
+	// domain.ErrThrottled or domain.ErrUnavailable.
+	Exchange(ctx context.Context, user, password string) (string, error)
+}
+
+// TokenIssuer signs claims into a token.
+type TokenIssuer interface {
+	Issue(c domain.Claims) (string, error)
+}
+
+// TokenVerifier checks a token's form and signature against the trusted
+// keys and returns its claims, or an error of kind domain.ErrInvalidToken.
+type TokenVerifier interface {
+	Verify(token string) (domain.Claims, error)
+}
+
+// PasswordHasher hashes and checks passwords.
+type PasswordHasher interface {
+	Hash(password string) (string, error)
+	// Compare returns nil when password matches hash. It bounds the
+	// comparisons that run at once; one that cannot start in time returns
+	// an error of kind domain.ErrUnavailable with RetryAfter set.
+	Compare(ctx context.Context, hash, password string) error
+	// Dummy returns a hash to compare against for unknown users, so they
+	// cost the same time as a wrong password.
+	Dummy() string
+	// NeedsRehash reports whether hash was made with other parameters
+	// than Hash uses now (e.g. an imported PHP hash of a lower cost).
+	NeedsRehash(hash string) bool
+}
+
+// LoginThrottle keeps login budgets: the attempts a key (a user name or a
+// client address) made within a sliding window. The rule (limit, window)
+// is the caller's; the adapter keeps the counts, in memory or shared by
+// every replica.
+type LoginThrottle interface {
+	// Take reserves one attempt for key when fewer than limit were
+	// reserved in the window before now. Check and reservation are one
+	// atomic step, however many callers race, on every replica that shares
+	// the adapter. When the budget is spent nothing is reserved and the
+	// reservation says how long until a slot frees.
+	Take(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (Reservation, error)
+	// Cancel gives a reservation back: the attempt does not count.
+	Cancel(ctx context.Context, r Reservation) error
+}
+
+// Reservation is the answer of LoginThrottle.Take.
+type Reservation struct {
+	Key        string
+	ID         string        // the adapter's handle, for Cancel
+	OK         bool          // a slot was reserved
+	RetryAfter time.Duration // when not OK: until the oldest attempt leaves the window
+}
+
+// TokenCache remembers tokens whose signature was verified, so a reused
+// token costs no RSA work. Entries are bounded in number; the caller still
+// applies the claim rules (expiry) on every use.
+type TokenCache interface {
+	Get(token string) (domain.Claims, bool)
+	Put(token string, c domain.Claims)
+}
+
+// UserStatusCache remembers what the user store said of a user; the
+// caller decides how old an answer may be.
+type UserStatusCache interface {
+	Get(user string) (UserStatus, bool)
+	Put(user string, s UserStatus)
+}
+
+// UserStatus is what the user store said of a user, and when.
+type UserStatus struct {
+	Known, Active bool
+	At            time.Time
+}
+
+// Principal is the partner user a verified token speaks for.
+type Principal struct {
+	User    string
+	NIT     string
+	TokenID string
+}

@@ -1,0 +1,81 @@
+package ports_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/fakes"
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+// TestReconcileAfterACrash: what a crash can leave older than the stale
+// bound is listed, then removed with apply; anything younger, and every
+// file a row names, stays; rows without their file are reported.
+func TestReconcileAfterACrash(t *testing.T) {
+	ctx := context.Background()
+	clock := fakes.NewClock(t0)
+	store, up := fixtures(clock)
+	svc := newReports(store, up, clock)
+	kept, err := svc.Submit(ctx, submission(withFile("CR-1"), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, err := svc.Submit(ctx, submission(withFile("CR-2"), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = up.Remove(ctx, lost.FileName) // a row whose file went missing
+	old, young := t0.Add(-2*time.Minute), t0.Add(time.Minute)
+	up.PutLeftover(".tmp-old", old)
+	up.PutFile("partner_CR-9_20261126T095800000Z.pdf", fixture.PDF(100), old) // published, no row: a crash between file and commit
+	clock.Add(2 * time.Minute)
+	up.PutLeftover(".tmp-young", young)
+	up.PutFile("partner_CR-8_20261126T100100000Z.pdf", fixture.PDF(100), young) // may be a report in flight
+	store.PutKey(domain.IdempotencyRecord{User: "acme", KeyHash: "pending-old", State: domain.KeyPending, Nonce: "n1",
+		CreatedAt: old, ExpiresAt: t0.Add(24 * time.Hour)})
+	store.PutKey(domain.IdempotencyRecord{User: "acme", KeyHash: "expired", State: domain.KeyDone, Nonce: "n2",
+		CreatedAt: t0.Add(-25 * time.Hour), ExpiresAt: t0.Add(-time.Hour)})
+
+	r := &ports.Reconciler{Store: store, Uploads: up, Files: up, Clock: clock, Stale: 65 * time.Second, Batch: 2}
+	keysBefore, filesBefore := store.Keys(), up.Count()
+	dry, err := r.Run(ctx, false, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{ports.FoundLeftover: 1, ports.FoundOrphanFile: 1, ports.FoundPendingClaim: 1,
+		ports.FoundExpiredKey: 1, ports.FoundMissingFile: 1}
+	for kind, n := range want {
+		if dry.Counts[kind] != n {
+			t.Errorf("dry run: %d %s, want %d (%+v)", dry.Counts[kind], kind, n, dry.Findings)
+		}
+	}
+	if store.Keys() != keysBefore || up.Count() != filesBefore {
+		t.Fatal("the dry run removed something")
+	}
+	if _, err := r.Run(ctx, true, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Run(ctx, false, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingClaim, ports.FoundExpiredKey} {
+		if again.Counts[kind] != 0 {
+			t.Errorf("after apply: %d %s left", again.Counts[kind], kind)
+		}
+	}
+	if again.Counts[ports.FoundMissingFile] != 1 {
+		t.Error("the row without its file is no longer reported")
+	}
+	for _, name := range []string{kept.FileName, "partner_CR-8_20261126T100100000Z.pdf"} {
+		if ok, _ := up.Exists(ctx, name); !ok {
+			t.Errorf("%s was removed", name)
+		}
+	}
+	if r, err := svc.Submit(ctx, submission(withFile("CR-1"), "")); err != nil || !r.Replayed {
+		t.Errorf("a retry after the sweep: %+v %v; want the first answer again", r, err)
+	}
+}

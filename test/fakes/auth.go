@@ -1,0 +1,156 @@
+package fakes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// Users is an in-memory ports.UserStore.
+type Users struct {
+	mu    sync.Mutex
+	users map[string]domain.User
+	Reads atomic.Int64 // GetUser calls
+}
+
+var _ ports.UserStore = (*Users)(nil)
+
+// NewUsers returns a store holding users.
+func NewUsers(users ...domain.User) *Users {
+	m := &Users{users: map[string]domain.User{}}
+	for _, u := range users {
+		m.users[u.Name] = u
+	}
+	return m
+}
+
+// CreateUser adds a user.
+func (m *Users) CreateUser(_ context.Context, u domain.User) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.users[u.Name]; ok {
+		return fmt.Errorf("user %q: %w", u.Name, domain.ErrConflict)
+	}
+	m.users[u.Name] = u
+	return nil
+}
+
+// GetUser returns a user, comparing names byte for byte.
+func (m *Users) GetUser(_ context.Context, name string) (domain.User, error) {
+	m.Reads.Add(1)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return domain.User{}, fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	return u, nil
+}
+
+// SetActive sets a user's flag.
+func (m *Users) SetActive(_ context.Context, name string, active bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	u.Active = active
+	m.users[name] = u
+	return nil
+}
+
+// ListUsers returns nothing: the fakes' tests do not list.
+func (m *Users) ListUsers(context.Context) ([]domain.User, error) { return nil, nil }
+
+// SetPasswordHash replaces a hash.
+func (m *Users) SetPasswordHash(_ context.Context, name, hash string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	u.PasswordHash = hash
+	m.users[name] = u
+	return nil
+}
+
+// Hasher "hashes" by prefixing and counts comparisons, so a test can see
+// that unknown users pay one comparison like everyone else. "old:" hashes
+// stand for imported hashes of another cost.
+type Hasher struct {
+	Compares atomic.Int64
+	// Busy makes Compare answer as when no comparison slot is free.
+	Busy bool
+}
+
+var _ ports.PasswordHasher = (*Hasher)(nil)
+
+// Hash returns "h:" + pw.
+func (h *Hasher) Hash(pw string) (string, error) { return "h:" + pw, nil }
+
+// Compare checks pw against hash.
+func (h *Hasher) Compare(_ context.Context, hash, pw string) error {
+	if h.Busy {
+		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
+		e.RetryAfter = 1
+		return e
+	}
+	h.Compares.Add(1)
+	if hash != "h:"+pw && hash != "old:"+pw {
+		return errors.New("mismatch")
+	}
+	return nil
+}
+
+// Dummy is a hash nothing matches.
+func (h *Hasher) Dummy() string { return "h:\x00dummy" }
+
+// NeedsRehash is true for "old:" hashes.
+func (h *Hasher) NeedsRehash(hash string) bool { return strings.HasPrefix(hash, "old:") }
+
+// Keys "signs" a token as "tok:" + subject + ":" + jti and verifies it by
+// looking the claims up; Verifies counts verifications.
+type Keys struct {
+	mu       sync.Mutex
+	issued   map[string]domain.Claims
+	Verifies atomic.Int64
+}
+
+var (
+	_ ports.TokenIssuer   = (*Keys)(nil)
+	_ ports.TokenVerifier = (*Keys)(nil)
+)
+
+// NewKeys returns keys that have issued nothing.
+func NewKeys() *Keys { return &Keys{issued: map[string]domain.Claims{}} }
+
+// Issue returns a token for c.
+func (k *Keys) Issue(c domain.Claims) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	tok := "tok:" + c.Subject + ":" + c.ID
+	k.issued[tok] = c
+	return tok, nil
+}
+
+// Verify returns the claims of a token Issue made.
+func (k *Keys) Verify(tok string) (domain.Claims, error) {
+	k.Verifies.Add(1)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c, ok := k.issued[tok]
+	if !ok {
+		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+		e.Detail = "signature"
+		return domain.Claims{}, e
+	}
+	return c, nil
+}

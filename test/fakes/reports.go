@@ -1,0 +1,178 @@
+package fakes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// ReportStore is an in-memory ports.ReportStore and ports.ReconcileStore:
+// the unique key is the map key.
+type ReportStore struct {
+	mu   sync.Mutex
+	keys map[string]domain.IdempotencyRecord
+	rows []domain.StagedReport
+	// Fail makes StoreReport fail before storing anything.
+	Fail error
+	// LostAnswer makes StoreReport store and then answer that the outcome
+	// is unknown, as when the database dies during the commit.
+	LostAnswer bool
+}
+
+var (
+	_ ports.ReportStore    = (*ReportStore)(nil)
+	_ ports.ReconcileStore = (*ReportStore)(nil)
+)
+
+// NewReportStore returns an empty store.
+func NewReportStore() *ReportStore {
+	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}}
+}
+
+// StoreReport inserts the row and its record unless the key is taken.
+func (m *ReportStore) StoreReport(_ context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := rec.User + "/" + rec.KeyHash
+	if ex, ok := m.keys[k]; ok {
+		return 0, ex, fmt.Errorf("store report: %w", domain.ErrConflict)
+	}
+	if m.Fail != nil {
+		return 0, domain.IdempotencyRecord{}, m.Fail
+	}
+	m.rows = append(m.rows, r)
+	rec.ReportID = int64(len(m.rows))
+	rec.FileName = r.FileName
+	m.keys[k] = rec
+	if m.LostAnswer {
+		return 0, domain.IdempotencyRecord{}, fmt.Errorf("commit: connection reset: %w", domain.ErrOutcomeUnknown)
+	}
+	return rec.ReportID, domain.IdempotencyRecord{}, nil
+}
+
+// GetKey returns a record or domain.ErrNotFound.
+func (m *ReportStore) GetKey(_ context.Context, user, keyHash string) (domain.IdempotencyRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ex, ok := m.keys[user+"/"+keyHash]; ok {
+		return ex, nil
+	}
+	return domain.IdempotencyRecord{}, fmt.Errorf("key: %w", domain.ErrNotFound)
+}
+
+// DeleteKey removes the record if it is still rec.
+func (m *ReportStore) DeleteKey(_ context.Context, rec domain.IdempotencyRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := rec.User + "/" + rec.KeyHash
+	if ex, ok := m.keys[k]; ok && ex.Nonce == rec.Nonce && ex.State == rec.State {
+		delete(m.keys, k)
+	}
+	return nil
+}
+
+// PutKey stores a record as is (a pending claim of an older version, an
+// expired record), for tests.
+func (m *ReportStore) PutKey(rec domain.IdempotencyRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.keys[rec.User+"/"+rec.KeyHash] = rec
+}
+
+// Ping answers.
+func (m *ReportStore) Ping(context.Context) error { return nil }
+
+// Count returns the number of rows.
+func (m *ReportStore) Count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rows)
+}
+
+// Keys returns the number of idempotency records.
+func (m *ReportStore) Keys() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keys)
+}
+
+// Row returns the row with id, 1-based.
+func (m *ReportStore) Row(id int64) (domain.StagedReport, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id < 1 || id > int64(len(m.rows)) {
+		return domain.StagedReport{}, fmt.Errorf("row %d: %w", id, domain.ErrNotFound)
+	}
+	return m.rows[id-1], nil
+}
+
+// NamedFiles returns which names a row names.
+func (m *ReportStore) NamedFiles(_ context.Context, names []string) (map[string]bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]bool{}
+	for _, r := range m.rows {
+		for _, n := range names {
+			if r.FileName == n {
+				out[n] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// FileRows returns rows that name a file, by id.
+func (m *ReportStore) FileRows(_ context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []domain.FileRow
+	for i, r := range m.rows {
+		id := int64(i + 1)
+		if id > afterID && r.FileName != "" && !r.ReceivedAt.Before(since) && len(out) < limit {
+			out = append(out, domain.FileRow{ID: id, FileName: r.FileName, ReceivedAt: r.ReceivedAt})
+		}
+	}
+	return out, nil
+}
+
+// PurgeKeys deletes pending claims older than pendingBefore and records
+// expired before expiredBefore, at most limit.
+func (m *ReportStore) PurgeKeys(_ context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
+	if limit <= 0 {
+		return 0, 0, errors.New("purge: limit must be positive")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ks []string
+	for k := range m.keys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var pending, expired int64
+	for _, k := range ks {
+		rec := m.keys[k]
+		isPending := rec.State == domain.KeyPending && rec.CreatedAt.Before(pendingBefore)
+		isExpired := rec.ExpiresAt.Before(expiredBefore)
+		if !isPending && !isExpired {
+			continue
+		}
+		if apply && pending+expired >= int64(limit) {
+			break
+		}
+		if isPending {
+			pending++
+		} else {
+			expired++
+		}
+		if apply {
+			delete(m.keys, k)
+		}
+	}
+	return pending, expired, nil
+}

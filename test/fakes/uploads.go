@@ -1,0 +1,132 @@
+package fakes
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// Uploads is an in-memory ports.UploadStore and ports.UploadInventory.
+type Uploads struct {
+	mu    sync.Mutex
+	files map[string]stored
+	// Fail makes Save fail; Delay makes it slow.
+	Fail  error
+	Delay time.Duration
+	Clock ports.Clock
+}
+
+type stored struct {
+	data []byte
+	at   time.Time
+	temp bool
+}
+
+var (
+	_ ports.UploadStore     = (*Uploads)(nil)
+	_ ports.UploadInventory = (*Uploads)(nil)
+)
+
+// NewUploads returns an empty store whose files are dated by clock.
+func NewUploads(clock ports.Clock) *Uploads {
+	return &Uploads{files: map[string]stored{}, Clock: clock}
+}
+
+// Save keeps the content under the first free name.
+func (u *Uploads) Save(_ context.Context, credit string, at time.Time, f *domain.File) (string, error) {
+	time.Sleep(u.Delay)
+	data, err := io.ReadAll(f.Reader())
+	if err != nil {
+		return "", err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.Fail != nil {
+		return "", u.Fail
+	}
+	for i := 0; ; i++ {
+		name := domain.FileName(credit, at.Add(time.Duration(i)*time.Millisecond), f.Ext)
+		if _, ok := u.files[name]; !ok {
+			u.files[name] = stored{data: data, at: u.Clock.Now()}
+			return name, nil
+		}
+	}
+}
+
+// PutLeftover stores an unfinished write, as a crash leaves one.
+func (u *Uploads) PutLeftover(name string, at time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.files[name] = stored{at: at, temp: true}
+}
+
+// PutFile stores a published file written at at, with no row behind it.
+func (u *Uploads) PutFile(name string, data []byte, at time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.files[name] = stored{data: data, at: at}
+}
+
+// Remove deletes a file.
+func (u *Uploads) Remove(_ context.Context, name string) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.files, name)
+	return nil
+}
+
+// Check answers.
+func (u *Uploads) Check(context.Context) error { return nil }
+
+// Walk lists every file and leftover.
+func (u *Uploads) Walk(_ context.Context, fn func(ports.StoredObject) error) error {
+	u.mu.Lock()
+	var list []ports.StoredObject
+	for n, s := range u.files {
+		list = append(list, ports.StoredObject{Name: n, ModTime: s.at, Temp: s.temp})
+	}
+	u.mu.Unlock()
+	for _, o := range list {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Exists reports whether a published file is there.
+func (u *Uploads) Exists(_ context.Context, name string) (bool, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s, ok := u.files[name]
+	return ok && !s.temp, nil
+}
+
+// RemoveLeftover deletes a leftover.
+func (u *Uploads) RemoveLeftover(_ context.Context, o ports.StoredObject) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if s, ok := u.files[o.Name]; !ok || !s.temp {
+		return fmt.Errorf("%s is not a leftover", o.Name)
+	}
+	delete(u.files, o.Name)
+	return nil
+}
+
+// Count returns the number of published files.
+func (u *Uploads) Count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := 0
+	for _, s := range u.files {
+		if !s.temp {
+			n++
+		}
+	}
+	return n
+}
