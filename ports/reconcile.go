@@ -42,9 +42,9 @@ type Finding struct {
 
 // ReconcileReport is what one run found and did.
 type ReconcileReport struct {
-	Findings []Finding       // the first maxListed, in the order found
+	Findings []Finding        // the first maxListed, in the order found
 	Counts   map[string]int64 // by kind
-	Applied  bool            // removals were made (not a dry run)
+	Applied  bool             // removals were made (not a dry run)
 }
 
 func (r *ReconcileReport) add(kind, name, reason string) {

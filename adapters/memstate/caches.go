@@ -11,7 +11,9 @@ import (
 
 // TokenCache is an in-memory ports.TokenCache, keyed by the token's
 // SHA-256 so an entry's size does not depend on what a client sent.
-type TokenCache struct{ c *lru.Cache[[32]byte, domain.Claims] }
+type TokenCache struct {
+	c *lru.Cache[[32]byte, domain.Claims]
+}
 
 var _ ports.TokenCache = (*TokenCache)(nil)
 
@@ -25,7 +27,9 @@ func NewTokenCache(size int) (*TokenCache, error) {
 }
 
 // Get returns the claims of a token verified before.
-func (t *TokenCache) Get(token string) (domain.Claims, bool) { return t.c.Get(sha256.Sum256([]byte(token))) }
+func (t *TokenCache) Get(token string) (domain.Claims, bool) {
+	return t.c.Get(sha256.Sum256([]byte(token)))
+}
 
 // Put remembers a verified token.
 func (t *TokenCache) Put(token string, c domain.Claims) { t.c.Add(sha256.Sum256([]byte(token)), c) }
@@ -34,7 +38,9 @@ func (t *TokenCache) Put(token string, c domain.Claims) { t.c.Add(sha256.Sum256(
 func (t *TokenCache) Len() int { return t.c.Len() }
 
 // UserStatusCache is an in-memory ports.UserStatusCache.
-type UserStatusCache struct{ c *lru.Cache[string, ports.UserStatus] }
+type UserStatusCache struct {
+	c *lru.Cache[string, ports.UserStatus]
+}
 
 var _ ports.UserStatusCache = (*UserStatusCache)(nil)
 
