@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,7 +16,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var update = flag.Bool("update", false, "rewrite ../disbursementd.example.yaml from the tags of Config")
+var (
+	update     = flag.Bool("update", false, "rewrite ../disbursementd.example.yaml from the tags of Config")
+	printTable = flag.Bool("table", false, "print the README's key table (go test ./config/ -run TestMarkdownTable -table)")
+)
 
 // exampleFile is absolute: tests move into temporary directories.
 var exampleFile, _ = filepath.Abs("../disbursementd.example.yaml")
@@ -260,5 +264,46 @@ func TestRedactedCoversEveryKey(t *testing.T) {
 	}
 	if Defaults().Redacted()["uploads.s3.secret_access_key"] != "" {
 		t.Error("an unset secret shows as empty, so an operator can tell it is unset")
+	}
+}
+
+// namedErr stands for mapstructure.DecodeError, which translate matches by
+// its Name method.
+type namedErr struct {
+	name string
+	err  error
+}
+
+func (e *namedErr) Error() string { return "'" + e.name + "' " + e.err.Error() }
+func (e *namedErr) Name() string  { return e.name }
+func (e *namedErr) Unwrap() error { return e.err }
+
+func TestTranslateKeepsOneLine(t *testing.T) {
+	joined := errors.Join(
+		&namedErr{"store.max_batch", errors.New("expected type 'int',\ngot unconvertible type 'map'")},
+		&namedErr{"http.addr", &badValue{"x"}},
+	)
+	mustNameKey(t, translate(joined), "store.max_batch")
+	if err := translate(errors.Join(&namedErr{"http.read_timeout", &badValue{`"soon" is not a duration like 30s or 5m`}})); err.Error() !=
+		`config: http.read_timeout (DISB_HTTP_READ_TIMEOUT): "soon" is not a duration like 30s or 5m` {
+		t.Errorf("translate = %v", err)
+	}
+	if err := translate(errors.New("one\ntwo")); strings.Contains(err.Error(), "\n") {
+		t.Errorf("translate = %q", err)
+	}
+}
+
+func TestMarkdownTableHasEveryKey(t *testing.T) {
+	table := MarkdownTable()
+	if got, want := strings.Count(table, "\n"), len(Keys())+2; got != want {
+		t.Errorf("%d lines, want %d", got, want)
+	}
+	for _, s := range Settings() {
+		if !strings.Contains(table, "| `"+s.Key+"` | `"+s.Env+"` |") {
+			t.Errorf("no row for %s", s.Key)
+		}
+	}
+	if *printTable {
+		fmt.Print(table)
 	}
 }
