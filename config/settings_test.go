@@ -18,7 +18,7 @@ import (
 
 var (
 	update     = flag.Bool("update", false, "rewrite ../disbursementd.example.yaml from the tags of Config")
-	printTable = flag.Bool("table", false, "print the README's key table (go test ./config/ -run TestMarkdownTable -table)")
+	printTable = flag.Bool("table", false, "print the README's key table (go test ./config/ -run TestMarkdownTable -v -table)")
 )
 
 // exampleFile is absolute: tests move into temporary directories.
