@@ -1,80 +1,146 @@
 // Package config reads the service's settings once, with viper, from a
 // YAML file and DISB_<SECTION>_<KEY> environment variables, into a typed,
 // validated struct. Only cmd/ imports it.
+//
+// The Config struct below is the one list of settings: each field's tags
+// give its key (mapstructure), its default, a one-line doc and whether its
+// value is redacted in logs. The environment binding, Keys, Defaults,
+// Redacted, the example file and the error messages all come from them.
+//
+// Tags on a setting (a leaf field):
+//
+//	mapstructure:"read_timeout"  the key within its section
+//	default:"60s"                the default, written as in the YAML file
+//	doc:"..."                    one line for the example file and the docs
+//	redact:"secret"              logged as *** (also "dsn": password hidden; "url": userinfo password hidden)
+//
+// A section (a struct field) has mapstructure and may have doc.
 package config
 
 import (
-	"fmt"
-	"net"
 	"net/netip"
-	"os"
-	"sort"
-	"strings"
 	"time"
-
-	"github.com/spf13/viper"
 )
 
 // Config is the whole configuration.
 type Config struct {
-	HTTP struct {
-		Addr              string
-		ReadHeaderTimeout time.Duration
-		ReadTimeout       time.Duration
-		WriteTimeout      time.Duration
-		IdleTimeout       time.Duration
-		ShutdownGrace     time.Duration
-		MaxBodyBytes      int64
-		ReportTimeout     time.Duration
-		TrustedProxies    []netip.Prefix
-	}
-	Store struct {
-		Driver          string
-		DSN             string
-		AutoMigrate     bool
-		MaxOpenConns    int
-		MaxIdleConns    int
-		ConnMaxLifetime time.Duration
-		ConnMaxIdleTime time.Duration
-		BusyTimeout     time.Duration
-	}
-	Uploads struct {
-		Dir          string
-		MaxFileBytes int64
-		AllowedTypes []string
-	}
-	Auth struct {
-		PrivateKeyFile string
-		PublicKeysFile string
-		Issuer         string
-		Audience       string
-		Leeway         time.Duration
-		TokenTTL       time.Duration
-		BcryptCost     int
-		TokenCacheSize int
-		UserStaleness  time.Duration
-	}
-	Login struct {
-		URL     string
-		Timeout time.Duration
-	}
-	Throttle struct {
-		UserFailures int
-		UserWindow   time.Duration
-		AddrFailures int
-		AddrWindow   time.Duration
-	}
-	Idempotency struct {
-		TTL  time.Duration
-		Wait time.Duration
-	}
-	Log struct {
-		Format string
-		Level  string
-	}
+	HTTP        HTTPConfig        `mapstructure:"http"`
+	Store       StoreConfig       `mapstructure:"store"`
+	Uploads     UploadsConfig     `mapstructure:"uploads"`
+	Auth        AuthConfig        `mapstructure:"auth"`
+	Login       LoginConfig       `mapstructure:"login"`
+	Throttle    ThrottleConfig    `mapstructure:"throttle" doc:"login attempts (failures count, successes do not); 0 turns a limit off"`
+	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
+	Log         LogConfig         `mapstructure:"log"`
+	Debug       DebugConfig       `mapstructure:"debug"`
+
 	// GenerateKeys is true when no private key file was configured: the
 	// embedded default creates a pair under data/keys on first start.
-	GenerateKeys bool
+	GenerateKeys bool `mapstructure:"-"`
+}
+
+// HTTPConfig is the listener and the bounds of one request.
+type HTTPConfig struct {
+	Addr              string         `mapstructure:"addr" default:"127.0.0.1:8080" doc:"listen address; use 0.0.0.0:8080 in a container"`
+	ReadHeaderTimeout time.Duration  `mapstructure:"read_header_timeout" default:"10s" doc:"time to read a request's headers (cuts slowloris clients)"`
+	ReadTimeout       time.Duration  `mapstructure:"read_timeout" default:"60s" doc:"time to read a whole request (a 32 MiB report on a slow link)"`
+	WriteTimeout      time.Duration  `mapstructure:"write_timeout" default:"90s" doc:"time to write a response, counted from the end of the request headers"`
+	IdleTimeout       time.Duration  `mapstructure:"idle_timeout" default:"120s" doc:"keep-alive connections idle longer than this are closed"`
+	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace" default:"30s" doc:"on SIGTERM: time for in-flight reports to finish"`
+	MaxBodyBytes      ByteSize       `mapstructure:"max_body_bytes" default:"32MiB" doc:"larger report bodies get 413"`
+	ReportTimeout     time.Duration  `mapstructure:"report_timeout" default:"60s" doc:"longest a report may take once accepted; stale claims are swept after this + 5s"`
+	TrustedProxies    []netip.Prefix `mapstructure:"trusted_proxies" default:"" doc:"addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed"`
+	MaxInFlight       int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
+	MaxMembers        int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
+	MaxProblems       int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
+}
+
+// StoreConfig is the database.
+type StoreConfig struct {
+	Driver          string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
+	DSN             string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
+	AutoMigrate     bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
+	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers (the store caps them at 4)"`
+	MaxIdleConns    int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
+	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
+	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
+	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
+	BatchWriters    int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
+}
+
+// UploadsConfig is where report files go and what they may be.
+type UploadsConfig struct {
+	Backend         string        `mapstructure:"backend" default:"fs" doc:"fs (the directory uploads.dir) or s3 (the bucket uploads.s3.bucket)"`
+	Dir             string        `mapstructure:"dir" default:"data/uploads" doc:"must exist and be writable (created only when left at this default)"`
+	MaxFileBytes    ByteSize      `mapstructure:"max_file_bytes" default:"20MiB" doc:"decoded size of a report's file; larger files get 413"`
+	AllowedTypes    []string      `mapstructure:"allowed_types" default:"pdf,png,jpg,tif" doc:"file types accepted, by content: some of pdf, png, jpg, tif"`
+	MinFreeBytes    ByteSize      `mapstructure:"min_free_bytes" default:"0" doc:"/readyz fails below this free space in uploads.dir; 0 = twice uploads.max_file_bytes"`
+	SweepInterval   time.Duration `mapstructure:"sweep_interval" default:"10m" doc:"how often serve removes stale temp files, orphan files and expired records; 0 = only at start"`
+	AllowPDFScripts bool          `mapstructure:"allow_pdf_scripts" default:"false" doc:"true accepts PDFs with JavaScript, launch actions, embedded files, rich media or XFA"`
+	MaxImagePixels  int           `mapstructure:"max_image_pixels" default:"100000000" doc:"an image declaring more pixels (width x height) gets 400 file_image_too_large"`
+	S3              S3Config      `mapstructure:"s3" doc:"used when uploads.backend is s3"`
+}
+
+// S3Config is an S3-compatible bucket for report files.
+type S3Config struct {
+	Endpoint        string `mapstructure:"endpoint" default:"" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
+	Bucket          string `mapstructure:"bucket" default:"" doc:"required when uploads.backend is s3"`
+	Prefix          string `mapstructure:"prefix" default:"" doc:"prepended to every object name, e.g. disbursements/"`
+	Region          string `mapstructure:"region" default:"us-east-1" doc:"the bucket's region"`
+	PathStyle       bool   `mapstructure:"path_style" default:"false" doc:"true: endpoint/bucket/object URLs (MinIO); false: bucket.endpoint/object"`
+	AccessKeyID     string `mapstructure:"access_key_id" default:"" doc:"empty (with secret_access_key) = the standard AWS chain (AWS_ACCESS_KEY_ID, profile, role)"`
+	SecretAccessKey string `mapstructure:"secret_access_key" default:"" redact:"secret" doc:"the secret of access_key_id"`
+}
+
+// AuthConfig is token signing and verification and password hashing.
+type AuthConfig struct {
+	PrivateKeyFile      string        `mapstructure:"private_key_file" default:"" doc:"unset: data/keys/private.pem, generated on first start (0600)"`
+	PublicKeysFile      string        `mapstructure:"public_keys_file" default:"" doc:"extra trusted public keys (PEM or JWKS), e.g. the old key during a rotation"`
+	Issuer              string        `mapstructure:"issuer" default:"disbursementd" doc:"iss of issued tokens, and the only one accepted"`
+	Audience            string        `mapstructure:"audience" default:"partner-api" doc:"aud of issued tokens, and the only one accepted"`
+	Leeway              time.Duration `mapstructure:"leeway" default:"60s" doc:"clock skew allowed on exp, nbf and iat"`
+	TokenTTL            time.Duration `mapstructure:"token_ttl" default:"24h" doc:"lifetime of issued tokens; at most 24h"`
+	BcryptCost          int           `mapstructure:"bcrypt_cost" default:"12" doc:"10..16, for users added with users add"`
+	TokenCacheSize      int           `mapstructure:"token_cache_size" default:"10000" doc:"verified tokens kept (each until its exp); 0 = default size"`
+	UserStaleness       time.Duration `mapstructure:"user_staleness" default:"30s" doc:"a deactivation takes effect within this; 0s = read the user on every request"`
+	MaxConcurrentHashes int           `mapstructure:"max_concurrent_hashes" default:"0" doc:"bcrypt comparisons run at once; 0 = the number of CPUs"`
+	HashWait            time.Duration `mapstructure:"hash_wait" default:"2s" doc:"how long a login waits for a bcrypt slot before 503 temporarily_unavailable"`
+	UserCacheSize       int           `mapstructure:"user_cache_size" default:"10000" doc:"users whose active flag is cached (least recently used evicted)"`
+}
+
+// LoginConfig is the credential exchange upstream.
+type LoginConfig struct {
+	URL     string        `mapstructure:"url" default:"" redact:"url" doc:"unset: the built-in login; else an upstream POST endpoint such as https://other/auth/login"`
+	Timeout time.Duration `mapstructure:"timeout" default:"5s" doc:"an upstream answer slower than this is 503 temporarily_unavailable"`
+}
+
+// ThrottleConfig bounds login attempts.
+type ThrottleConfig struct {
+	UserFailures int           `mapstructure:"user_failures" default:"10" doc:"password checks per user name ..."`
+	UserWindow   time.Duration `mapstructure:"user_window" default:"15m" doc:"... in this sliding window"`
+	AddrFailures int           `mapstructure:"addr_failures" default:"30" doc:"attempts per client address ..."`
+	AddrWindow   time.Duration `mapstructure:"addr_window" default:"1m" doc:"... in this sliding window"`
+	Backend      string        `mapstructure:"backend" default:"auto" doc:"auto (database on mysql, else memory), memory or database (shared by replicas)"`
+	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"in-memory counters kept (least recently used evicted)"`
+}
+
+// IdempotencyConfig is how long answers are remembered.
+type IdempotencyConfig struct {
+	TTL        time.Duration `mapstructure:"ttl" default:"24h" doc:"how long a report's answer is remembered (at least 24h)"`
+	Wait       time.Duration `mapstructure:"wait" default:"30s" doc:"how long a duplicate waits for the first before 409 request_in_progress"`
+	SweepBatch int           `mapstructure:"sweep_batch" default:"1000" doc:"expired records deleted per statement by the sweep"`
+}
+
+// LogConfig is the log's shape.
+type LogConfig struct {
+	Format string `mapstructure:"format" default:"auto" doc:"auto (text on a terminal, JSON otherwise), json or text"`
+	Level  string `mapstructure:"level" default:"info" doc:"debug, info, warn or error"`
+}
+
+// DebugConfig is for operators only.
+type DebugConfig struct {
+	PprofAddr string `mapstructure:"pprof_addr" default:"" doc:"when set (e.g. 127.0.0.1:6060), net/http/pprof is served there; keep it private"`
 }
 
 // Default locations of the embedded default.
@@ -85,181 +151,3 @@ const (
 	DefaultKeyFile    = "data/keys/private.pem"
 	DefaultConfigFile = "disbursementd.yaml"
 )
-
-// Load reads the file at path ("" means disbursementd.yaml in the working
-// directory, if it exists), then the environment. Every error names the
-// key it is about.
-func Load(path string) (*Config, error) {
-	v := viper.New()
-	for k, d := range defaults {
-		v.SetDefault(k, d)
-		// Binding each key makes env overrides work for keys the file does
-		// not have, and for Unmarshal-free reads alike.
-		_ = v.BindEnv(k, EnvName(k))
-	}
-	explicit := path != ""
-	if !explicit {
-		path = DefaultConfigFile
-	}
-	if _, err := os.Stat(path); err == nil || explicit {
-		v.SetConfigFile(path)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("config: file %s: %w", path, err)
-		}
-		if err := unknownKeys(v); err != nil {
-			return nil, fmt.Errorf("config: file %s: %w", path, err)
-		}
-	}
-	return read(v)
-}
-
-// Defaults returns the configuration with every key at its default, as if
-// no file and no environment variable were set (for tests and tools).
-func Defaults() *Config {
-	v := viper.New()
-	for k, d := range defaults {
-		v.SetDefault(k, d)
-	}
-	c, err := read(v)
-	if err != nil {
-		panic("config: defaults do not validate: " + err.Error())
-	}
-	return c
-}
-
-func read(v *viper.Viper) (*Config, error) {
-	r := &reader{v: v}
-	c := &Config{}
-	c.HTTP.Addr = r.str("http.addr")
-	c.HTTP.ReadHeaderTimeout = r.dur("http.read_header_timeout")
-	c.HTTP.ReadTimeout = r.dur("http.read_timeout")
-	c.HTTP.WriteTimeout = r.dur("http.write_timeout")
-	c.HTTP.IdleTimeout = r.dur("http.idle_timeout")
-	c.HTTP.ShutdownGrace = r.dur("http.shutdown_grace")
-	c.HTTP.MaxBodyBytes = r.size("http.max_body_bytes")
-	c.HTTP.ReportTimeout = r.dur("http.report_timeout")
-	c.HTTP.TrustedProxies = r.prefixes("http.trusted_proxies")
-	c.Throttle.UserFailures = r.count("throttle.user_failures")
-	c.Throttle.UserWindow = r.dur("throttle.user_window")
-	c.Throttle.AddrFailures = r.count("throttle.addr_failures")
-	c.Throttle.AddrWindow = r.dur("throttle.addr_window")
-	c.Store.Driver = r.str("store.driver")
-	c.Store.DSN = r.str("store.dsn")
-	c.Store.AutoMigrate = r.boolean("store.auto_migrate")
-	c.Store.MaxOpenConns = r.count("store.max_open_conns")
-	c.Store.MaxIdleConns = r.count("store.max_idle_conns")
-	c.Store.ConnMaxLifetime = r.dur("store.conn_max_lifetime")
-	c.Store.ConnMaxIdleTime = r.dur("store.conn_max_idle_time")
-	c.Store.BusyTimeout = r.dur("store.busy_timeout")
-	c.Uploads.Dir = r.str("uploads.dir")
-	c.Uploads.MaxFileBytes = r.size("uploads.max_file_bytes")
-	c.Uploads.AllowedTypes = r.list("uploads.allowed_types")
-	c.Auth.PrivateKeyFile = r.str("auth.private_key_file")
-	c.Auth.PublicKeysFile = r.str("auth.public_keys_file")
-	c.Auth.Issuer = r.str("auth.issuer")
-	c.Auth.Audience = r.str("auth.audience")
-	c.Auth.Leeway = r.dur("auth.leeway")
-	c.Auth.TokenTTL = r.dur("auth.token_ttl")
-	c.Auth.BcryptCost = r.count("auth.bcrypt_cost")
-	c.Auth.TokenCacheSize = r.count("auth.token_cache_size")
-	c.Auth.UserStaleness = r.dur("auth.user_staleness")
-	c.Login.URL = r.str("login.url")
-	c.Login.Timeout = r.dur("login.timeout")
-	c.Idempotency.TTL = r.dur("idempotency.ttl")
-	c.Idempotency.Wait = r.dur("idempotency.wait")
-	c.Log.Format = r.str("log.format")
-	c.Log.Level = r.str("log.level")
-	if r.err != nil {
-		return nil, r.err
-	}
-	if err := c.finish(); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-func unknownKeys(v *viper.Viper) error {
-	var bad []string
-	for _, k := range v.AllKeys() {
-		if _, ok := defaults[k]; !ok {
-			bad = append(bad, k)
-		}
-	}
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(bad, ", "))
-	}
-	return nil
-}
-
-// finish fills derived defaults and validates.
-func (c *Config) finish() error {
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), fmt.Sprintf(format, a...))
-	}
-	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
-		return bad("http.addr", "%q is not host:port", c.HTTP.Addr)
-	}
-	switch c.Store.Driver {
-	case "sqlite":
-		if c.Store.DSN == "" {
-			c.Store.DSN = DefaultSQLitePath
-		}
-	case "mysql":
-		if c.Store.DSN == "" {
-			return bad("store.dsn", "required when store.driver is mysql (user:pass@tcp(host:3306)/db)")
-		}
-	default:
-		return bad("store.driver", "%q, want sqlite or mysql", c.Store.Driver)
-	}
-	if c.Auth.PrivateKeyFile == "" {
-		c.Auth.PrivateKeyFile, c.GenerateKeys = DefaultKeyFile, true
-	}
-	if c.Auth.Issuer == "" {
-		return bad("auth.issuer", "empty")
-	}
-	if c.Auth.Audience == "" {
-		return bad("auth.audience", "empty")
-	}
-	if c.Auth.TokenTTL <= 0 || c.Auth.TokenTTL > 24*time.Hour {
-		return bad("auth.token_ttl", "%s, want more than 0 and at most 24h", c.Auth.TokenTTL)
-	}
-	if c.Auth.BcryptCost < 10 || c.Auth.BcryptCost > 16 {
-		return bad("auth.bcrypt_cost", "%d, want 10 to 16", c.Auth.BcryptCost)
-	}
-	if c.Login.URL != "" && !strings.HasPrefix(c.Login.URL, "http://") && !strings.HasPrefix(c.Login.URL, "https://") {
-		return bad("login.url", "%q is not an http(s) URL", c.Login.URL)
-	}
-	if c.Idempotency.TTL < 24*time.Hour {
-		return bad("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
-	}
-	if len(c.Uploads.AllowedTypes) == 0 {
-		return bad("uploads.allowed_types", "empty")
-	}
-	for _, t := range c.Uploads.AllowedTypes {
-		if !contains([]string{"pdf", "png", "jpg", "tif"}, t) {
-			return bad("uploads.allowed_types", "%q is not one of pdf, png, jpg, tif", t)
-		}
-	}
-	switch c.Log.Format {
-	case "auto", "json", "text":
-	default:
-		return bad("log.format", "%q, want auto, json or text", c.Log.Format)
-	}
-	switch c.Log.Level {
-	case "debug", "info", "warn", "error":
-	default:
-		return bad("log.level", "%q, want debug, info, warn or error", c.Log.Level)
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,20 @@ func TestDefaultsAreTheEmbeddedDefault(t *testing.T) {
 		c.Login.URL != "" || c.HTTP.MaxBodyBytes != 32<<20 || c.Uploads.MaxFileBytes != 20<<20 ||
 		c.Auth.Leeway != time.Minute || c.Idempotency.Wait != 30*time.Second {
 		t.Fatalf("Defaults() = %+v", c)
+	}
+	// The bounds of the second round of work (CONTRACT.md §7).
+	if c.HTTP.MaxInFlight != 256 || c.HTTP.MaxMembers != 256 || c.HTTP.MaxProblems != 100 ||
+		c.Store.MaxOpenConns != 32 || c.Store.MaxIdleConns != 0 || c.Store.MaxBatch != 64 || c.Store.BatchWriters != 0 ||
+		c.Uploads.Backend != "fs" || c.Uploads.S3.Region != "us-east-1" || c.Uploads.S3.PathStyle ||
+		c.Uploads.SweepInterval != 10*time.Minute || c.Uploads.AllowPDFScripts || c.Uploads.MaxImagePixels != 100_000_000 ||
+		c.Auth.HashWait != 2*time.Second || c.Auth.UserCacheSize != 10000 ||
+		c.Throttle.Backend != "auto" || c.Throttle.MaxEntries != 100000 || c.Idempotency.SweepBatch != 1000 ||
+		c.Debug.PprofAddr != "" {
+		t.Fatalf("Defaults() = %+v", c)
+	}
+	// Derived in finish().
+	if c.Uploads.MinFreeBytes != 2*c.Uploads.MaxFileBytes || c.Auth.MaxConcurrentHashes != runtime.NumCPU() {
+		t.Errorf("min_free_bytes %v, max_concurrent_hashes %d", c.Uploads.MinFreeBytes, c.Auth.MaxConcurrentHashes)
 	}
 }
 
@@ -30,7 +45,7 @@ func TestEnvOverridesEveryKey(t *testing.T) {
 	t.Setenv("DISB_STORE_DRIVER", "mysql")
 	t.Setenv("DISB_STORE_DSN", "u:secret@tcp(db:3306)/disb")
 	t.Setenv("DISB_UPLOADS_DIR", "/srv/uploads")
-	t.Setenv("DISB_UPLOADS_ALLOWED_TYPES", "pdf, png")
+	t.Setenv("DISB_UPLOADS_ALLOWED_TYPES", "pdf, PNG")
 	t.Setenv("DISB_LOGIN_URL", "https://login.example/auth/login")
 	t.Setenv("DISB_AUTH_PRIVATE_KEY_FILE", "/keys/private.pem")
 	t.Setenv("DISB_AUTH_PUBLIC_KEYS_FILE", "/keys/trusted.pem")
@@ -38,6 +53,11 @@ func TestEnvOverridesEveryKey(t *testing.T) {
 	t.Setenv("DISB_IDEMPOTENCY_WAIT", "5s")
 	t.Setenv("DISB_STORE_AUTO_MIGRATE", "false")
 	t.Setenv("DISB_HTTP_MAX_BODY_BYTES", "8MiB")
+	t.Setenv("DISB_HTTP_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7")
+	t.Setenv("DISB_UPLOADS_BACKEND", "s3")
+	t.Setenv("DISB_UPLOADS_S3_BUCKET", "reports")
+	t.Setenv("DISB_UPLOADS_S3_PATH_STYLE", "true")
+	t.Setenv("DISB_UPLOADS_MIN_FREE_BYTES", "1GiB")
 	c, err := Load(file)
 	if err != nil {
 		t.Fatal(err)
@@ -46,17 +66,13 @@ func TestEnvOverridesEveryKey(t *testing.T) {
 		c.Uploads.Dir != "/srv/uploads" || strings.Join(c.Uploads.AllowedTypes, ",") != "pdf,png" ||
 		c.Login.URL != "https://login.example/auth/login" || c.Auth.PrivateKeyFile != "/keys/private.pem" || c.GenerateKeys ||
 		c.Auth.PublicKeysFile != "/keys/trusted.pem" || c.Auth.Leeway != 30*time.Second ||
-		c.Idempotency.Wait != 5*time.Second || c.Store.AutoMigrate || c.HTTP.MaxBodyBytes != 8<<20 {
+		c.Idempotency.Wait != 5*time.Second || c.Store.AutoMigrate || c.HTTP.MaxBodyBytes != 8<<20 ||
+		display(c.HTTP.TrustedProxies) != "10.0.0.0/8,192.0.2.7/32" ||
+		c.Uploads.Backend != "s3" || c.Uploads.S3.Bucket != "reports" || !c.Uploads.S3.PathStyle || c.Uploads.MinFreeBytes != 1<<30 {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	if got := c.Redacted()["store.dsn"]; got != "u:***@tcp(db:3306)/disb" {
 		t.Errorf("redacted dsn = %v", got)
-	}
-	// Every key has an environment variable that Load reads.
-	for _, k := range Keys() {
-		if !strings.HasPrefix(EnvName(k), "DISB_") {
-			t.Errorf("key %s has env %s", k, EnvName(k))
-		}
 	}
 }
 
@@ -67,35 +83,46 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	}{
 		{"DISB_HTTP_ADDR", "nonsense", "http.addr"},
 		{"DISB_HTTP_READ_TIMEOUT", "soon", "http.read_timeout"},
+		{"DISB_HTTP_MAX_BODY_BYTES", "0", "http.max_body_bytes"},
+		{"DISB_HTTP_MAX_IN_FLIGHT", "0", "http.max_in_flight"},
+		{"DISB_HTTP_TRUSTED_PROXIES", "10.0.0.0/8,proxy", "http.trusted_proxies"},
 		{"DISB_STORE_DRIVER", "postgres", "store.driver"},
 		{"DISB_STORE_AUTO_MIGRATE", "perhaps", "store.auto_migrate"},
+		{"DISB_STORE_MAX_OPEN_CONNS", "0", "store.max_open_conns"},
+		{"DISB_STORE_MAX_IDLE_CONNS", "33", "store.max_idle_conns"},
+		{"DISB_STORE_MAX_BATCH", "1001", "store.max_batch"},
 		{"DISB_UPLOADS_MAX_FILE_BYTES", "-5", "uploads.max_file_bytes"},
+		{"DISB_UPLOADS_MAX_FILE_BYTES", "99999999999GiB", "uploads.max_file_bytes"},
 		{"DISB_UPLOADS_ALLOWED_TYPES", "pdf,exe", "uploads.allowed_types"},
+		{"DISB_UPLOADS_BACKEND", "ftp", "uploads.backend"},
+		{"DISB_UPLOADS_SWEEP_INTERVAL", "1ms", "uploads.sweep_interval"},
+		{"DISB_UPLOADS_S3_ENDPOINT", "minio:9000", "uploads.s3.endpoint"},
+		{"DISB_UPLOADS_S3_SECRET_ACCESS_KEY", "s", "uploads.s3.access_key_id"},
 		{"DISB_AUTH_TOKEN_TTL", "48h", "auth.token_ttl"},
+		{"DISB_AUTH_BCRYPT_COST", "9", "auth.bcrypt_cost"},
+		{"DISB_AUTH_HASH_WAIT", "0s", "auth.hash_wait"},
 		{"DISB_LOGIN_URL", "ftp://x", "login.url"},
+		{"DISB_THROTTLE_BACKEND", "redis", "throttle.backend"},
+		{"DISB_THROTTLE_MAX_ENTRIES", "0", "throttle.max_entries"},
 		{"DISB_IDEMPOTENCY_TTL", "1h", "idempotency.ttl"},
 		{"DISB_LOG_FORMAT", "xml", "log.format"},
+		{"DISB_DEBUG_PPROF_ADDR", "6060", "debug.pprof_addr"},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Setenv(tt.env, tt.val)
 			_, err := Load("")
-			if err == nil || !strings.Contains(err.Error(), tt.key) || !strings.Contains(err.Error(), tt.env) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("Load with %s=%s: %v; want one line naming %s and %s", tt.env, tt.val, err, tt.key, tt.env)
-			}
+			mustNameKey(t, err, tt.key)
 		})
 	}
 	t.Run("mysql without dsn", func(t *testing.T) {
 		t.Setenv("DISB_STORE_DRIVER", "mysql")
-		if _, err := Load(""); err == nil || !strings.Contains(err.Error(), "store.dsn") {
-			t.Fatalf("err = %v", err)
-		}
+		_, err := Load("")
+		mustNameKey(t, err, "store.dsn")
 	})
-	t.Run("unknown key in file", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "c.yaml")
-		_ = os.WriteFile(f, []byte("http:\n  adress: x\n"), 0o600)
-		if _, err := Load(f); err == nil || !strings.Contains(err.Error(), "http.adress") {
-			t.Fatalf("err = %v", err)
-		}
+	t.Run("s3 without bucket", func(t *testing.T) {
+		t.Setenv("DISB_UPLOADS_BACKEND", "s3")
+		_, err := Load("")
+		mustNameKey(t, err, "uploads.s3.bucket")
 	})
 	t.Run("missing explicit file", func(t *testing.T) {
 		if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml")); err == nil {
@@ -104,33 +131,109 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	})
 }
 
-// TestExampleFileDocumentsEveryKey keeps disbursementd.example.yaml in step
-// with the keys: it loads cleanly (no unknown key) to the defaults, and
-// names every key.
-var exampleFile, _ = filepath.Abs("../disbursementd.example.yaml")
-
-func examplePath(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat(exampleFile); err != nil {
-		t.Fatal(err)
+// TestBadValuesInTheFile: values of the wrong shape in YAML (lists, maps,
+// numbers where a duration goes) get the same one line as the environment,
+// never mapstructure's own text.
+func TestBadValuesInTheFile(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, key string }{
+		{"list for a duration", "http:\n  read_timeout: [1, 2]\n", "http.read_timeout"},
+		{"map for a string", "http:\n  addr: {host: x}\n", "http.addr"},
+		{"number without unit", "http:\n  read_timeout: 30\n", "http.read_timeout"},
+		{"float for a count", "store:\n  max_batch: 1.5\n", "store.max_batch"},
+		{"map in a list", "uploads:\n  allowed_types: [pdf, {a: b}]\n", "uploads.allowed_types"},
+		{"bad prefix in a list", "http:\n  trusted_proxies: [10.0.0.0/8, nowhere]\n", "http.trusted_proxies"},
+		{"string for a bool", "uploads:\n  s3:\n    path_style: maybe\n", "uploads.s3.path_style"},
+		{"negative size", "uploads:\n  min_free_bytes: -1\n", "uploads.min_free_bytes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(writeFile(t, tt.yaml))
+			mustNameKey(t, err, tt.key)
+			for _, leak := range []string{"expected type", "cannot parse", "decoding", "'"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("mapstructure's text reached the user: %v", err)
+				}
+			}
+		})
 	}
-	return exampleFile
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"unknown key", "http:\n  adress: x\n", "http.adress"},
+		{"unknown nested key", "uploads:\n  s3:\n    bucket_name: x\n", "uploads.s3.bucket_name"},
+		{"unknown section", "cache:\n  size: 5\n", "cache.size"},
+		{"section as a value", "uploads:\n  s3: yes\n", "uploads.s3 is a section"},
+		{"not YAML", "http: [\n", "config: file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(writeFile(t, tt.yaml))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v; want one line with %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("YAML types are fine where they fit", func(t *testing.T) {
+		c, err := Load(writeFile(t, "http:\n  max_body_bytes: 1048576\n  trusted_proxies: [10.0.0.0/8]\n"+
+			"store:\n  auto_migrate: no\n  max_batch: 10\n  dsn:\nuploads:\n  allowed_types: [pdf, png]\n  sweep_interval: 0\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HTTP.MaxBodyBytes != 1<<20 || len(c.HTTP.TrustedProxies) != 1 || c.Store.AutoMigrate || c.Store.MaxBatch != 10 ||
+			c.Store.DSN != DefaultSQLitePath || len(c.Uploads.AllowedTypes) != 2 || c.Uploads.SweepInterval != 0 {
+			t.Fatalf("%+v", c)
+		}
+	})
 }
 
-func TestExampleFileDocumentsEveryKey(t *testing.T) {
+func mustNameKey(t *testing.T, err error, key string) {
+	t.Helper()
+	env := EnvName(key)
+	if err == nil || !strings.HasPrefix(err.Error(), "config: "+key+" ("+env+"): ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v; want one line starting config: %s (%s): ", err, key, env)
+	}
+}
+
+func writeFile(t *testing.T, text string) string {
+	t.Helper()
 	t.Chdir(t.TempDir())
-	c, err := Load(examplePath(t))
-	if err != nil {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTP.Addr != Defaults().HTTP.Addr || c.Uploads.MaxFileBytes != Defaults().Uploads.MaxFileBytes {
-		t.Errorf("example file does not hold the defaults: %+v", c)
+	return f
+}
+
+func TestDerived(t *testing.T) {
+	c := Defaults()
+	if c.Store.IdleConns() != 32 || c.Store.Writers() != 1 || c.ThrottleBackend() != "memory" {
+		t.Errorf("sqlite: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
 	}
-	data, _ := os.ReadFile(examplePath(t))
-	for _, k := range Keys() {
-		section, key, _ := strings.Cut(k, ".")
-		if !strings.Contains(string(data), section+":") || !strings.Contains(string(data), "  "+key+":") {
-			t.Errorf("example file lacks %s", k)
+	// A caller that moves to MySQL after Load gets MySQL's values.
+	c.Store.Driver, c.Store.MaxOpenConns = "mysql", 16
+	if c.Store.IdleConns() != 16 || c.Store.Writers() != 4 || c.ThrottleBackend() != "database" {
+		t.Errorf("mysql: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	}
+	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 2, "memory"
+	if c.Store.IdleConns() != 8 || c.Store.Writers() != 2 || c.ThrottleBackend() != "memory" {
+		t.Errorf("explicit: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for _, tt := range []struct {
+		in   any
+		want ByteSize
+		text string
+	}{
+		{"32MiB", 32 << 20, "32MiB"}, {"1 GiB", 1 << 30, "1GiB"}, {"1536", 1536, "1536"}, {"3KiB", 3 << 10, "3KiB"},
+		{1024, 1024, "1KiB"}, {"0", 0, "0"}, {"", 0, ""}, {"1.5MiB", 0, ""}, {"5MB", 0, ""}, {"-1", 0, ""},
+	} {
+		got, err := parseSize(tt.in)
+		if tt.text == "" {
+			if err == nil {
+				t.Errorf("parseSize(%v) = %v, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tt.want || got.(ByteSize).String() != tt.text {
+			t.Errorf("parseSize(%v) = %v, %v; want %d (%s)", tt.in, got, err, tt.want, tt.text)
 		}
 	}
 }

@@ -177,7 +177,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Login:          newAuth(login),
 		Reports: &ports.Reports{
 			Catalogue: domain.DefaultCatalogue(),
-			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: cfg.Uploads.MaxFileBytes},
+			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes)},
 			Store:     m.Store, Uploads: m.Uploads, Clock: clock,
 			KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond,
 			Stale: cfg.HTTP.ReportTimeout + 5*time.Second,
@@ -196,7 +196,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			{Name: "keys", Fn: func(context.Context) error { return nil }},
 		},
 		OpenAPI: OpenAPI(),
-		Log:     m.Log, MaxBody: cfg.HTTP.MaxBodyBytes, Timeout: cfg.HTTP.ReportTimeout, TokenTTL: cfg.Auth.TokenTTL,
+		Log:     m.Log, MaxBody: int64(cfg.HTTP.MaxBodyBytes), Timeout: cfg.HTTP.ReportTimeout, TokenTTL: cfg.Auth.TokenTTL,
 	}, metrics)
 
 	m.ln, err = net.Listen("tcp", cfg.HTTP.Addr)

@@ -1,0 +1,194 @@
+package config
+
+import (
+	"net"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// finish fills derived defaults and validates what one field's type cannot:
+// ranges, choices and rules between keys. Each error names its key.
+func (c *Config) finish() error {
+	for _, check := range []func() error{c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) finishHTTP() error {
+	h := &c.HTTP
+	if _, _, err := net.SplitHostPort(h.Addr); err != nil {
+		return keyError("http.addr", "%q is not host:port", h.Addr)
+	}
+	if h.MaxBodyBytes <= 0 {
+		return keyError("http.max_body_bytes", "%s, want a size above 0", h.MaxBodyBytes)
+	}
+	return firstErr(
+		between("http.max_in_flight", h.MaxInFlight, 1, 100_000),
+		between("http.max_members", h.MaxMembers, 1, 100_000),
+		between("http.max_problems", h.MaxProblems, 1, 1_000),
+	)
+}
+
+func (c *Config) finishStore() error {
+	s := &c.Store
+	switch s.Driver {
+	case "sqlite":
+		if s.DSN == "" {
+			s.DSN = DefaultSQLitePath
+		}
+	case "mysql":
+		if s.DSN == "" {
+			return keyError("store.dsn", "required when store.driver is mysql (user:pass@tcp(host:3306)/db)")
+		}
+	default:
+		return keyError("store.driver", "%q, want sqlite or mysql", s.Driver)
+	}
+	if err := firstErr(
+		between("store.max_open_conns", s.MaxOpenConns, 1, 10_000),
+		between("store.max_batch", s.MaxBatch, 1, 1_000),
+		between("store.batch_writers", s.BatchWriters, 0, 64),
+	); err != nil {
+		return err
+	}
+	if s.MaxIdleConns > s.MaxOpenConns {
+		return keyError("store.max_idle_conns", "%d is more than store.max_open_conns (%d)", s.MaxIdleConns, s.MaxOpenConns)
+	}
+	return nil
+}
+
+func (c *Config) finishUploads() error {
+	u := &c.Uploads
+	if u.MaxFileBytes <= 0 {
+		return keyError("uploads.max_file_bytes", "%s, want a size above 0", u.MaxFileBytes)
+	}
+	if len(u.AllowedTypes) == 0 {
+		return keyError("uploads.allowed_types", "empty")
+	}
+	for i, t := range u.AllowedTypes {
+		u.AllowedTypes[i] = strings.ToLower(t)
+		if !slices.Contains([]string{"pdf", "png", "jpg", "tif"}, u.AllowedTypes[i]) {
+			return keyError("uploads.allowed_types", "%q is not one of pdf, png, jpg, tif", t)
+		}
+	}
+	if u.MinFreeBytes == 0 {
+		u.MinFreeBytes = 2 * u.MaxFileBytes
+	}
+	if u.SweepInterval != 0 && u.SweepInterval < time.Second {
+		return keyError("uploads.sweep_interval", "%s, want 0 (off) or at least 1s", u.SweepInterval)
+	}
+	if u.MaxImagePixels < 1 {
+		return keyError("uploads.max_image_pixels", "%d, want at least 1", u.MaxImagePixels)
+	}
+	switch u.Backend {
+	case "fs":
+	case "s3":
+		if u.S3.Bucket == "" {
+			return keyError("uploads.s3.bucket", "required when uploads.backend is s3")
+		}
+		if u.S3.Region == "" {
+			return keyError("uploads.s3.region", "required when uploads.backend is s3")
+		}
+	default:
+		return keyError("uploads.backend", "%q, want fs or s3", u.Backend)
+	}
+	if u.S3.Endpoint != "" && !isHTTPURL(u.S3.Endpoint) {
+		return keyError("uploads.s3.endpoint", "%q is not an http(s) URL", u.S3.Endpoint)
+	}
+	if (u.S3.AccessKeyID == "") != (u.S3.SecretAccessKey == "") {
+		return keyError("uploads.s3.access_key_id", "set both uploads.s3.access_key_id and uploads.s3.secret_access_key, or neither (the AWS chain)")
+	}
+	return nil
+}
+
+func (c *Config) finishAuth() error {
+	a := &c.Auth
+	if a.PrivateKeyFile == "" {
+		a.PrivateKeyFile, c.GenerateKeys = DefaultKeyFile, true
+	}
+	if a.Issuer == "" {
+		return keyError("auth.issuer", "empty")
+	}
+	if a.Audience == "" {
+		return keyError("auth.audience", "empty")
+	}
+	if a.TokenTTL <= 0 || a.TokenTTL > 24*time.Hour {
+		return keyError("auth.token_ttl", "%s, want more than 0 and at most 24h", a.TokenTTL)
+	}
+	if a.BcryptCost < 10 || a.BcryptCost > 16 {
+		return keyError("auth.bcrypt_cost", "%d, want 10 to 16", a.BcryptCost)
+	}
+	if err := firstErr(
+		between("auth.max_concurrent_hashes", a.MaxConcurrentHashes, 0, 1_024),
+		between("auth.user_cache_size", a.UserCacheSize, 1, 10_000_000),
+	); err != nil {
+		return err
+	}
+	if a.MaxConcurrentHashes == 0 {
+		a.MaxConcurrentHashes = runtime.NumCPU()
+	}
+	if a.HashWait <= 0 {
+		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
+	}
+	return nil
+}
+
+func (c *Config) finishRest() error {
+	if c.Login.URL != "" && !isHTTPURL(c.Login.URL) {
+		return keyError("login.url", "%q is not an http(s) URL", RedactURL(c.Login.URL))
+	}
+	switch c.Throttle.Backend {
+	case "auto", "memory", "database":
+	default:
+		return keyError("throttle.backend", "%q, want auto, memory or database", c.Throttle.Backend)
+	}
+	if c.Idempotency.TTL < 24*time.Hour {
+		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
+	}
+	if err := firstErr(
+		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),
+		between("idempotency.sweep_batch", c.Idempotency.SweepBatch, 1, 100_000),
+	); err != nil {
+		return err
+	}
+	switch c.Log.Format {
+	case "auto", "json", "text":
+	default:
+		return keyError("log.format", "%q, want auto, json or text", c.Log.Format)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		return keyError("log.level", "%q, want debug, info, warn or error", c.Log.Level)
+	}
+	if c.Debug.PprofAddr != "" {
+		if _, _, err := net.SplitHostPort(c.Debug.PprofAddr); err != nil {
+			return keyError("debug.pprof_addr", "%q is not host:port", c.Debug.PprofAddr)
+		}
+	}
+	return nil
+}
+
+func between(key string, n, lo, hi int) error {
+	if n < lo || n > hi {
+		return keyError(key, "%d, want %d to %d", n, lo, hi)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isHTTPURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
