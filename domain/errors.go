@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -93,15 +94,68 @@ func (e *Error) Error() string {
 func (e *Error) Is(target error) bool { return target == e.Kind }
 
 // Unwrap returns the cause, for errors.Is and errors.As on what went
-// wrong underneath (a driver error, fs.ErrNotExist). When the cause is an
-// *Error itself, its kind is skipped and its own cause returned: the
-// outermost kind is the only one that classifies the error.
+// wrong underneath (a driver error, fs.ErrNotExist), with the kind of
+// every *Error in it hidden: the first *Error in a chain is the only one
+// whose kind classifies it.
 func (e *Error) Unwrap() error {
-	var inner *Error
-	if errors.As(e.Cause, &inner) && inner == e.Cause {
-		return inner.Unwrap()
+	if e.Cause == nil {
+		return nil
 	}
-	return e.Cause
+	return hiddenKinds{e.Cause}
+}
+
+// hiddenKinds is a cause seen through Unwrap: it matches what its error
+// matches, except that an *Error's kind (and the *Error itself, for
+// errors.As) stays hidden while its own cause is still searched.
+type hiddenKinds struct{ err error }
+
+func (h hiddenKinds) Error() string { return h.err.Error() }
+
+func (h hiddenKinds) Unwrap() []error {
+	var next []error
+	switch x := h.err.(type) {
+	case *Error:
+		if x.Cause != nil {
+			next = []error{x.Cause}
+		}
+	case interface{ Unwrap() []error }:
+		next = x.Unwrap()
+	case interface{ Unwrap() error }:
+		if n := x.Unwrap(); n != nil {
+			next = []error{n}
+		}
+	}
+	for i, n := range next {
+		next[i] = hiddenKinds{n}
+	}
+	return next
+}
+
+func (h hiddenKinds) Is(target error) bool {
+	if _, ok := h.err.(*Error); ok {
+		return false
+	}
+	if t := reflect.TypeOf(h.err); t != nil && t.Comparable() && reflect.TypeOf(target) == t && h.err == target {
+		return true
+	}
+	x, ok := h.err.(interface{ Is(error) bool })
+	return ok && x.Is(target)
+}
+
+func (h hiddenKinds) As(target any) bool {
+	if _, ok := h.err.(*Error); ok {
+		return false
+	}
+	v := reflect.ValueOf(target)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	if t := v.Type().Elem(); reflect.TypeOf(h.err).AssignableTo(t) {
+		v.Elem().Set(reflect.ValueOf(h.err))
+		return true
+	}
+	x, ok := h.err.(interface{ As(any) bool })
+	return ok && x.As(target)
 }
 
 // NewError builds an *Error of the given kind.
@@ -126,4 +180,21 @@ func InvalidReport(problems []Problem) *Error {
 		}
 	}
 	return &Error{Kind: ErrInvalidInput, Code: "invalid_report", Message: msg, Problems: problems}
+}
+
+// MaxQuoted is the most characters of something a client sent (a key, a
+// value) that a message quotes.
+const MaxQuoted = 64
+
+// Clip cuts s to MaxQuoted characters, marking the cut with "…", so that
+// no answer grows with what a client sent.
+func Clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxQuoted {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

@@ -20,12 +20,12 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 	for _, m := range members {
 		i, ok := c.byKey[NormalizeKey(m.Key)]
 		if !ok {
-			add(m.Key, bad(CodeUnknownField, "campo desconocido"))
+			add(Clip(m.Key), bad(CodeUnknownField, "campo desconocido"))
 			continue
 		}
 		f := c.Fields[i]
 		if seen[i] {
-			add(f.Partner, bad(CodeDuplicateField, "el campo llegó más de una vez (clave \""+m.Key+"\")"))
+			add(f.Partner, bad(CodeDuplicateField, "el campo llegó más de una vez (clave \""+Clip(m.Key)+"\")"))
 			continue
 		}
 		seen[i] = true

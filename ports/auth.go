@@ -71,14 +71,14 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: hiddenName(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.Clock.Now()
-	addrSlot, err := a.take(ctx, "addr:"+at.Addr, a.PerAddr, now)
+	addrSlot, err := a.take(ctx, "addr:"+at.Addr, "address", a.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
 	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, "user:"+at.User, a.PerUser, now)
+	userSlot, err := a.take(ctx, "user:"+at.User, "user", a.PerUser, now)
 	if err != nil {
 		a.cancel(ctx, addrSlot)
 		return out, err
@@ -107,8 +107,9 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	return out, nil
 }
 
-// take reserves a slot of key's budget; a spent budget is ErrThrottled.
-func (a *Auth) take(ctx context.Context, key string, rule ThrottleRule, now time.Time) (Reservation, error) {
+// take reserves a slot of key's budget; a spent budget is ErrThrottled,
+// with Detail naming which budget (user or address) and RetryAfter.
+func (a *Auth) take(ctx context.Context, key, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
 	if a.Throttle == nil || rule.Limit <= 0 {
 		return Reservation{}, nil
 	}
@@ -119,7 +120,7 @@ func (a *Auth) take(ctx context.Context, key string, rule ThrottleRule, now time
 	}
 	if !r.OK {
 		e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
-		e.RetryAfter = r.RetryAfter
+		e.Detail, e.RetryAfter = which, r.RetryAfter
 		return Reservation{}, e
 	}
 	return r, nil

@@ -48,9 +48,21 @@ func TestCLIUsersThenReport(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitConflict {
 		t.Fatalf("deactivate unknown: %d", code)
 	}
-	for _, args := range [][]string{{"serve", "--help"}, {"users", "add", "--help"}, {"keygen", "--help"}, {"migrate", "--help"}} {
-		if code, _, errs := runCLI(t, "", args...); code != app.ExitOK || !strings.Contains(errs, "Usage") {
-			t.Errorf("%v: %d %q", args, code, errs)
+	// Every command and subcommand answers --help on standard output, and
+	// the bare --help gives the overview of every command.
+	for _, args := range [][]string{{"serve", "--help"}, {"users", "--help"}, {"users", "add", "--help"},
+		{"users", "deactivate", "--help"}, {"users", "activate", "-h"}, {"users", "list", "--help"}, {"keygen", "--help"},
+		{"migrate", "--help"}, {"reconcile", "--help"}, {"version", "--help"}, {"help", "reconcile"}} {
+		if code, out, errs := runCLI(t, "", args...); code != app.ExitOK || !strings.Contains(out, "Usage: disbursementd "+strings.TrimPrefix(strings.Join(args, " "), "help ")[:3]) {
+			t.Errorf("%v: %d %q %q", args, code, out, errs)
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, out, _ := runCLI(t, "", args...)
+		for _, cmd := range []string{"serve", "users", "keygen", "migrate", "reconcile", "version"} {
+			if code != app.ExitOK || !strings.Contains(out, "disbursementd "+cmd) {
+				t.Errorf("%v: %d; the overview lacks %s:\n%s", args, code, cmd, out)
+			}
 		}
 	}
 	if code, out, _ := runCLI(t, "", "version"); code != app.ExitOK || !strings.HasPrefix(out, "disbursementd ") {

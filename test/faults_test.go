@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
@@ -265,7 +266,7 @@ func TestAutoMigrateOff(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disbursementd migrate") {
 		t.Fatalf("Run on an empty database with auto_migrate off: %v", err)
 	}
-	st, err := app.OpenStore(context.Background(), cfg)
+	st, err := app.OpenStore(cfg, sysclock.Clock{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func benchDecode(b *testing.B, file []byte) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DecodeObject(body); err != nil {
+		if _, err := DecodeObject(body, 256); err != nil {
 			b.Fatal(err)
 		}
 	}

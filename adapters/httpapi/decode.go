@@ -16,16 +16,17 @@ func badBody(msg string) error {
 // keeping duplicates (the catalogue reports them) and numbers as written.
 // It refuses invalid UTF-8, a byte order mark, anything but an object at
 // the top, nesting deeper than a report needs, and anything after the
-// object. The members may refer to body's bytes: body must not change
-// while they are used.
-func DecodeObject(body []byte) ([]domain.RawField, error) {
+// object, and more than maxMembers members in all (nested ones count). The
+// members may refer to body's bytes: body must not change while they are
+// used.
+func DecodeObject(body []byte, maxMembers int) ([]domain.RawField, error) {
 	if bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) {
 		return nil, badBody("El cuerpo empieza con una marca BOM; envíe JSON UTF-8 sin BOM")
 	}
 	if !utf8.Valid(body) {
 		return nil, badBody("El cuerpo no es UTF-8 válido")
 	}
-	s := &scanner{b: body}
+	s := &scanner{b: body, maxMembers: maxMembers}
 	s.ws()
 	if s.i >= len(body) || body[s.i] != '{' {
 		return nil, badBody("El cuerpo debe ser un objeto JSON")
@@ -34,6 +35,10 @@ func DecodeObject(body []byte) ([]domain.RawField, error) {
 	if err != nil {
 		if errors.Is(err, errDepth) {
 			return nil, badBody(errDepth.Error())
+		}
+		if errors.Is(err, errTooManyMembers) {
+			return nil, &domain.Error{Kind: domain.ErrInvalidInput, Code: "too_many_members",
+				Message: "El cuerpo tiene más de " + itoa(int64(maxMembers)) + " miembros JSON; un reporte tiene 92 campos"}
 		}
 		return nil, badBody("JSON mal formado: " + err.Error())
 	}

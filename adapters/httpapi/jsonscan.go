@@ -20,7 +20,14 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// members counts the object members read so far, at every level;
+	// past maxMembers the scan stops (contract §7: decided while
+	// scanning, before anything is kept per member).
+	members, maxMembers int
 }
+
+// errTooManyMembers stops a scan that passed its member bound.
+var errTooManyMembers = errors.New("too many members")
 
 var errDepth = errors.New("JSON anidado demasiado profundo: el reporte es un objeto de valores simples y un FileDto")
 
@@ -64,13 +71,16 @@ func (s *scanner) object(depth int) ([]domain.RawField, error) {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return nil, s.fail("se esperaba el nombre de un campo entre comillas")
 		}
+		if s.members++; s.members > s.maxMembers {
+			return nil, errTooManyMembers
+		}
 		key, err := s.str(false)
 		if err != nil {
 			return nil, err
 		}
 		s.ws()
 		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return nil, s.fail("se esperaba ':' tras el nombre %q", key)
+			return nil, s.fail("se esperaba ':' tras el nombre %q", domain.Clip(key))
 		}
 		s.i++
 		v, err := s.value(depth)

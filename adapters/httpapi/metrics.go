@@ -22,6 +22,7 @@ type Metrics struct {
 	Exchanges      *prometheus.CounterVec
 	Upstream       *prometheus.HistogramVec
 	StoreErrors    prometheus.Counter
+	Overloaded     prometheus.Counter
 }
 
 // NewMetrics registers the metrics and the Go and process collectors.
@@ -44,8 +45,10 @@ func NewMetrics() *Metrics {
 	m.Upstream = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_upstream_login_duration_seconds",
 		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
 	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Failures of the database or the upload directory."})
+	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
+		Help: "Reports turned away at once with 503 because http.max_in_flight were being processed."})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
-		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors,
+		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -64,7 +67,24 @@ func (m *Metrics) ObserveUpstream(outcome string, d time.Duration) {
 
 func (m *Metrics) inFlight(delta float64) { m.inflight.Add(delta) }
 
+// request counts a request. Labels come from fixed sets only (contract
+// §7): the router's pattern or "unmatched", the method as one of five
+// values, the status code the server wrote.
 func (m *Metrics) request(route, method string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	method = methodLabel(method)
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// methodLabel maps a request's method, which a client chooses freely, to
+// one of GET, POST, OPTIONS, HEAD or other.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodOptions, http.MethodHead:
+		return method
+	}
+	return "other"
 }

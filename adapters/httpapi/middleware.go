@@ -15,10 +15,13 @@ import (
 // reqInfo collects what the request log line reports; handlers fill it.
 type reqInfo struct {
 	id       string
-	user     string
+	user     string // a known user only (see ports.Issued.LogUser)
+	client   string // the client address used for throttling
+	outcome  string
 	reportID int64
 	detail   string
 	err      error
+	quiet    bool // a repeated refusal already logged in this window
 }
 
 type ctxKey struct{}
@@ -67,8 +70,16 @@ func validClientID(s string) bool {
 	return true
 }
 
-// observe gives each request an id, answers panics with a JSON 500, and
-// logs one line per request.
+// newRequestID returns 20 random hex digits.
+func newRequestID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// observe gives each request an id, answers panics with a JSON 500,
+// counts it in the metrics and logs one line for it (none for a refusal
+// already logged in its window).
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -86,45 +97,56 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			route := chi.RouteContext(r.Context()).RoutePattern()
-			if route == "" {
-				route = "unmatched"
-			}
 			d := time.Since(start)
 			s.metrics.request(route, r.Method, sw.status, d)
-			attrs := []any{"request_id", ri.id, "method", r.Method, "route", route, "status", sw.status,
-				"duration_ms", float64(d.Microseconds()) / 1000, "bytes_in", r.ContentLength, "bytes_out", sw.bytes,
-				"remote", r.RemoteAddr}
-			if cid := r.Header.Get("X-Request-Id"); validClientID(cid) {
-				attrs = append(attrs, "client_request_id", cid)
+			if !ri.quiet {
+				s.logRequest(r, ri, sw, route, d)
 			}
-			if ri.user != "" {
-				attrs = append(attrs, "partner_user", ri.user)
-			}
-			if ri.reportID != 0 {
-				attrs = append(attrs, "report_id", ri.reportID)
-			}
-			if ri.detail != "" {
-				attrs = append(attrs, "detail", ri.detail)
-			}
-			level := slog.LevelInfo
-			if sw.status >= 500 {
-				level = slog.LevelError
-				if ri.err != nil {
-					attrs = append(attrs, "error", ri.err.Error())
-				}
-			}
-			s.Log.Log(r.Context(), level, "request", attrs...)
 		}()
 		next.ServeHTTP(sw, r)
 	})
 }
 
-// cors opens the API to any origin, on every response, errors included.
+func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, route string, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	attrs := make([]slog.Attr, 0, 16)
+	attrs = append(attrs, slog.String("request_id", ri.id), slog.String("method", methodLabel(r.Method)),
+		slog.String("route", route), slog.Int("status", sw.status),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.Int64("bytes_in", r.ContentLength),
+		slog.Int64("bytes_out", sw.bytes), slog.String("remote", r.RemoteAddr))
+	if cid := r.Header.Get("X-Request-Id"); validClientID(cid) {
+		attrs = append(attrs, slog.String("client_request_id", cid))
+	}
+	for _, a := range []struct{ k, v string }{{"partner_user", ri.user}, {"client", ri.client}, {"outcome", ri.outcome}, {"detail", ri.detail}} {
+		if a.v != "" {
+			attrs = append(attrs, slog.String(a.k, a.v))
+		}
+	}
+	if ri.reportID != 0 {
+		attrs = append(attrs, slog.Int64("report_id", ri.reportID))
+	}
+	level := slog.LevelInfo
+	switch {
+	case sw.status >= 500:
+		level = slog.LevelError
+		if ri.err != nil {
+			attrs = append(attrs, slog.String("error", ri.err.Error()))
+		}
+	case sw.status == http.StatusUnauthorized || sw.status == http.StatusTooManyRequests || ri.outcome == "invalid_client":
+		level = slog.LevelWarn
+	}
+	s.Log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// cors opens the API to any origin, on every response, errors included,
+// and answers every preflight.
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, WWW-Authenticate")
+		h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed")
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", "Content-Type, Authentication-Type, Idempotency-Key")
@@ -136,9 +158,17 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-// newRequestID returns 20 random hex digits.
-func newRequestID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+// framing closes the connection after any request that came with a
+// Transfer-Encoding (RFC 9112 §6.1). Go's server answers such a request by
+// its Transfer-Encoding and drops a Content-Length sent beside it before a
+// handler can see it, so every such request is treated as the suspicious
+// one: nothing sent after it on that connection is read as another
+// request, whatever a proxy in front believed the body's length was.
+func framing(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -6,7 +6,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -50,38 +52,51 @@ func bearerToken(r *http.Request) (string, string) {
 // whether a retry can help.
 func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) {
 	de := asDomain(err)
-	status := statusOf(err)
+	status, _ := statusOf(err, onReport)
 	ri := info(r)
 	ri.err = err
 	reply := reportReply{Status: "400", Message: de.Message, Code: de.Code, Detail: de.Detail}
 	reason := de.Code
-	if status == http.StatusUnauthorized {
-		reply.Status = "401"
+	switch {
+	case status == http.StatusUnauthorized:
+		reply.Status, reason = "401", "invalid_token"
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		ri.detail = "token refused: " + de.Detail
-		reason = "invalid_token"
-		attrs := []any{"request_id", ri.id, "client", s.clientAddr(r), "reason", de.Detail}
+		ri.outcome, ri.detail = "invalid_token", de.Detail
 		if tok, _ := bearerToken(r); tok != "" {
-			attrs = append(attrs, "token", tokenRef(tok, ""))
+			ri.detail += " " + tokenRef(tok, "")
 		}
-		s.Log.Warn("token refused", attrs...)
+	case status == http.StatusInternalServerError:
+		reply.Message = "Error interno; intente de nuevo más tarde"
 	}
 	if status >= 500 {
 		s.metrics.StoreErrors.Inc()
-		if status == http.StatusInternalServerError {
-			reply.Message = "Error interno; intente de nuevo más tarde"
-		}
 	}
-	for _, p := range de.Problems {
-		reply.Errors = append(reply.Errors, problemJSON(p))
-	}
+	setRetryAfter(w, err)
+	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
 	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
 	writeJSON(w, status, reply)
 }
 
+// problems lists at most max problems, then one entry saying how many
+// more there were (contract §7: no answer grows with what was sent).
+func problems(ps []domain.Problem, max int) []problemJSON {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]problemJSON, 0, min(len(ps), max)+1)
+	for _, p := range ps[:min(len(ps), max)] {
+		out = append(out, problemJSON{Field: domain.Clip(p.Field), Code: p.Code, Message: p.Message})
+	}
+	if more := len(ps) - max; more > 0 {
+		out = append(out, problemJSON{Field: "", Code: "more_problems",
+			Message: "y " + strconv.Itoa(more) + " problemas más; corrija los anteriores y reintente"})
+	}
+	return out
+}
+
 // handleReport is POST /api/partner_api.php. Order of checks: token (401)
-// before the body is read, then Content-Type (415), size (413), JSON, and
-// the fields.
+// before the body is read, then the in-flight bound (503 at once), then
+// Content-Type (415), size (413), JSON, and the fields.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	ri := info(r)
 	tok, why := bearerToken(r)
@@ -97,32 +112,42 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.user = principal.User
+	select {
+	case s.inFlight <- struct{}{}:
+		defer func() { <-s.inFlight }()
+	default:
+		s.metrics.Overloaded.Inc()
+		e := domain.NewError(domain.ErrUnavailable, "overloaded", "Servicio ocupado: demasiados reportes en proceso; reintente en un momento")
+		e.RetryAfter = time.Second
+		s.reportError(w, r, e)
+		return
+	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		s.reportError(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type debe ser application/json"))
 		return
 	}
-	if r.ContentLength > s.MaxBody {
-		s.reportError(w, r, tooLarge(s.MaxBody))
+	if r.ContentLength > s.Limits.MaxBody {
+		s.reportError(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.MaxBody), r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.Limits.MaxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			s.reportError(w, r, tooLarge(s.MaxBody))
+			s.reportError(w, r, tooLarge(s.Limits.MaxBody))
 			return
 		}
 		s.reportError(w, r, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"})
 		return
 	}
-	members, err := DecodeObject(body)
+	members, err := DecodeObject(body, s.Limits.MaxMembers)
 	if err != nil {
 		s.reportError(w, r, err)
 		return
 	}
 	// The partner may hang up; the report is finished or undone either way.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Limits.ReportTimeout)
 	defer cancel()
 	receipt, err := s.Reports.Submit(ctx, ports.Submission{
 		Principal: principal, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
@@ -139,7 +164,23 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.metrics.ReportsStored.Inc()
 		s.metrics.FileBytes.Add(float64(receipt.FileSize))
 	}
-	writeJSON(w, http.StatusOK, reportReply{Status: "200", Message: domain.MsgSuccess, ID: receipt.ReportID, File: receipt.FileName})
+	writeRaw(w, http.StatusOK, successBody(receipt))
+}
+
+// successBody is the 200 answer, written without reflection (every report
+// pays it): {"status":"200","message":"Datos ingresados exitosamente!","id":N,"file":"…"}.
+// The file name is domain.FileName's output: ASCII letters, digits, '-',
+// '_' and '.', which need no escaping.
+func successBody(r domain.Receipt) []byte {
+	b := make([]byte, 0, 160)
+	b = append(b, `{"status":"200","message":"`+domain.MsgSuccess+`","id":`...)
+	b = strconv.AppendInt(b, r.ReportID, 10)
+	if r.FileName != "" {
+		b = append(b, `,"file":"`...)
+		b = append(b, r.FileName...)
+		b = append(b, '"')
+	}
+	return append(b, "}\n"...)
 }
 
 func tooLarge(limit int64) error {

@@ -1,130 +1,129 @@
 // Package httpapi is the HTTP adapter (chi): the legacy partner endpoint
 // /api/partner_api.php, the built-in login over HTTP, the JWKS, probes,
 // metrics and the OpenAPI document.
+//
+// Every answer is JSON with Access-Control-Allow-Origin: *. Its "status"
+// member follows the original specification: a string on the answers of
+// a report (POST /api/partner_api.php), an integer on every other answer
+// (the token exchange, /auth/login, 404, 405, 503 of the probes).
 package httpapi
 
 import (
-	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/lender/disbursementd/ports"
 )
 
 // PartnerPath is the legacy path of both partner operations.
 const PartnerPath = "/api/partner_api.php"
 
-// Check is one readiness check.
-type Check struct {
-	Name string
-	Fn   func(ctx context.Context) error
+// Limits bound what one request may cost.
+type Limits struct {
+	MaxBody       int64         // report body bytes (413 beyond)
+	MaxMembers    int           // JSON members in a report, nested ones included
+	MaxProblems   int           // problems listed in a 400's errors[]
+	MaxInFlight   int           // reports processed at once (503 beyond)
+	ReportTimeout time.Duration // how long a report may take once accepted
 }
 
 // Server holds what the handlers need.
 type Server struct {
-	Auth     *ports.Auth
-	Login    *ports.Auth // the built-in login served at /auth/login
-	Reports  *ports.Reports
+	Reports  Reporter
+	Exchange TokenExchanger // GET of the partner endpoint: the configured login
+	Login    TokenExchanger // POST /auth/login: the built-in login
+	Auth     Authenticator
 	JWKS     func() ([]byte, error)
 	Checks   []Check
 	OpenAPI  []byte
 	Log      *slog.Logger
-	MaxBody  int64         // request body limit (report POST)
-	Timeout  time.Duration // how long a report may take once accepted
-	TokenTTL time.Duration
+	Limits   Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
-	metrics        *Metrics
+
+	metrics  *Metrics
+	inFlight chan struct{}
+	quiet    *logGate
 }
 
-// New returns a server with its metrics.
+// New returns a server with its metrics; zero limits take the defaults.
 func New(s Server, m *Metrics) *Server {
 	s.metrics = m
 	if s.Log == nil {
 		s.Log = slog.Default()
 	}
-	if s.MaxBody <= 0 {
-		s.MaxBody = 32 << 20
-	}
-	if s.Timeout <= 0 {
-		s.Timeout = 60 * time.Second
-	}
-	if s.TokenTTL <= 0 {
-		s.TokenTTL = 24 * time.Hour
-	}
+	l := &s.Limits
+	l.MaxBody = orDefault(l.MaxBody, 32<<20)
+	l.MaxMembers = int(orDefault(int64(l.MaxMembers), 256))
+	l.MaxProblems = int(orDefault(int64(l.MaxProblems), 100))
+	l.MaxInFlight = int(orDefault(int64(l.MaxInFlight), 256))
+	l.ReportTimeout = time.Duration(orDefault(int64(l.ReportTimeout), int64(60*time.Second)))
+	s.inFlight = make(chan struct{}, l.MaxInFlight)
+	s.quiet = newLogGate(10_000)
 	return &s
+}
+
+func orDefault(v, d int64) int64 {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // Handler returns the routes.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.observe, cors)
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]any{"status": 404, "message": "Ruta no encontrada"})
-	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Allow", "GET, POST, OPTIONS")
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": 405, "message": "Método no permitido"})
-	})
-	r.Get(PartnerPath, s.handleToken)
-	r.Post(PartnerPath, s.handleReport)
-	r.Post("/auth/login", s.handleLogin)
-	r.Get("/.well-known/jwks.json", s.handleJWKS)
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	r.Use(s.observe, framing, cors)
+	rt := routes{mux: r, allowed: map[string][]string{}}
+	rt.handle(http.MethodGet, PartnerPath, s.handleToken)
+	rt.handle(http.MethodPost, PartnerPath, s.handleReport)
+	if s.Login != nil {
+		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)
+	}
+	rt.get("/.well-known/jwks.json", s.handleJWKS)
+	rt.get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
-	r.Get("/readyz", s.handleReady)
-	r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
-	r.Get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
+	rt.get("/readyz", s.handleReady)
+	rt.get("/metrics", s.metrics.Handler().ServeHTTP)
+	rt.get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 		_, _ = w.Write(s.OpenAPI)
+	})
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", rt.allow(req.URL.Path))
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
 	})
 	return r
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status, data = http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`)
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+// routes registers handlers and remembers each path's methods, so a 405
+// names what the path really allows.
+type routes struct {
+	mux     chi.Router
+	allowed map[string][]string
 }
 
-func (s *Server) handleJWKS(w http.ResponseWriter, _ *http.Request) {
-	data, err := s.JWKS()
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"status": 500, "message": "Error interno"})
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(data)
+func (rt routes) handle(method, path string, h http.HandlerFunc) {
+	rt.mux.Method(method, path, h)
+	rt.allowed[path] = append(rt.allowed[path], method)
 }
 
-func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-	defer cancel()
-	checks := map[string]string{}
-	ready := true
-	for _, c := range s.Checks {
-		if err := c.Fn(ctx); err != nil {
-			ready = false
-			checks[c.Name] = "fail"
-			info(r).detail += c.Name + ": " + err.Error() + "; "
-			continue
-		}
-		checks[c.Name] = "ok"
-	}
-	if !ready {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not_ready", "checks": checks})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})
+// get serves GET and HEAD (probes and curl -I expect HEAD to answer).
+func (rt routes) get(path string, h http.HandlerFunc) {
+	rt.handle(http.MethodGet, path, h)
+	rt.handle(http.MethodHead, path, h)
+}
+
+func (rt routes) allow(path string) string {
+	methods := append([]string{http.MethodOptions}, rt.allowed[path]...)
+	sort.Strings(methods)
+	return strings.Join(methods, ", ")
 }

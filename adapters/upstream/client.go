@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -87,7 +89,9 @@ func (c *Client) Exchange(ctx context.Context, user, password string) (tok strin
 		return "", domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client").
 			WithCause(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 	case http.StatusTooManyRequests:
-		return "", domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
+		e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
+		e.Detail, e.RetryAfter = "upstream", retryAfter(resp.Header.Get("Retry-After"))
+		return "", e
 	}
 	return "", unavailable(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 }
@@ -102,4 +106,13 @@ func outcome(err error) string {
 		return "slow_down"
 	}
 	return "unavailable"
+}
+
+// retryAfter reads a Retry-After of seconds; absent or unreadable, a
+// minute (the contract's address window).
+func retryAfter(h string) time.Duration {
+	if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && n > 0 && n < 86400 {
+		return time.Duration(n) * time.Second
+	}
+	return time.Minute
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,18 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/jwtkeys"
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
-	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/ports"
 )
 
 // Exit codes a script can rely on.
@@ -37,56 +30,82 @@ type IO struct {
 	Stdout, Stderr io.Writer
 }
 
-const usage = `disbursementd: the partner disbursement service.
+// command is one subcommand: its usage line, what it does, and how it runs
+// once its flags are parsed.
+type command struct {
+	name, args, summary, help string
+	flags                     func(fs *flag.FlagSet) func(ctx context.Context, cfg string, io IO) int
+}
 
-Usage:
-  disbursementd [serve] [--config FILE]          run the service (default)
-  disbursementd users add --user U --nit N       add an active user; password on standard input
-  disbursementd users deactivate --user U        refuse the user's logins and tokens
-  disbursementd users activate --user U
-  disbursementd users list
-  disbursementd keygen --out DIR                 write a new RSA key pair (rotation)
-  disbursementd migrate                          apply pending schema migrations
-  disbursementd version
+// commands lists every subcommand, in the order the overview shows them.
+func commands() []command {
+	return []command{
+		{"serve", "[--config FILE]", "run the service (the default command)", serveHelp, serveFlags},
+		{"users", "add|deactivate|activate|list ...", "manage the built-in login's users", usersHelp, nil},
+		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenFlags},
+		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateFlags},
+		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileFlags},
+		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionFlags},
+	}
+}
 
+func overview() string {
+	var b strings.Builder
+	b.WriteString("disbursementd: the partner disbursement service.\n\nUsage:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  disbursementd %-10s %-36s %s\n", c.name, c.args, c.summary)
+	}
+	b.WriteString(`
 Every command takes --config FILE (default: ./disbursementd.yaml if present)
-and reads DISB_<SECTION>_<KEY> environment variables. Exit codes: 0 ok,
-1 failure, 2 usage or configuration error, 3 user exists / not found.
-`
+and reads DISB_<SECTION>_<KEY> environment variables; "disbursementd COMMAND
+--help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
+error, 3 user exists / not found.
+`)
+	return b.String()
+}
 
 // CLI runs the command line and returns the exit code.
 func CLI(ctx context.Context, args []string, io IO) int {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, args, io)
-	case "users":
-		return users(ctx, args, io)
-	case "keygen":
-		return keygen(args, io)
-	case "migrate":
-		return migrate(ctx, args, io)
-	case "version":
-		fmt.Fprintln(io.Stdout, "disbursementd", Version())
+	name := "serve"
+	switch {
+	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		if len(args) > 1 {
+			return CLI(ctx, []string{args[1], "--help"}, io)
+		}
+		fmt.Fprint(io.Stdout, overview())
 		return ExitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(io.Stdout, usage)
-		return ExitOK
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
+		name, args = args[0], args[1:]
 	}
-	fmt.Fprintf(io.Stderr, "disbursementd: unknown command %q\n\n%s", cmd, usage)
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		if c.name == "users" {
+			return users(ctx, args, io)
+		}
+		fs, cfgPath := newFlags(c.name, c.args, c.help, io)
+		run := c.flags(fs)
+		if code, ok := parse(fs, args); !ok {
+			return code
+		}
+		return run(ctx, *cfgPath, io)
+	}
+	fmt.Fprintf(io.Stderr, "disbursementd: unknown command %q\n\n%s", name, overview())
 	return ExitUsage
 }
 
-func flags(name, help string, io IO) (*flag.FlagSet, *string) {
+// newFlags returns a flag set whose --help prints the command's usage and
+// help to standard output.
+func newFlags(name, args, help string, io IO) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Stderr)
-	cfg := fs.String("config", "", "configuration file (YAML)")
+	cfg := fs.String("config", "", "configuration file (YAML); default ./disbursementd.yaml if present")
 	fs.Usage = func() {
-		fmt.Fprintf(io.Stderr, "Usage: disbursementd %s\n\n", help)
+		fs.SetOutput(io.Stdout)
+		fmt.Fprintf(io.Stdout, "Usage: disbursementd %s %s\n\n%s\n\nFlags:\n", name, args, help)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Stderr)
 	}
 	return fs, cfg
 }
@@ -99,7 +118,7 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 		return ExitUsage, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected arguments: %v\n", fs.Args())
+		fmt.Fprintf(fs.Output(), "unexpected arguments: %v (see disbursementd %s --help)\n", fs.Args(), fs.Name())
 		return ExitUsage, false
 	}
 	return 0, true
@@ -114,205 +133,96 @@ func loadConfig(path string, io IO) (*config.Config, int) {
 	return cfg, ExitOK
 }
 
-// openConfiguredStore loads the configuration and opens its store; on
-// failure it has said why and returns the exit code.
-func openConfiguredStore(ctx context.Context, cfgPath string, io IO) (*config.Config, *gormstore.Store, int) {
+// openConfiguredStore loads the configuration and opens its store with its
+// schema ready; on failure it has said why and returns the exit code.
+func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate bool) (*config.Config, *gormstore.Store, int) {
 	cfg, code := loadConfig(cfgPath, io)
 	if cfg == nil {
 		return nil, nil, code
 	}
-	st, err := OpenStore(ctx, cfg)
+	st, err := OpenStore(cfg, sysclock.Clock{})
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return nil, nil, ExitUsage
 	}
+	if migrate {
+		if err := PrepareSchema(ctx, cfg, st, NewLogger(cfg, io.Stderr)); err != nil {
+			_ = st.Close()
+			fmt.Fprintln(io.Stderr, "disbursementd:", err)
+			return nil, nil, ExitFailure
+		}
+	}
 	return cfg, st, ExitOK
 }
 
-func serve(ctx context.Context, args []string, io IO) int {
-	fs, cfgPath := flags("serve", "serve [--config FILE]", io)
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	cfg, code := loadConfig(*cfgPath, io)
-	if cfg == nil {
-		return code
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	m := NewMain(cfg, io.Stderr)
-	if err := m.Run(ctx); err != nil {
-		m.Log.Error("start failed", "error", err.Error())
-		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return ExitFailure
-	}
-	err := m.Wait(ctx)
-	m.Log.Info("shutting down", "grace", cfg.HTTP.ShutdownGrace.String())
-	if cerr := m.Close(); cerr != nil {
-		err = errors.Join(err, cerr)
-	}
-	if err != nil {
-		m.Log.Error("stopped with error", "error", err.Error())
-		return ExitFailure
-	}
-	return ExitOK
-}
+const serveHelp = `Runs the service: the partner endpoint /api/partner_api.php, the built-in
+login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml. Stops on
+SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
 
-func migrate(ctx context.Context, args []string, io IO) int {
-	fs, cfgPath := flags("migrate", "migrate [--config FILE]", io)
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	_, st, code := openConfiguredStore(ctx, *cfgPath, io)
-	if st == nil {
-		return code
-	}
-	defer st.Close()
-	applied, err := st.Migrate(ctx)
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd: migrate:", err)
-		return ExitFailure
-	}
-	if len(applied) == 0 {
-		fmt.Fprintln(io.Stdout, "schema up to date")
-	} else {
-		fmt.Fprintf(io.Stdout, "applied migrations %v\n", applied)
-	}
-	return ExitOK
-}
-
-func keygen(args []string, io IO) int {
-	fs, _ := flags("keygen", "keygen --out DIR", io)
-	out := fs.String("out", "", "directory for private.pem (0600) and public.pem")
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	if *out == "" {
-		fmt.Fprintln(io.Stderr, "disbursementd keygen: --out DIR is required")
-		return ExitUsage
-	}
-	priv := filepath.Join(*out, "private.pem")
-	key, err := jwtkeys.GenerateKeyFiles(priv, filepath.Join(*out, "public.pem"))
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
-		return ExitFailure
-	}
-	k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), nil)
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
-		return ExitFailure
-	}
-	fmt.Fprintf(io.Stdout, "wrote %s and %s (kid %s)\n", priv, filepath.Join(*out, "public.pem"), k.KeyID())
-	return ExitOK
-}
-
-func users(ctx context.Context, args []string, io IO) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprint(io.Stderr, "Usage: disbursementd users add|deactivate|activate|list [flags]\n")
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return ExitOK
+func serveFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+	return func(ctx context.Context, cfgPath string, io IO) int {
+		cfg, code := loadConfig(cfgPath, io)
+		if cfg == nil {
+			return code
 		}
-		return ExitUsage
-	}
-	sub, args := args[0], args[1:]
-	var help string
-	switch sub {
-	case "add":
-		help = "users add --user U --nit N   (password on standard input)"
-	case "deactivate", "activate":
-		help = "users " + sub + " --user U"
-	case "list":
-		help = "users list"
-	default:
-		fmt.Fprintf(io.Stderr, "disbursementd users: unknown subcommand %q\n", sub)
-		return ExitUsage
-	}
-	fs, cfgPath := flags("users "+sub, help, io)
-	user := fs.String("user", "", "user name")
-	nit := fs.String("nit", "", "the partner's NIT (9-10 digits, optional -check digit)")
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	if sub != "list" && *user == "" {
-		fmt.Fprintf(io.Stderr, "disbursementd users %s: --user is required\n", sub)
-		return ExitUsage
-	}
-	if sub == "add" && *nit == "" {
-		fmt.Fprintln(io.Stderr, "disbursementd users add: --nit is required")
-		return ExitUsage
-	}
-	cfg, st, code := openConfiguredStore(ctx, *cfgPath, io)
-	if st == nil {
-		return code
-	}
-	defer st.Close()
-	if err := PrepareSchema(ctx, cfg, st, NewLogger(cfg, io.Stderr)); err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return ExitFailure
-	}
-	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return ExitFailure
-	}
-	svc := &ports.Users{Store: st, Hasher: hasher, Clock: sysclock.Clock{}}
-	switch sub {
-	case "add":
-		pw, err := readPassword(io.Stdin)
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		m := NewMain(cfg, io.Stderr)
+		if err := m.Run(ctx); err != nil {
+			m.Log.Error("start failed", "error", err.Error())
+			return ExitFailure
+		}
+		err := m.Wait(ctx)
+		m.Log.Info("shutting down", "grace", cfg.HTTP.ShutdownGrace.String())
+		if cerr := m.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
 		if err != nil {
-			fmt.Fprintln(io.Stderr, "disbursementd users add:", err)
-			return ExitUsage
+			m.Log.Error("stopped with error", "error", err.Error())
+			return ExitFailure
 		}
-		u, err := svc.Add(ctx, *user, *nit, pw)
-		if err != nil {
-			return userErr(io, "add", err)
-		}
-		fmt.Fprintf(io.Stdout, "added user %s (nit %s), active\n", u.Name, u.NIT)
-	case "deactivate", "activate":
-		if err := svc.SetActive(ctx, *user, sub == "activate"); err != nil {
-			return userErr(io, sub, err)
-		}
-		fmt.Fprintf(io.Stdout, "user %s %sd\n", *user, sub)
-	case "list":
-		list, err := svc.List(ctx)
-		if err != nil {
-			return userErr(io, "list", err)
-		}
-		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "USER\tNIT\tACTIVE\tCREATED")
-		for _, u := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", u.Name, u.NIT, u.Active, u.CreatedAt.Format("2006-01-02 15:04:05Z"))
-		}
-		_ = tw.Flush()
+		return ExitOK
 	}
-	return ExitOK
 }
 
-func userErr(io IO, sub string, err error) int {
-	fmt.Fprintf(io.Stderr, "disbursementd users %s: %v\n", sub, err)
-	switch {
-	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound):
-		return ExitConflict
-	case errors.Is(err, domain.ErrInvalidInput):
-		return ExitUsage
+const migrateHelp = `Applies the pending schema migrations and exits. Needed before serve when
+store.auto_migrate is false; safe to run from several replicas at once (on
+MySQL a named lock lets one migrate).`
+
+func migrateFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+	return func(ctx context.Context, cfgPath string, io IO) int {
+		_, st, code := openConfiguredStore(ctx, cfgPath, io, false)
+		if st == nil {
+			return code
+		}
+		defer st.Close()
+		applied, err := st.Migrate(ctx)
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd migrate:", err)
+			return ExitFailure
+		}
+		if len(applied) == 0 {
+			fmt.Fprintln(io.Stdout, "schema up to date")
+		} else {
+			fmt.Fprintf(io.Stdout, "applied migrations %v\n", applied)
+		}
+		return ExitOK
 	}
-	return ExitFailure
 }
 
-// readPassword reads one line from standard input (a pipe or a terminal).
-func readPassword(r io.Reader) (string, error) {
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprint(os.Stderr, "password: ")
-		}
+func versionFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+	return func(_ context.Context, _ string, io IO) int {
+		fmt.Fprintln(io.Stdout, "disbursementd", Version())
+		return ExitOK
 	}
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", err
+}
+
+// stdinIsTerminal reports whether r is an interactive terminal.
+func stdinIsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
 	}
-	pw := strings.TrimRight(line, "\r\n")
-	if pw == "" {
-		return "", errors.New("no password on standard input")
-	}
-	return pw, nil
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

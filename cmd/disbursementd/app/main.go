@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"crypto/rsa"
 	"errors"
 	"fmt"
 	"io"
@@ -13,20 +12,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/lender/disbursementd/adapters/fsupload"
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
-	"github.com/lender/disbursementd/adapters/memstate"
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
-	"github.com/lender/disbursementd/adapters/upstream"
 	"github.com/lender/disbursementd/config"
-	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -34,23 +26,27 @@ import (
 type Main struct {
 	Config *config.Config
 	Log    *slog.Logger
+	Clock  ports.Clock
 
 	// Set by Run.
 	Addr    string // the address listened on, e.g. 127.0.0.1:41234
 	Store   *gormstore.Store
-	Uploads *fsupload.Store
+	Uploads Uploads
 	Keys    *jwtkeys.Keys
 
-	srv       *http.Server
-	ln        net.Listener
-	served    chan error
-	closeOnce sync.Once
-	closeErr  error
+	srv, debug *http.Server
+	ln         net.Listener
+	served     chan error
+	stop       context.CancelFunc // ends the background work (sweep, schema retries)
+	background sync.WaitGroup
+	closers    []io.Closer
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // NewMain returns a Main for cfg that logs to w.
 func NewMain(cfg *config.Config, w io.Writer) *Main {
-	return &Main{Config: cfg, Log: NewLogger(cfg, w)}
+	return &Main{Config: cfg, Log: NewLogger(cfg, w), Clock: sysclock.Clock{}}
 }
 
 // NewLogger builds the slog logger: JSON, or text when log.format is text
@@ -72,35 +68,10 @@ func NewLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// OpenStore opens the configured store and brings its schema up to date
-// (store.auto_migrate) or checks that it is.
-func OpenStore(ctx context.Context, cfg *config.Config) (*gormstore.Store, error) {
-	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
-		MaxOpenConns: cfg.Store.MaxOpenConns, MaxIdleConns: cfg.Store.MaxIdleConns,
-		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
-		BusyTimeout: cfg.Store.BusyTimeout,
-	}, domain.DefaultCatalogue())
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
-// PrepareSchema applies pending migrations, or with auto_migrate off
-// refuses an outdated schema.
-func PrepareSchema(ctx context.Context, cfg *config.Config, st *gormstore.Store, log *slog.Logger) error {
-	if !cfg.Store.AutoMigrate {
-		return st.CheckSchema(ctx)
-	}
-	applied, err := st.Migrate(ctx)
-	if len(applied) > 0 {
-		log.Info("schema migrated", "versions", applied)
-	}
-	return err
-}
-
 // Run opens everything and starts serving in the background. It returns
-// once the listener is open (Addr is then set) or on a start-up error.
+// once the listener is open (Addr is then set) or on a start-up error. The
+// address is taken first, so a port in use fails before any file, database
+// or key is created.
 func (m *Main) Run(ctx context.Context) (err error) {
 	cfg := m.Config
 	m.Log.Info("starting disbursementd", "version", Version(), "config", cfg.Redacted())
@@ -109,103 +80,25 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			_ = m.closeResources()
 		}
 	}()
+	if m.ln, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
+		return fmt.Errorf("http.addr (%s): listen on %s: %w", config.EnvName("http.addr"), cfg.HTTP.Addr, err)
+	}
+	m.closers = append(m.closers, m.ln)
+	m.Addr = m.ln.Addr().String()
 
-	m.Store, err = OpenStore(ctx, cfg)
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	m.stop = stop
+	w, err := m.wire(bg)
 	if err != nil {
 		return err
 	}
-	schemaReady := make(chan struct{})
-	if err := PrepareSchema(ctx, cfg, m.Store, m.Log); err != nil {
-		if errors.Is(err, gormstore.ErrOutdatedSchema) || cfg.Store.Driver == gormstore.SQLite {
+	if cfg.Debug.PprofAddr != "" {
+		if err := m.serveDebug(cfg.Debug.PprofAddr); err != nil {
 			return err
 		}
-		// The database may come up later: serve, stay not ready, retry.
-		m.Log.Error("database not usable at start; retrying in the background", "error", err.Error())
-		go m.retrySchema(schemaReady)
-	} else {
-		close(schemaReady)
 	}
-
-	if cfg.Uploads.Dir == config.DefaultUploadsDir {
-		if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
-			return fmt.Errorf("uploads.dir: %w", err)
-		}
-	}
-	if m.Uploads, err = fsupload.Open(cfg.Uploads.Dir); err != nil {
-		return fmt.Errorf("uploads.dir: %w", err)
-	}
-
-	if m.Keys, err = LoadKeys(cfg, m.Log); err != nil {
-		return err
-	}
-	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
-	if err != nil {
-		return err
-	}
-	policy := Policy(cfg)
-	clock := sysclock.Clock{}
-	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: clock}
-	throttle, err := memstate.NewThrottle(100_000)
-	if err != nil {
-		return err
-	}
-	tokens, err := memstate.NewTokenCache(max(cfg.Auth.TokenCacheSize, 1))
-	if err != nil {
-		return err
-	}
-	statuses, err := memstate.NewUserStatusCache(10_000)
-	if err != nil {
-		return err
-	}
-	newAuth := func(x ports.CredentialExchange) *ports.Auth {
-		return &ports.Auth{Exchanger: x, Verifier: m.Keys, Policy: policy, Users: m.Store, Clock: clock,
-			Throttle: throttle,
-			PerUser:  ports.ThrottleRule{Limit: cfg.Throttle.UserFailures, Window: cfg.Throttle.UserWindow},
-			PerAddr:  ports.ThrottleRule{Limit: cfg.Throttle.AddrFailures, Window: cfg.Throttle.AddrWindow},
-			Tokens:   tokens, Statuses: statuses, Staleness: cfg.Auth.UserStaleness}
-	}
-	metrics := httpapi.NewMetrics()
-	var exchanger ports.CredentialExchange = login
-	if cfg.Login.URL != "" {
-		up := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
-		up.Observe = metrics.ObserveUpstream
-		exchanger = up
-	}
-	srv := httpapi.New(httpapi.Server{
-		Auth:           newAuth(exchanger),
-		TrustedProxies: cfg.HTTP.TrustedProxies,
-		Login:          newAuth(login),
-		Reports: &ports.Reports{
-			Catalogue: domain.DefaultCatalogue(),
-			Rules:     domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes)},
-			Store:     m.Store, Uploads: m.Uploads, Clock: clock,
-			KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond,
-			Stale: cfg.HTTP.ReportTimeout + 5*time.Second,
-		},
-		JWKS: m.Keys.JWKS,
-		Checks: []httpapi.Check{
-			{Name: "store", Fn: func(ctx context.Context) error {
-				select {
-				case <-schemaReady:
-				default:
-					return errors.New("schema not ready")
-				}
-				return m.Store.Ping(ctx)
-			}},
-			{Name: "uploads", Fn: m.Uploads.Check},
-			{Name: "keys", Fn: func(context.Context) error { return nil }},
-		},
-		OpenAPI: OpenAPI(),
-		Log:     m.Log, MaxBody: int64(cfg.HTTP.MaxBodyBytes), Timeout: cfg.HTTP.ReportTimeout, TokenTTL: cfg.Auth.TokenTTL,
-	}, metrics)
-
-	m.ln, err = net.Listen("tcp", cfg.HTTP.Addr)
-	if err != nil {
-		return fmt.Errorf("http.addr: listen on %s: %w", cfg.HTTP.Addr, err)
-	}
-	m.Addr = m.ln.Addr().String()
 	m.srv = &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           w.http.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTP.ReadTimeout,
 		WriteTimeout:      cfg.HTTP.WriteTimeout,
@@ -215,8 +108,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(m.ln) }()
-	m.Log.Info("listening", "addr", m.Addr, "store", cfg.Store.Driver, "uploads", cfg.Uploads.Dir,
-		"login", loginName(cfg), "kid", m.Keys.KeyID())
+	m.startSweep(bg, w.reconciler)
+	m.Log.Info("listening", "addr", m.Addr, "store", cfg.Store.Driver, "uploads", cfg.Uploads.Backend,
+		"login", loginName(cfg), "throttle", cfg.ThrottleBackend(), "kid", m.Keys.KeyID())
 	return nil
 }
 
@@ -224,22 +118,16 @@ func loginName(cfg *config.Config) string {
 	if cfg.Login.URL == "" {
 		return "built-in"
 	}
-	return cfg.Login.URL
+	return config.RedactURL(cfg.Login.URL)
 }
 
-func (m *Main) retrySchema(ready chan struct{}) {
-	for delay := time.Second; ; delay = min(delay*2, 30*time.Second) {
-		time.Sleep(delay)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := PrepareSchema(ctx, m.Config, m.Store, m.Log)
-		cancel()
-		if err == nil {
-			m.Log.Info("database reachable; schema ready")
-			close(ready)
-			return
-		}
-		m.Log.Warn("database still not usable", "error", err.Error(), "retry_in", delay.String())
-	}
+// go runs fn in the background until Close.
+func (m *Main) goBackground(fn func()) {
+	m.background.Add(1)
+	go func() {
+		defer m.background.Done()
+		fn()
+	}()
 }
 
 // Wait blocks until the server stops by itself (an error) or ctx ends.
@@ -256,7 +144,8 @@ func (m *Main) Wait(ctx context.Context) error {
 }
 
 // Close stops accepting, lets in-flight requests finish within
-// http.shutdown_grace, then closes the store and the upload directory.
+// http.shutdown_grace, stops the background work, then closes the store
+// and the upload store. Nothing Run started outlives it.
 func (m *Main) Close() error {
 	m.closeOnce.Do(func() {
 		var errs []error
@@ -268,6 +157,9 @@ func (m *Main) Close() error {
 			}
 			cancel()
 		}
+		if m.debug != nil {
+			_ = m.debug.Close()
+		}
 		errs = append(errs, m.closeResources())
 		m.closeErr = errors.Join(errs...)
 		m.Log.Info("stopped")
@@ -275,42 +167,37 @@ func (m *Main) Close() error {
 	return m.closeErr
 }
 
+// closeResources stops the background work and closes what Run opened,
+// the last opened first.
 func (m *Main) closeResources() error {
+	if m.stop != nil {
+		m.stop()
+	}
+	m.background.Wait()
 	var errs []error
-	if m.Store != nil {
-		errs = append(errs, m.Store.Close())
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		if err := m.closers[i].Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
 	}
-	if m.Uploads != nil {
-		errs = append(errs, m.Uploads.Close())
-	}
+	m.closers = nil
 	return errors.Join(errs...)
 }
 
-// Policy is the token policy of the configuration.
-func Policy(cfg *config.Config) domain.TokenPolicy {
-	return domain.TokenPolicy{Issuer: cfg.Auth.Issuer, Audience: cfg.Auth.Audience, Lifetime: cfg.Auth.TokenTTL, Leeway: cfg.Auth.Leeway}
-}
-
-// LoadKeys loads (or on the embedded default, generates) the signing key
-// and the trusted public keys.
-func LoadKeys(cfg *config.Config, log *slog.Logger) (*jwtkeys.Keys, error) {
-	priv, created, err := jwtkeys.LoadOrGenerate(cfg.Auth.PrivateKeyFile, cfg.GenerateKeys)
-	if err != nil {
-		return nil, fmt.Errorf("auth.private_key_file: %w", err)
-	}
-	if created {
-		log.Info("generated a new RSA key pair", "private_key_file", cfg.Auth.PrivateKeyFile,
-			"public_key_file", filepath.Join(filepath.Dir(cfg.Auth.PrivateKeyFile), "public.pem"))
-	}
-	var trusted []*rsa.PublicKey
-	if cfg.Auth.PublicKeysFile != "" {
-		if trusted, err = jwtkeys.ReadPublicKeys(cfg.Auth.PublicKeysFile); err != nil {
-			return nil, fmt.Errorf("auth.public_keys_file: %w", err)
+// retry runs fn until it succeeds or ctx ends, backing off to 30 s.
+func retry(ctx context.Context, fn func(context.Context) error, failed func(error, time.Duration)) bool {
+	for delay := time.Second; ; delay = min(delay*2, 30*time.Second) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(delay):
 		}
+		attempt, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := fn(attempt)
+		cancel()
+		if err == nil {
+			return true
+		}
+		failed(err, delay)
 	}
-	keys, err := jwtkeys.New(priv, trusted, Policy(cfg), time.Now)
-	if err != nil {
-		return nil, fmt.Errorf("auth: %w", err)
-	}
-	return keys, nil
 }

@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// The operations the HTTP adapter calls, declared on its side (the
+// consumer's): the use cases in package ports satisfy them, and the
+// handler tests use small fakes.
+
+// Reporter stores a partner's report (ports.Reports).
+type Reporter interface {
+	Submit(ctx context.Context, sub ports.Submission) (domain.Receipt, error)
+}
+
+// TokenExchanger swaps credentials for a token (ports.Auth).
+type TokenExchanger interface {
+	Token(ctx context.Context, at ports.LoginAttempt) (ports.Issued, error)
+}
+
+// Authenticator tells whom a token speaks for (ports.Auth).
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (ports.Principal, error)
+}
+
+// Check is one readiness check.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}

@@ -1,0 +1,92 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/jwtkeys"
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+const keygenHelp = `Writes a new RSA-2048 key pair: DIR/private.pem (mode 0600) and
+DIR/public.pem, and prints the new key's kid. It never replaces an existing
+private key. See the operator guide for a key rotation across replicas.`
+
+func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
+	out := fs.String("out", "", "directory for private.pem (0600) and public.pem")
+	return func(_ context.Context, _ string, io IO) int {
+		if *out == "" {
+			fmt.Fprintln(io.Stderr, "disbursementd keygen: --out DIR is required")
+			return ExitUsage
+		}
+		priv := filepath.Join(*out, "private.pem")
+		key, err := jwtkeys.GenerateKeyFiles(priv, filepath.Join(*out, "public.pem"))
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
+			return ExitFailure
+		}
+		k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), sysclock.Clock{}.Now)
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
+			return ExitFailure
+		}
+		fmt.Fprintf(io.Stdout, "wrote %s and %s (kid %s)\n", priv, filepath.Join(*out, "public.pem"), k.KeyID())
+		return ExitOK
+	}
+}
+
+const reconcileHelp = `Looks for what a crash can leave behind, older than the stale bound
+(http.report_timeout + 5s): temporary files and unfinished uploads,
+published files that no stored report names, pending claims, idempotency
+records past their TTL; and rows whose file is missing (reported only: a
+file cannot be made again). Without --apply it only lists them and why;
+with --apply it removes them. serve runs the same sweep at start and every
+uploads.sweep_interval. Safe beside running replicas: nothing younger than
+the stale bound is touched. Exit code 1 when a row's file is missing.`
+
+func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
+	apply := fs.Bool("apply", false, "remove what is found (default: only list it)")
+	return func(ctx context.Context, cfgPath string, io IO) int {
+		cfg, st, code := openConfiguredStore(ctx, cfgPath, io, true)
+		if st == nil {
+			return code
+		}
+		defer st.Close()
+		up, err := OpenUploads(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
+			return ExitUsage
+		}
+		defer up.Close()
+		r := &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: sysclock.Clock{},
+			Stale: cfg.HTTP.ReportTimeout + 5*time.Second, Batch: cfg.Idempotency.SweepBatch}
+		rep, err := r.Run(ctx, *apply, time.Time{})
+		verb := "would remove"
+		if *apply {
+			verb = "removed"
+		}
+		for _, f := range rep.Findings {
+			if f.Kind == ports.FoundMissingFile {
+				fmt.Fprintf(io.Stdout, "MISSING %s: %s\n", f.Name, f.Reason)
+				continue
+			}
+			fmt.Fprintf(io.Stdout, "%s %s %s: %s\n", verb, f.Kind, f.Name, f.Reason)
+		}
+		for _, k := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingClaim, ports.FoundExpiredKey, ports.FoundMissingFile} {
+			fmt.Fprintf(io.Stdout, "%s: %d\n", k, rep.Counts[k])
+		}
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
+			return ExitFailure
+		}
+		if rep.Counts[ports.FoundMissingFile] > 0 {
+			return ExitFailure
+		}
+		return ExitOK
+	}
+}

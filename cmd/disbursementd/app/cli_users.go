@@ -1,0 +1,134 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+const usersHelp = `Manages the users of the built-in login:
+  users add --user U --nit N       add an active user; the password (12 to 72 bytes) is read from standard input
+  users deactivate --user U        refuse the user's logins and, within auth.user_staleness, its tokens
+  users activate --user U          allow them again (new tokens work at once)
+  users list                       list every user
+User names are 1 to 64 printable ASCII characters without spaces, compared
+byte for byte ("ACME" and "acme" are two users).`
+
+var userSubcommands = map[string]struct{ args, help string }{
+	"add": {"--user U --nit N", "Adds an active user of the built-in login. The password is read from standard input\n" +
+		"(one line, 12 to 72 bytes). Exit code 3 when the user exists, 2 when the name, NIT or password is refused."},
+	"deactivate": {"--user U", "Refuses the user's logins at once, and its tokens within auth.user_staleness. Exit code 3 when there is no such user."},
+	"activate":   {"--user U", "Allows the user's logins and tokens again. Exit code 3 when there is no such user."},
+	"list":       {"", "Lists every user: name, NIT, active, created."},
+}
+
+func users(ctx context.Context, args []string, io IO) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		out, code := io.Stderr, ExitUsage
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			out, code = io.Stdout, ExitOK
+		}
+		fmt.Fprintf(out, "Usage: disbursementd users add|deactivate|activate|list [flags]\n\n%s\n", usersHelp)
+		return code
+	}
+	sub, args := args[0], args[1:]
+	spec, ok := userSubcommands[sub]
+	if !ok {
+		fmt.Fprintf(io.Stderr, "disbursementd users: unknown subcommand %q (see disbursementd users --help)\n", sub)
+		return ExitUsage
+	}
+	fs, cfgPath := newFlags("users "+sub, spec.args, spec.help, io)
+	var user, nit *string
+	if sub != "list" {
+		user = fs.String("user", "", "user name")
+	}
+	if sub == "add" {
+		nit = fs.String("nit", "", "the partner's NIT (9-10 digits, optional -check digit)")
+	}
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if user != nil && *user == "" || nit != nil && *nit == "" {
+		fmt.Fprintf(io.Stderr, "disbursementd users %s: %s is required\n", sub, spec.args)
+		return ExitUsage
+	}
+	cfg, st, code := openConfiguredStore(ctx, *cfgPath, io, true)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "disbursementd:", err)
+		return ExitFailure
+	}
+	svc := &ports.Users{Store: st, Hasher: hasher, Clock: sysclock.Clock{}}
+	switch sub {
+	case "add":
+		if stdinIsTerminal(io.Stdin) {
+			fmt.Fprint(io.Stderr, "password: ")
+		}
+		pw, err := readPassword(io.Stdin)
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd users add:", err)
+			return ExitUsage
+		}
+		u, err := svc.Add(ctx, *user, *nit, pw)
+		if err != nil {
+			return userErr(io, "add", err)
+		}
+		fmt.Fprintf(io.Stdout, "added user %s (nit %s), active\n", u.Name, u.NIT)
+	case "deactivate", "activate":
+		if err := svc.SetActive(ctx, *user, sub == "activate"); err != nil {
+			return userErr(io, sub, err)
+		}
+		fmt.Fprintf(io.Stdout, "user %s %sd\n", *user, sub)
+	case "list":
+		list, err := svc.List(ctx)
+		if err != nil {
+			return userErr(io, "list", err)
+		}
+		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "USER\tNIT\tACTIVE\tCREATED")
+		for _, u := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", u.Name, u.NIT, u.Active, u.CreatedAt.Format("2006-01-02 15:04:05Z"))
+		}
+		_ = tw.Flush()
+	}
+	return ExitOK
+}
+
+// userErr says what went wrong and picks the exit code by the error's kind.
+func userErr(io IO, sub string, err error) int {
+	fmt.Fprintf(io.Stderr, "disbursementd users %s: %v\n", sub, err)
+	switch {
+	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound):
+		return ExitConflict
+	case errors.Is(err, domain.ErrInvalidInput):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// readPassword reads one line from standard input (a pipe or a terminal).
+func readPassword(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	pw := strings.TrimRight(line, "\r\n")
+	if pw == "" {
+		return "", errors.New("no password on standard input")
+	}
+	return pw, nil
+}
+

@@ -1,0 +1,238 @@
+package app
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/fsupload"
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/httpapi"
+	"github.com/lender/disbursementd/adapters/jwtkeys"
+	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/upstream"
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// Uploads is the upload store the configuration picks (uploads.backend).
+type Uploads interface {
+	ports.UploadStore
+	ports.UploadInventory
+	Close() error
+}
+
+// wired is what Run serves.
+type wired struct {
+	http       *httpapi.Server
+	reconciler *ports.Reconciler
+}
+
+// wire opens the store, the upload store and the keys, and builds the use
+// cases and the HTTP adapter on them. bg ends at Close.
+func (m *Main) wire(bg context.Context) (wired, error) {
+	cfg := m.Config
+	var err error
+	if m.Store, err = OpenStore(cfg, m.Clock); err != nil {
+		return wired{}, err
+	}
+	m.closers = append(m.closers, m.Store)
+	schemaReady := make(chan struct{})
+	if err := PrepareSchema(bg, cfg, m.Store, m.Log); err != nil {
+		if errors.Is(err, gormstore.ErrOutdatedSchema) || cfg.Store.Driver == gormstore.SQLite {
+			return wired{}, err
+		}
+		// The database may come up later: serve, stay not ready, retry.
+		m.Log.Error("database not usable at start; retrying in the background", "error", err.Error())
+		m.goBackground(func() {
+			if retry(bg, func(ctx context.Context) error { return PrepareSchema(ctx, cfg, m.Store, m.Log) },
+				func(err error, next time.Duration) {
+					m.Log.Warn("database still not usable", "error", err.Error(), "retry_in", next.String())
+				}) {
+				m.Log.Info("database reachable; schema ready")
+				close(schemaReady)
+			}
+		})
+	} else {
+		close(schemaReady)
+	}
+	if m.Uploads, err = OpenUploads(bg, cfg); err != nil {
+		return wired{}, err
+	}
+	m.closers = append(m.closers, m.Uploads)
+	if m.Keys, err = LoadKeys(cfg, m.Log, m.Clock); err != nil {
+		return wired{}, err
+	}
+
+	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.MaxConcurrentHashes, Wait: cfg.Auth.HashWait})
+	if err != nil {
+		return wired{}, err
+	}
+	throttle, err := m.throttle()
+	if err != nil {
+		return wired{}, err
+	}
+	tokens, err := memstate.NewTokenCache(cfg.Auth.TokenCacheSize)
+	if err != nil {
+		return wired{}, fmt.Errorf("auth.token_cache_size: %w", err)
+	}
+	statuses, err := memstate.NewUserStatusCache(cfg.Auth.UserCacheSize)
+	if err != nil {
+		return wired{}, fmt.Errorf("auth.user_cache_size: %w", err)
+	}
+	policy := Policy(cfg)
+	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: m.Clock}
+	metrics := httpapi.NewMetrics()
+	var exchanger ports.CredentialExchange = login
+	if cfg.Login.URL != "" {
+		up := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
+		up.Observe = metrics.ObserveUpstream
+		exchanger = up
+	}
+	auth := func(x ports.CredentialExchange) *ports.Auth {
+		return &ports.Auth{Exchanger: x, Verifier: m.Keys, Policy: policy, Clock: m.Clock, Throttle: throttle,
+			PerUser: ports.ThrottleRule{Limit: cfg.Throttle.UserFailures, Window: cfg.Throttle.UserWindow},
+			PerAddr: ports.ThrottleRule{Limit: cfg.Throttle.AddrFailures, Window: cfg.Throttle.AddrWindow},
+			Users:   m.Store, Statuses: statuses, Staleness: cfg.Auth.UserStaleness, Tokens: tokens}
+	}
+	partners := auth(exchanger)
+	stale := cfg.HTTP.ReportTimeout + 5*time.Second
+	reports := &ports.Reports{
+		Catalogue: domain.DefaultCatalogue(), Rules: FileRules(cfg),
+		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
+		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: stale,
+	}
+	srv := httpapi.New(httpapi.Server{
+		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
+		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
+		Checks: []httpapi.Check{
+			{Name: "store", Fn: func(ctx context.Context) error {
+				select {
+				case <-schemaReady:
+				default:
+					return errors.New("schema not ready")
+				}
+				return m.Store.Ping(ctx)
+			}},
+			{Name: "uploads", Fn: m.Uploads.Check},
+			{Name: "keys", Fn: func(context.Context) error { return nil }},
+		},
+		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
+			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
+		TrustedProxies: cfg.HTTP.TrustedProxies,
+	}, metrics)
+	rec := &ports.Reconciler{Store: m.Store, Uploads: m.Uploads, Files: m.Uploads, Clock: m.Clock,
+		Stale: stale, Batch: cfg.Idempotency.SweepBatch}
+	return wired{http: srv, reconciler: rec}, nil
+}
+
+// throttle is the login throttle the configuration picks: in memory, or
+// in the database so that every replica shares one budget.
+func (m *Main) throttle() (ports.LoginThrottle, error) {
+	switch {
+	case m.Config.Throttle.Backend == "database":
+		return nil, errors.New("throttle.backend: database is not available yet")
+	default:
+		t, err := memstate.NewThrottle(m.Config.Throttle.MaxEntries)
+		if err != nil {
+			return nil, fmt.Errorf("throttle.max_entries: %w", err)
+		}
+		return t, nil
+	}
+}
+
+// FileRules are the configured limits on attached files.
+func FileRules(cfg *config.Config) domain.FileRules {
+	return domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes)}
+}
+
+// OpenStore opens the configured store. For SQLite it first makes sure the
+// database file can be opened, so that a permission problem is named with
+// its path and key instead of the driver's "out of memory (14)".
+func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) {
+	if cfg.Store.Driver == gormstore.SQLite {
+		if err := checkSQLitePath(cfg.Store.DSN); err != nil {
+			return nil, fmt.Errorf("store.dsn (%s): %w", config.EnvName("store.dsn"), err)
+		}
+	}
+	return gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
+		MaxOpenConns: cfg.Store.MaxOpenConns, MaxIdleConns: cfg.Store.IdleConns(),
+		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
+		BusyTimeout: cfg.Store.BusyTimeout,
+	}, domain.DefaultCatalogue())
+}
+
+func checkSQLitePath(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("cannot create the directory of the SQLite file %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	if err != nil {
+		return fmt.Errorf("cannot open the SQLite file %s (the service needs to read and write it and its directory %s): %w", path, dir, err)
+	}
+	return f.Close()
+}
+
+// PrepareSchema applies pending migrations, or with auto_migrate off
+// refuses an outdated schema.
+func PrepareSchema(ctx context.Context, cfg *config.Config, st *gormstore.Store, log *slog.Logger) error {
+	if !cfg.Store.AutoMigrate {
+		return st.CheckSchema(ctx)
+	}
+	applied, err := st.Migrate(ctx)
+	if len(applied) > 0 {
+		log.Info("schema migrated", "versions", applied)
+	}
+	return err
+}
+
+// OpenUploads opens the configured upload store.
+func OpenUploads(_ context.Context, cfg *config.Config) (Uploads, error) {
+	if cfg.Uploads.Dir == config.DefaultUploadsDir {
+		if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
+			return nil, fmt.Errorf("uploads.dir: %w", err)
+		}
+	}
+	s, err := fsupload.Open(cfg.Uploads.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
+	}
+	return s, nil
+}
+
+// Policy is the token policy of the configuration.
+func Policy(cfg *config.Config) domain.TokenPolicy {
+	return domain.TokenPolicy{Issuer: cfg.Auth.Issuer, Audience: cfg.Auth.Audience, Lifetime: cfg.Auth.TokenTTL, Leeway: cfg.Auth.Leeway}
+}
+
+// LoadKeys loads (or on the embedded default, generates) the signing key
+// and the trusted public keys.
+func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys.Keys, error) {
+	priv, created, err := jwtkeys.LoadOrGenerate(cfg.Auth.PrivateKeyFile, cfg.GenerateKeys)
+	if err != nil {
+		return nil, fmt.Errorf("auth.private_key_file: %w", err)
+	}
+	if created {
+		log.Info("generated a new RSA key pair", "private_key_file", cfg.Auth.PrivateKeyFile,
+			"public_key_file", filepath.Join(filepath.Dir(cfg.Auth.PrivateKeyFile), "public.pem"))
+	}
+	var trusted []*rsa.PublicKey
+	if cfg.Auth.PublicKeysFile != "" {
+		if trusted, err = jwtkeys.ReadPublicKeys(cfg.Auth.PublicKeysFile); err != nil {
+			return nil, fmt.Errorf("auth.public_keys_file: %w", err)
+		}
+	}
+	keys, err := jwtkeys.New(priv, trusted, Policy(cfg), clock.Now)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return keys, nil
+}
