@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
@@ -24,7 +23,7 @@ type Keys struct {
 	kid    string
 	set    jwk.Set // trusted public keys, each with kid and alg
 	policy domain.TokenPolicy
-	now    func() time.Time
+	clock  ports.Clock // the one clock exp, iat and nbf are checked against
 }
 
 var (
@@ -33,9 +32,13 @@ var (
 )
 
 // New builds Keys from a private key (may be nil) and extra trusted
-// public keys. The private key's own public key is always trusted.
-func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey, policy domain.TokenPolicy, now func() time.Time) (*Keys, error) {
-	k := &Keys{set: jwk.NewSet(), policy: policy, now: now}
+// public keys. The private key's own public key is always trusted. Tokens
+// are verified against clock, the same clock the rest of the service uses.
+func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey, policy domain.TokenPolicy, clock ports.Clock) (*Keys, error) {
+	if clock == nil {
+		return nil, errors.New("no clock")
+	}
+	k := &Keys{set: jwk.NewSet(), policy: policy, clock: clock}
 	seen := map[string]bool{}
 	add := func(pub *rsa.PublicKey) (string, error) {
 		j, err := publicJWK(pub)
@@ -160,7 +163,7 @@ func (k *Keys) Verify(token string) (domain.Claims, error) {
 		jwt.WithAudience(k.policy.Audience),
 		jwt.WithAcceptableSkew(k.policy.Leeway),
 		jwt.WithMaxDelta(k.policy.Lifetime, jwt.ExpirationKey, jwt.IssuedAtKey),
-		jwt.WithClock(jwt.ClockFunc(k.now)),
+		jwt.WithClock(k.clock),
 	)
 	if err != nil {
 		return domain.Claims{}, invalid(detailOf(err), err)

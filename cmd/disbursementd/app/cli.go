@@ -196,7 +196,7 @@ func keygen(args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 		return ExitFailure
 	}
-	k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), nil)
+	k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), ports.SystemClock{})
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 		return ExitFailure

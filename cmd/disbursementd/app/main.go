@@ -291,7 +291,7 @@ func LoadKeys(cfg *config.Config, log *slog.Logger) (*jwtkeys.Keys, error) {
 			return nil, fmt.Errorf("auth.public_keys_file: %w", err)
 		}
 	}
-	keys, err := jwtkeys.New(priv, trusted, Policy(cfg), time.Now)
+	keys, err := jwtkeys.New(priv, trusted, Policy(cfg), ports.SystemClock{})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
