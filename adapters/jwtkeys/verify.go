@@ -26,6 +26,7 @@ func (k *Keys) Verify(token string) (domain.Claims, error) {
 	}
 	tok, err := jwt.Parse([]byte(token),
 		jwt.WithKeyProvider(k.keys),
+		jwt.WithToken(&numericDates{Token: jwt.New()}),
 		jwt.WithValidate(true),
 		jwt.WithRequiredClaim(jwt.ExpirationKey),
 		jwt.WithRequiredClaim(jwt.IssuedAtKey),
