@@ -29,46 +29,64 @@ func (t *numericDates) UnmarshalJSON(claims []byte) error {
 	return u.UnmarshalJSON(claims)
 }
 
-// checkNumericDates refuses (detail claims) claims in which any
-// top-level exp, iat or nbf member, each time it appears, has a value
-// that is not a number. Names are compared as jwx compares them: exactly,
-// after unescaping. Anything it cannot read it leaves to jwx, which then
-// refuses it.
+// checkNumericDates refuses (detail claims) claims in which a top-level
+// exp, iat or nbf member, any time it appears, is not a number. Names are
+// compared as jwx compares them: exactly, after unescaping. Anything it
+// cannot read it leaves to jwx, which then refuses it.
 func checkNumericDates(claims []byte) error {
+	// A cheap first pass: encoding/json gives a struct field every member
+	// whose name matches it exactly or case-insensitively, each time it
+	// appears, so the probes see every member jwx reads as a date (and
+	// perhaps others, such as EXP). When all of those are numbers, so are
+	// jwx's dates; otherwise the exact pass decides.
+	var dates struct {
+		Exp dateProbe `json:"exp"`
+		Iat dateProbe `json:"iat"`
+		Nbf dateProbe `json:"nbf"`
+	}
+	if json.Unmarshal(claims, &dates) != nil || !(dates.Exp.notNumber || dates.Iat.notNumber || dates.Nbf.notNumber) {
+		return nil
+	}
+	return checkNumericDatesExactly(claims)
+}
+
+// checkNumericDatesExactly walks the top-level members of claims and
+// refuses the first exp, iat or nbf that is not a number.
+func checkNumericDatesExactly(claims []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(claims))
-	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
+	var v dateProbe
 	for dec.More() {
 		name, err := dec.Token()
 		if err != nil {
 			return nil
 		}
-		v, err := dec.Token()
-		if err != nil {
+		v.notNumber = false
+		if err := dec.Decode(&v); err != nil {
 			return nil
 		}
 		switch name {
 		case jwt.ExpirationKey, jwt.IssuedAtKey, jwt.NotBeforeKey:
-			if _, ok := v.(json.Number); !ok {
+			if v.notNumber {
 				return refuse("claims", fmt.Errorf("%s is not a JSON number", name))
 			}
 		}
-		if _, ok := v.(json.Delim); ok { // an object or array: skip to its end
-			for depth := 1; depth > 0; {
-				t, err := dec.Token()
-				if err != nil {
-					return nil
-				}
-				switch t {
-				case json.Delim('{'), json.Delim('['):
-					depth++
-				case json.Delim('}'), json.Delim(']'):
-					depth--
-				}
-			}
-		}
+	}
+	return nil
+}
+
+// dateProbe records whether any value decoded into it was not a number.
+// It keeps no copy of the value, so skipping a member costs little.
+type dateProbe struct{ notNumber bool }
+
+// UnmarshalJSON receives a value encoding/json has checked to be well
+// formed; in JSON, and only there, a number starts with a minus sign or
+// a digit (RFC 8259 §6).
+func (p *dateProbe) UnmarshalJSON(value []byte) error {
+	if len(value) == 0 || value[0] != '-' && (value[0] < '0' || value[0] > '9') {
+		p.notNumber = true
 	}
 	return nil
 }
