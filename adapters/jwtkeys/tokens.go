@@ -19,8 +19,8 @@ import (
 type Keys struct {
 	signer jwk.Key // nil for a verify-only instance
 	kid    string
-	set    jwk.Set // trusted public keys, each with kid and alg
-	keys   *keyProvider
+	set    jwk.Set      // trusted public keys, each with kid and alg
+	keys   *keyProvider // the same keys by kid, for Verify
 	policy domain.TokenPolicy
 	clock  ports.Clock // the one clock exp, iat and nbf are checked against
 }

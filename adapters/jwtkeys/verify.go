@@ -13,13 +13,16 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// Verify checks that the token is in canonical compact form, its header
-// (RS256 only, a known kid; no kid only when one key is trusted; no crit),
-// its signature, and its claims (exp and iat required, and with nbf JSON
-// numbers; iss, aud, a lifetime of at most the policy's) through jwx. The
-// header is read once, by jwx. Errors are *domain.Error of kind
-// domain.ErrInvalidToken. The caller applies domain.TokenPolicy.Check as
-// well.
+// Verify checks a token and returns its claims. The token must be in
+// canonical compact form (canonicalCompact); its header, as jwx reads it,
+// must name RS256 and a trusted kid, or no kid when one key is trusted,
+// and carry no crit or b64 (keyProvider); the signature must verify; exp,
+// iat and nbf must be JSON numbers (numericDates); and jwx validates the
+// claims: exp, iat and sub present, nbf and exp against the clock with
+// the policy's leeway, iss, aud, and exp - iat within the policy's
+// lifetime. Errors are *domain.Error of kind domain.ErrInvalidToken whose
+// Detail names the rule broken. The caller applies domain.TokenPolicy.Check
+// as well.
 func (k *Keys) Verify(token string) (domain.Claims, error) {
 	if err := canonicalCompact(token); err != nil {
 		return domain.Claims{}, invalid("malformed", err)
@@ -54,9 +57,9 @@ func (k *Keys) Verify(token string) (domain.Claims, error) {
 
 // keyProvider gives jwx the key for a signature, chosen from the protected
 // header as jwx parsed it: that parse is the only reading of the header.
-// It takes the place of jwt.WithKeySet because each refusal needs its own
-// detail, and because jwx's default, lenient path would otherwise honour
-// crit and b64.
+// It stands in for jwt.WithKeySet, whose refusals do not say which rule
+// failed. jws.Verify, which jwt.Parse calls with a key provider, checks
+// crit only when asked and honours b64; this refuses both.
 type keyProvider struct {
 	byKid map[string]*rsa.PublicKey // the trusted keys
 	only  *rsa.PublicKey            // the key for a token without kid: nil unless one key is trusted
