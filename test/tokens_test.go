@@ -5,9 +5,11 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +61,46 @@ func sign(t *testing.T, method jwt.SigningMethod, key any, kid string, c jwt.Map
 	return s
 }
 
+// signParts signs a header and claims written by hand (JSON text, used
+// byte for byte: member order, case, duplicates) with RS256.
+func signParts(t *testing.T, key *rsa.PrivateKey, header, claims string) string {
+	t.Helper()
+	input := base64.RawURLEncoding.EncodeToString([]byte(header)) + "." + base64.RawURLEncoding.EncodeToString([]byte(claims))
+	sig, err := jwt.SigningMethodRS256.Sign(input, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
+}
+
+// respell replaces part i (0 header, 1 payload, 2 signature) of a token
+// with another spelling of the same bytes: with base64 padding, or with
+// the unused low bits of its last character set. A lenient decoder reads
+// both as the original, so the signature still matches. The test fails
+// if the part's length leaves no room for the respelling.
+func respell(t *testing.T, token string, i int, how string) string {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	parts := strings.Split(token, ".")
+	p := parts[i]
+	if len(p)%4 == 0 {
+		t.Fatalf("fixture: part %d of %d characters cannot be respelled", i, len(p))
+	}
+	switch how {
+	case "padding":
+		p += strings.Repeat("=", 4-len(p)%4)
+	case "unused bits":
+		unused := 0x0f // 2 characters hold 1 byte: 4 bits unused
+		if len(p)%4 == 3 {
+			unused = 0x03 // 3 characters hold 2 bytes: 2 bits unused
+		}
+		v := strings.IndexByte(alphabet, p[len(p)-1]) | unused
+		p = p[:len(p)-1] + alphabet[v:v+1]
+	}
+	parts[i] = p
+	return strings.Join(parts, ".")
+}
+
 func TestForgedTokensAreRefused(t *testing.T) {
 	// Two trusted keys, as during a rotation, so "no kid" is ambiguous.
 	other := t.TempDir()
@@ -79,6 +121,20 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(payload), `"sub":"acme"`, `"sub":"admin"`, 1))) + "." + parts[2]
 	noneTok, _ := jwt.NewWithClaims(jwt.SigningMethodNone, claims(now, nil)).SignedString(jwt.UnsafeAllowNoneSignatureType)
+	// Good claims as JSON text, of a length whose encoding ends part-way
+	// through a group, so that the payload can carry padding.
+	var claimsText string
+	for n := 0; len(claimsText)%3 == 0; n++ {
+		b, _ := json.Marshal(claims(now, func(c jwt.MapClaims) { c["jti"] = "forged" + strings.Repeat("x", n) }))
+		claimsText = string(b)
+	}
+	ownHeader := `{"alg":"RS256","kid":"` + kid + `","typ":"JWT"}`
+	if _, err := in.Keys.Verify(signParts(t, own, ownHeader, claimsText)); err != nil {
+		t.Fatalf("fixture: the hand-written token itself is refused: %v", err)
+	}
+	asString := func(name string, at time.Time) jwt.MapClaims {
+		return claims(now, func(c jwt.MapClaims) { c[name] = strconv.FormatInt(at.Unix(), 10) })
+	}
 
 	body := mustJSON(fixture.Minimal(now, "CR-ATTACK"))
 	for _, tt := range []struct {
@@ -105,6 +161,14 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		{"token in Authorization", map[string]string{"Authorization": "Bearer " + good}},
 		{"scheme missing", map[string]string{"Authentication-Type": good}},
 		{"other scheme", map[string]string{"Authentication-Type": "Basic " + good}},
+		{"signature respelled with == appended", bearer(good + "==")},
+		{"signature respelled with its unused last bits set", bearer(respell(t, good, 2, "unused bits"))},
+		{"header respelled with padding", bearer(respell(t, signParts(t, own, ownHeader, claimsText), 0, "padding"))},
+		{"payload respelled with padding", bearer(respell(t, signParts(t, own, ownHeader, claimsText), 1, "padding"))},
+		{"kid bogus with our kid in KID", bearer(signParts(t, own, `{"alg":"RS256","kid":"bogus","KID":"`+kid+`"}`, claimsText))},
+		{"exp as a string of digits", bearer(sign(t, jwt.SigningMethodRS256, own, kid, asString("exp", now.Add(time.Hour))))},
+		{"iat as a string of digits", bearer(sign(t, jwt.SigningMethodRS256, own, kid, asString("iat", now)))},
+		{"nbf as a string of digits", bearer(sign(t, jwt.SigningMethodRS256, own, kid, asString("nbf", now)))},
 		{"garbage", bearer("not.a.token")},
 		{"empty", map[string]string{"Authentication-Type": "bearer "}},
 		{"no header", map[string]string{}},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fakes"
 )
 
 func TestKeysRoundTrip(t *testing.T) {
@@ -26,12 +27,12 @@ func TestKeysRoundTrip(t *testing.T) {
 	}
 	now := time.Now()
 	policy := domain.DefaultTokenPolicy()
-	k, err := New(priv, nil, policy, func() time.Time { return now })
+	k, err := New(priv, nil, policy, fixedClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The kid is the key's thumbprint: the same for every load.
-	k2, _ := New(loaded, nil, policy, time.Now)
+	k2, _ := New(loaded, nil, policy, fakes.NewClock(time.Now()))
 	if k.KeyID() == "" || k.KeyID() != k2.KeyID() {
 		t.Fatalf("kid %q vs %q", k.KeyID(), k2.KeyID())
 	}
@@ -53,13 +54,13 @@ func TestKeysRoundTrip(t *testing.T) {
 	if err != nil || len(pubs) != 1 {
 		t.Fatalf("ReadPublicKeys: %v", err)
 	}
-	verifier, _ := New(nil, pubs, policy, func() time.Time { return now })
+	verifier, _ := New(nil, pubs, policy, fixedClock(now))
 	if _, err := verifier.Verify(tok); err != nil {
 		t.Fatalf("verify-only: %v", err)
 	}
 	otherDir := t.TempDir()
 	other, _ := GenerateKeyFiles(filepath.Join(otherDir, "p.pem"), "")
-	stranger, _ := New(other, nil, policy, func() time.Time { return now })
+	stranger, _ := New(other, nil, policy, fixedClock(now))
 	if _, err := stranger.Verify(tok); !errors.Is(err, domain.ErrInvalidToken) {
 		t.Fatalf("stranger verified: %v", err)
 	}

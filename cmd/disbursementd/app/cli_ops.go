@@ -30,7 +30,7 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure
 		}
-		k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), sysclock.Clock{}.Now)
+		k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), sysclock.Clock{})
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure

@@ -131,4 +131,3 @@ func readPassword(r io.Reader) (string, error) {
 	}
 	return pw, nil
 }
-
