@@ -1,7 +1,12 @@
 package test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,5 +52,81 @@ func TestAdaptersDoNotImportEachOther(t *testing.T) {
 				t.Errorf("adapter %s imports adapter %s", pkg, imp)
 			}
 		}
+	}
+}
+
+// TestHTTPAdapterSeesOnlyPorts: the HTTP adapter calls the core through
+// the interfaces it declares; it names no use-case type of package ports
+// (a struct with methods: Reports, Auth, ...), only the ports' interfaces
+// and plain data types.
+func TestHTTPAdapterSeesOnlyPorts(t *testing.T) {
+	fset := token.NewFileSet()
+	parse := func(dir string) []*ast.File {
+		t.Helper()
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []*ast.File
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		return files
+	}
+	// The use cases: the types of ports that have methods and are structs.
+	structs, methods := map[string]bool{}, map[string]bool{}
+	for _, f := range parse("../ports") {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok {
+						if _, isStruct := ts.Type.(*ast.StructType); isStruct {
+							structs[ts.Name.Name] = true
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					typ := d.Recv.List[0].Type
+					if star, ok := typ.(*ast.StarExpr); ok {
+						typ = star.X
+					}
+					if id, ok := typ.(*ast.Ident); ok {
+						methods[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	useCases := map[string]bool{}
+	for name := range methods {
+		if structs[name] && ast.IsExported(name) {
+			useCases[name] = true
+		}
+	}
+	for _, want := range []string{"Reports", "Auth", "Login", "Users", "Reconciler"} {
+		if !useCases[want] {
+			t.Fatalf("use case %s not found in ports (found %v): the check would prove nothing", want, useCases)
+		}
+	}
+	for _, f := range parse("../adapters/httpapi") {
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "ports" && useCases[sel.Sel.Name] {
+				t.Errorf("%s: httpapi names the use case ports.%s; declare the operation it needs as an interface", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }
