@@ -19,7 +19,7 @@ func BenchmarkSave200K(b *testing.B) {
 	file := fixture.File(data)
 	for _, c := range []int{1, 32} {
 		b.Run(map[int]string{1: "c1", 32: "c32"}[c], func(b *testing.B) {
-			s, err := Open(b.TempDir())
+			s, err := Open(b.TempDir(), Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -27,6 +27,7 @@ func BenchmarkSave200K(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			saveConcurrently(b, s, file, c)
+			b.ReportMetric(float64(s.cur.Load().sync.count.Load())/float64(b.N), "dirsyncs/op")
 		})
 	}
 }
