@@ -131,7 +131,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("uploads.dir: %w", err)
 		}
 	}
-	if m.Uploads, err = fsupload.Open(cfg.Uploads.Dir); err != nil {
+	if m.Uploads, err = fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: 2 * cfg.Uploads.MaxFileBytes}); err != nil {
 		return fmt.Errorf("uploads.dir: %w", err)
 	}
 
