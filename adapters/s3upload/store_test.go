@@ -73,9 +73,7 @@ func closedPort(t *testing.T) string {
 // stay far below the file's size.
 func TestSaveStreams(t *testing.T) {
 	st, _, _ := openS3(t)
-	data := fixture.PDF(int(domain.DefaultFileRules().MaxBytes) - 100)
-	f := fixture.File(data)
-	data = nil
+	_, f := storetest.LimitFile()
 	ctx := context.Background()
 	// A first Save warms the connection and the client's lazy state.
 	if _, err := st.Save(ctx, "CR-WARM-1", time.Now(), fixture.File(fixture.PDF(1000))); err != nil {

@@ -59,8 +59,8 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 
 	t.Run("a file at the size limit round trip", func(t *testing.T) {
 		h := open(t)
-		data := fixture.PDF(int(domain.DefaultFileRules().MaxBytes) - 100)
-		name, err := h.Store.Save(ctx, "CR-BIG-1", at, fixture.File(data))
+		data, file := LimitFile()
+		name, err := h.Store.Save(ctx, "CR-BIG-1", at, file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,6 +234,23 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 		}
 	})
 }
+
+// LimitFile returns a PDF just under the default size limit (20 MiB) and
+// the checked file made of it, built once per test binary: making it
+// takes seconds under the race detector, and a domain.File is read-only.
+func LimitFile() ([]byte, *domain.File) {
+	limitOnce.Do(func() {
+		limitData = fixture.PDF(int(domain.DefaultFileRules().MaxBytes) - 100)
+		limitFile = fixture.File(limitData)
+	})
+	return limitData, limitFile
+}
+
+var (
+	limitOnce sync.Once
+	limitData []byte
+	limitFile *domain.File
+)
 
 // mustHold fails unless name holds data.
 func mustHold(t *testing.T, h UploadHarness, name string, data []byte) {
