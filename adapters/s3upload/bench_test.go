@@ -27,7 +27,10 @@ func BenchmarkSave200K(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Cleanup(func() { storetest.DeleteS3Prefix(b, storetest.S3Client(cfg), cfg) })
+			b.Cleanup(func() {
+				storetest.DeleteS3Prefix(b, storetest.S3Client(cfg), cfg)
+				_ = st.Close()
+			})
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			var next atomic.Int64

@@ -37,7 +37,10 @@ func openS3(t *testing.T) (*s3upload.Store, *s3.Client, s3upload.Config) {
 		t.Fatal(err)
 	}
 	cl := storetest.S3Client(cfg)
-	t.Cleanup(func() { storetest.DeleteS3Prefix(t, cl, cfg) })
+	t.Cleanup(func() {
+		storetest.DeleteS3Prefix(t, cl, cfg)
+		_ = st.Close()
+	})
 	return st, cl, cfg
 }
 

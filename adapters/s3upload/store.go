@@ -58,10 +58,11 @@ type Config struct {
 
 // Store is an S3 bucket (or a prefix in one) holding the files.
 type Store struct {
-	client *s3.Client
-	bucket string
-	prefix string
-	where  string // for messages: bucket, prefix and endpoint
+	client    *s3.Client
+	transport *http.Transport
+	bucket    string
+	prefix    string
+	where     string // for messages: bucket, prefix and endpoint
 }
 
 var (
@@ -83,12 +84,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	case (c.AccessKeyID == "") != (c.SecretAccessKey == ""):
 		return nil, errors.New("s3 uploads: give both the access key id and the secret access key, or neither (then the AWS environment/config chain is used)")
 	}
-	opts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-			// Reports upload concurrently: keep their connections.
-			t.MaxIdleConnsPerHost = 64
-		})),
-	}
+	var opts []func(*config.LoadOptions) error
 	if c.Region != "" {
 		opts = append(opts, config.WithRegion(c.Region))
 	}
@@ -102,6 +98,20 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1" // what S3-compatible servers expect when nothing says otherwise
 	}
+	// The SDK's client as configured (e.g. AWS_CA_BUNDLE in its TLS
+	// settings), on a transport of the store's own, so Close can drop its
+	// connections.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
+		tr = bc.GetTransport()
+	}
+	tr.MaxIdleConnsPerHost = 64 // reports upload concurrently: keep their connections
+	cfg.HTTPClient = &http.Client{
+		Transport: tr,
+		// Never follow a redirect: Go would turn a redirected PUT into a
+		// GET, whose 200 would read as a stored object.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
@@ -112,7 +122,13 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if c.Endpoint != "" {
 		where += " at " + c.Endpoint
 	}
-	return &Store{client: client, bucket: c.Bucket, prefix: c.Prefix, where: where}, nil
+	return &Store{client: client, transport: tr, bucket: c.Bucket, prefix: c.Prefix, where: where}, nil
+}
+
+// Close drops the idle connections to the server.
+func (s *Store) Close() error {
+	s.transport.CloseIdleConnections()
+	return nil
 }
 
 // Check says whether the bucket answers (HeadBucket): reachable, there,

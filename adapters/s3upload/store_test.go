@@ -120,6 +120,7 @@ func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	data := fixture.PDF(256 << 10)
 	at := time.Now()
 	name, err := st.Save(context.Background(), "CR-RETRY-1", at, fixture.File(data))
@@ -135,5 +136,34 @@ func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
 	got, err := getObject(t, cl, cfg, name)
 	if err != nil || string(got) != string(data) {
 		t.Fatalf("the retried object holds %d bytes (%v), want %d", len(got), err, len(data))
+	}
+}
+
+// TestSaveFailsOnARedirect: a PUT answered with a redirect is a failure.
+// Go's client would follow a 301 as a GET, whose 200 must not pass for a
+// stored object.
+func TestSaveFailsOnARedirect(t *testing.T) {
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			http.Redirect(w, r, "/elsewhere", http.StatusMovedPermanently)
+			return
+		}
+		gets.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	st, err := s3upload.Open(context.Background(), s3upload.Config{
+		Endpoint: srv.URL, Bucket: "b", Region: "us-east-1", PathStyle: true, AccessKeyID: "k", SecretAccessKey: "s",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if name, err := st.Save(context.Background(), "CR-REDIR-1", time.Now(), fixture.File(fixture.PDF(1000))); err == nil {
+		t.Fatalf("a redirected PUT was taken for stored %s", name)
+	}
+	if gets.Load() != 0 {
+		t.Fatalf("the redirect was followed (%d GETs)", gets.Load())
 	}
 }

@@ -109,7 +109,10 @@ func S3Uploads(tb testing.TB) UploadHarness {
 		tb.Fatal(err)
 	}
 	cl := S3Client(cfg)
-	tb.Cleanup(func() { DeleteS3Prefix(tb, cl, cfg) })
+	tb.Cleanup(func() {
+		DeleteS3Prefix(tb, cl, cfg)
+		_ = st.Close()
+	})
 	return UploadHarness{
 		Store: st, Inventory: st,
 		Read: func(name string) ([]byte, error) {
