@@ -1,8 +1,15 @@
 // Package fsupload keeps the reports' files in one upload directory,
 // written durably and never replaced.
+//
+// A Save writes a temp file in the directory, fsyncs it, publishes it by
+// a hard link (which fails rather than replace an existing name) and
+// fsyncs the directory. Concurrent Saves share directory fsyncs: each
+// waits for one that began after its link, so files published together
+// cost one directory fsync, not one each.
 package fsupload
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,18 +18,36 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
-// Store writes files inside its root only (os.Root: no path, link or ".."
-// can lead outside).
+// Store writes files inside its directory only (os.Root: no path, link or
+// ".." can lead outside). Check notices when the directory at the
+// configured path is no longer the one the store has open, and reopens it.
 type Store struct {
-	dir  string
+	path string // absolute
+	opt  Options
+	cur  atomic.Pointer[handle]
+	mu   sync.Mutex // serialises reopening
+}
+
+// Options tune a Store.
+type Options struct {
+	// MinFreeBytes is the free space below which Check fails (0: no
+	// minimum).
+	MinFreeBytes int64
+}
+
+// handle is one opening of the upload directory.
+type handle struct {
 	root *os.Root
+	sync *dirSync
 }
 
 var (
@@ -33,169 +58,160 @@ var (
 // fileMode is the mode of saved files: never executable.
 const fileMode = 0o640
 
+// tempPrefix starts the names of files being written.
+const tempPrefix = ".tmp-"
+
+// maxClashes bounds how far a Save moves the timestamp on while names
+// are taken.
+const maxClashes = 1000
+
+// writeBlock is the size of the writes to a file: large blocks, whatever
+// size the reader hands out.
+const writeBlock = 256 << 10
+
 // Open opens the upload directory. It must exist and be writable; the
-// error says which.
-func Open(dir string) (*Store, error) {
-	st, err := os.Stat(dir)
+// error says which. Free space is left to Check: a full disk is a state
+// to report, not a reason to refuse to start.
+func Open(dir string, opt Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("upload directory %s: %w", dir, err)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("upload directory %s is not a directory", dir)
-	}
-	root, err := os.OpenRoot(dir)
+	h, err := openHandle(abs)
 	if err != nil {
-		return nil, fmt.Errorf("upload directory %s: %w", dir, err)
+		return nil, err
 	}
-	s := &Store{dir: dir, root: root}
-	if err := s.Check(context.Background()); err != nil {
-		_ = root.Close()
+	s := &Store{path: abs, opt: opt}
+	s.cur.Store(h)
+	if err := s.probe(h); err != nil {
+		_ = h.close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close releases the directory.
-func (s *Store) Close() error { return s.root.Close() }
-
-// Check creates and removes a probe file to prove the directory writable.
-func (s *Store) Check(_ context.Context) error {
-	name := ".probe-" + randHex()
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+func openHandle(path string) (*handle, error) {
+	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("upload directory %s is not writable: %w", s.dir, err)
+		return nil, fmt.Errorf("upload directory %s: %w", path, err)
 	}
-	return errors.Join(f.Close(), s.root.Remove(name))
+	if !st.IsDir() {
+		return nil, fmt.Errorf("upload directory %s is not a directory", path)
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, fmt.Errorf("upload directory %s: %w", path, err)
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		_ = root.Close()
+		return nil, fmt.Errorf("upload directory %s: %w", path, err)
+	}
+	return &handle{root: root, sync: newDirSync(d)}, nil
 }
 
-// Save writes data to a temp file, fsyncs it, publishes it with a hard link
-// (which fails rather than replace an existing name; on a clash the
-// timestamp moves on by a millisecond), removes the temp name and fsyncs
-// the directory.
-func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, file *domain.File) (name string, err error) {
-	ext, r := file.Ext, file.Reader()
+func (h *handle) close() error { return errors.Join(h.sync.dir.Close(), h.root.Close()) }
+
+// Close releases the directory.
+func (s *Store) Close() error { return s.cur.Load().close() }
+
+// Save writes f's content to a temp file, fsyncs it, publishes it with a
+// hard link under domain.FileName (on a clash the timestamp moves on by a
+// millisecond), removes the temp name and waits for a directory fsync
+// that began after the link.
+func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *domain.File) (name string, err error) {
 	if !domain.ValidCreditNumber(creditNumber) {
 		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	h := s.cur.Load()
 	tmp := tempPrefix + randHex()
-	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
-	if err != nil {
-		return "", fmt.Errorf("create temp file: %w", err)
+	if err := h.write(tmp, f); err != nil {
+		_ = h.root.Remove(tmp)
+		return "", err
 	}
 	defer func() {
-		if rmErr := s.root.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) && err == nil {
-			err = fmt.Errorf("remove temp file: %w", rmErr)
+		if rmErr := h.root.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) && err == nil {
+			err = fmt.Errorf("remove temp file in %s: %w", s.path, rmErr)
 		}
 	}()
-	buf := make([]byte, 256<<10)
-	if _, err := io.CopyBuffer(f, r, buf); err != nil {
-		_ = f.Close()
-		return "", fmt.Errorf("write file: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return "", fmt.Errorf("sync file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("close file: %w", err)
-	}
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		name = domain.FileName(creditNumber, at.Add(time.Duration(i)*time.Millisecond), ext)
-		err := s.root.Link(tmp, name)
+		name = domain.FileName(creditNumber, at.Add(time.Duration(i)*time.Millisecond), f.Ext)
+		err := h.root.Link(tmp, name)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
-			return "", fmt.Errorf("publish file: %w", err)
+		if !errors.Is(err, fs.ErrExist) || i >= maxClashes {
+			return "", fmt.Errorf("publish file in %s: %w", s.path, err)
 		}
 	}
-	if err := s.syncDir(); err != nil {
-		_ = s.root.Remove(name)
-		return "", err
+	if err := h.sync.sync(); err != nil {
+		_ = h.root.Remove(name)
+		return "", fmt.Errorf("sync upload directory %s: %w", s.path, err)
 	}
 	return name, nil
 }
 
-func (s *Store) syncDir() error {
-	d, err := s.root.Open(".")
+// write creates the temp file, copies f's content into it in large
+// blocks and fsyncs it.
+func (h *handle) write(tmp string, f *domain.File) error {
+	out, err := h.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
-		return fmt.Errorf("open upload directory: %w", err)
+		return fmt.Errorf("create temp file: %w", err)
 	}
-	return errors.Join(d.Sync(), d.Close())
+	bw := blockWriters.Get().(*bufio.Writer)
+	// writerOnly hides the file's ReadFrom, which would copy in 32 KiB
+	// steps; io.Copy still uses the reader's WriteTo when it has one.
+	bw.Reset(writerOnly{out})
+	n, err := io.Copy(bw, f.Reader())
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	blockWriters.Put(bw)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("write file: %w", err)
+	case n != f.Size:
+		err = fmt.Errorf("write file: %d bytes written, %d expected", n, f.Size)
+	default:
+		if err = out.Sync(); err != nil {
+			err = fmt.Errorf("sync file: %w", err)
+		}
+	}
+	if cerr := out.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close file: %w", cerr)
+	}
+	return err
 }
 
-// Remove deletes a saved file.
+var blockWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBlock) }}
+
+type writerOnly struct{ io.Writer }
+
+// Remove deletes a saved file; a missing one is no error. The removal is
+// made durable too, so a file the sweep reported removed stays removed.
 func (s *Store) Remove(_ context.Context, name string) error {
-	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", name, err)
+	h := s.cur.Load()
+	if err := h.root.Remove(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove %s from %s: %w", name, s.path, err)
 	}
-	return s.syncDir()
+	if err := h.sync.sync(); err != nil {
+		return fmt.Errorf("sync upload directory %s: %w", s.path, err)
+	}
+	return nil
 }
 
 func randHex() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// tempPrefix starts the names of files being written.
-const tempPrefix = ".tmp-"
-
-// Walk lists the published files (partner_*) and the temp files left by
-// writes that never finished.
-func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) error {
-	d, err := s.root.Open(".")
-	if err != nil {
-		return fmt.Errorf("open upload directory: %w", err)
-	}
-	defer d.Close()
-	for {
-		entries, err := d.ReadDir(1024)
-		for _, e := range entries {
-			name := e.Name()
-			temp := strings.HasPrefix(name, tempPrefix)
-			if !temp && !strings.HasPrefix(name, "partner_") || !e.Type().IsRegular() {
-				continue
-			}
-			info, err := e.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if err := fn(ports.StoredObject{Name: name, ModTime: info.ModTime(), Temp: temp}); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read upload directory: %w", err)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-}
-
-// Exists reports whether a published file is there.
-func (s *Store) Exists(_ context.Context, name string) (bool, error) {
-	_, err := s.root.Stat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// RemoveLeftover deletes a temp file that Walk reported.
-func (s *Store) RemoveLeftover(ctx context.Context, o ports.StoredObject) error {
-	if !strings.HasPrefix(o.Name, tempPrefix) {
-		return fmt.Errorf("%s is not a temp file", o.Name)
-	}
-	return s.Remove(ctx, o.Name)
 }

@@ -16,7 +16,7 @@ import (
 func mustOpen(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Open(dir)
+	s, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestSaveRefusesBadNames(t *testing.T) {
 }
 
 func TestOpenAndCheckSayWhatIsWrong(t *testing.T) {
-	if _, err := Open(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := Open(filepath.Join(t.TempDir(), "missing"), Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing dir: %v", err)
 	}
 	if os.Geteuid() == 0 {
@@ -95,7 +95,7 @@ func TestOpenAndCheckSayWhatIsWrong(t *testing.T) {
 	dir := t.TempDir()
 	_ = os.Chmod(dir, 0o500)
 	defer os.Chmod(dir, 0o700)
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "not writable") {
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "not writable") {
 		t.Fatalf("read-only dir: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,7 +12,10 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// Uploads is an in-memory ports.UploadStore and ports.UploadInventory.
+// Uploads is an in-memory ports.UploadStore and ports.UploadInventory
+// that keeps the real stores' rules (test/storetest.RunUploadStore holds
+// it to them): names from domain.FileName, never replaced, bad credit
+// numbers refused.
 type Uploads struct {
 	mu    sync.Mutex
 	files map[string]stored
@@ -38,8 +42,14 @@ func NewUploads(clock ports.Clock) *Uploads {
 }
 
 // Save keeps the content under the first free name.
-func (u *Uploads) Save(_ context.Context, credit string, at time.Time, f *domain.File) (string, error) {
+func (u *Uploads) Save(ctx context.Context, credit string, at time.Time, f *domain.File) (string, error) {
+	if !domain.ValidCreditNumber(credit) {
+		return "", fmt.Errorf("refusing file name for credit number %q", credit)
+	}
 	time.Sleep(u.Delay)
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	data, err := io.ReadAll(f.Reader())
 	if err != nil {
 		return "", err
@@ -72,6 +82,14 @@ func (u *Uploads) PutFile(name string, data []byte, at time.Time) {
 	u.files[name] = stored{data: data, at: at}
 }
 
+// Data returns a published file's content.
+func (u *Uploads) Data(name string) ([]byte, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s, ok := u.files[name]
+	return s.data, ok && !s.temp
+}
+
 // Remove deletes a file.
 func (u *Uploads) Remove(_ context.Context, name string) error {
 	u.mu.Lock()
@@ -83,12 +101,14 @@ func (u *Uploads) Remove(_ context.Context, name string) error {
 // Check answers.
 func (u *Uploads) Check(context.Context) error { return nil }
 
-// Walk lists every file and leftover.
+// Walk lists every published file (partner_*) and leftover.
 func (u *Uploads) Walk(_ context.Context, fn func(ports.StoredObject) error) error {
 	u.mu.Lock()
 	var list []ports.StoredObject
 	for n, s := range u.files {
-		list = append(list, ports.StoredObject{Name: n, ModTime: s.at, Temp: s.temp})
+		if s.temp || strings.HasPrefix(n, "partner_") {
+			list = append(list, ports.StoredObject{Name: n, ModTime: s.at, Temp: s.temp})
+		}
 	}
 	u.mu.Unlock()
 	for _, o := range list {

@@ -16,6 +16,7 @@ import (
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/memstate"
 	"github.com/lender/disbursementd/adapters/passwords"
+	"github.com/lender/disbursementd/adapters/s3upload"
 	"github.com/lender/disbursementd/adapters/upstream"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
@@ -194,14 +195,24 @@ func PrepareSchema(ctx context.Context, cfg *config.Config, st *gormstore.Store,
 	return err
 }
 
-// OpenUploads opens the configured upload store.
-func OpenUploads(_ context.Context, cfg *config.Config) (Uploads, error) {
+// OpenUploads opens the configured upload store: the directory
+// uploads.dir, or the bucket uploads.s3.bucket.
+func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
+	if cfg.Uploads.Backend == "s3" {
+		s3 := cfg.Uploads.S3
+		s, err := s3upload.Open(ctx, s3upload.Config{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Prefix: s3.Prefix, Region: s3.Region,
+			PathStyle: s3.PathStyle, AccessKeyID: s3.AccessKeyID, SecretAccessKey: s3.SecretAccessKey})
+		if err != nil {
+			return nil, fmt.Errorf("uploads.s3: %w", err)
+		}
+		return s, nil
+	}
 	if cfg.Uploads.Dir == config.DefaultUploadsDir {
 		if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
 			return nil, fmt.Errorf("uploads.dir: %w", err)
 		}
 	}
-	s, err := fsupload.Open(cfg.Uploads.Dir)
+	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFreeBytes)})
 	if err != nil {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}

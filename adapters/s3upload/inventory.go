@@ -1,0 +1,59 @@
+package s3upload
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/lender/disbursementd/ports"
+)
+
+// publishedPrefix starts the names Save publishes (domain.FileName).
+const publishedPrefix = "partner_"
+
+// Walk lists the published objects (partner_* under the prefix) with
+// their modification times. A PUT stores all or nothing and no multipart
+// upload is ever started, so there are no leftovers to report.
+func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) error {
+	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
+		Bucket: &s.bucket,
+		Prefix: aws.String(s.prefix + publishedPrefix),
+	})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("s3 uploads %s: list objects: %w", s.where, err)
+		}
+		for _, o := range page.Contents {
+			name := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
+			if strings.Contains(name, "/") {
+				continue // deeper under the prefix: not a name Save makes
+			}
+			if err := fn(ports.StoredObject{Name: name, ModTime: aws.ToTime(o.LastModified)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Exists reports whether an object is there (HeadObject).
+func (s *Store) Exists(ctx context.Context, name string) (bool, error) {
+	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + name)})
+	if err == nil {
+		return true, nil
+	}
+	if statusOf(err) == http.StatusNotFound {
+		return false, nil
+	}
+	return false, fmt.Errorf("s3 uploads %s: head %s: %w", s.where, name, err)
+}
+
+// RemoveLeftover refuses: Walk reports no leftovers in a bucket.
+func (s *Store) RemoveLeftover(_ context.Context, o ports.StoredObject) error {
+	return fmt.Errorf("s3 uploads %s: %s is not a leftover (a failed PUT stores nothing)", s.where, o.Name)
+}
