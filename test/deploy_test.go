@@ -60,6 +60,10 @@ func dig(v any, path ...string) any {
 	return v
 }
 
+// TestKubernetesManifests: the base runs several replicas with uploads in
+// S3 and the throttle in MySQL, without any shared volume; the fs-uploads
+// overlay runs one replica on a ReadWriteOnce volume mounted where
+// uploads.dir says.
 func TestKubernetesManifests(t *testing.T) {
 	env := map[string]string{}
 	var deployment map[string]any
@@ -78,6 +82,8 @@ func TestKubernetesManifests(t *testing.T) {
 				}
 			case "Deployment":
 				deployment = d
+			case "PersistentVolumeClaim":
+				t.Errorf("%s: the base needs no volume for uploads (they are objects)", f)
 			}
 		}
 	}
@@ -89,6 +95,10 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if deployment == nil {
 		t.Fatal("no Deployment")
+	}
+	if r, _ := dig(deployment, "spec", "replicas").(int); r < 2 || env["DISB_UPLOADS_BACKEND"] != "s3" || env["DISB_THROTTLE_BACKEND"] != "database" {
+		t.Errorf("the base should run several replicas (%v) with uploads.backend s3 (%q) and the database throttle (%q)",
+			dig(deployment, "spec", "replicas"), env["DISB_UPLOADS_BACKEND"], env["DISB_THROTTLE_BACKEND"])
 	}
 	containers := dig(deployment, "spec", "template", "spec", "containers").([]any)
 	c := containers[0].(map[string]any)
@@ -109,52 +119,109 @@ func TestKubernetesManifests(t *testing.T) {
 	for _, m := range c["volumeMounts"].([]any) {
 		mounts[dig(m, "mountPath").(string)] = true
 	}
-	if !mounts[env["DISB_UPLOADS_DIR"]] || !mounts[filepath.Dir(env["DISB_AUTH_PRIVATE_KEY_FILE"])] {
-		t.Errorf("uploads %s or keys %s not mounted: %v", env["DISB_UPLOADS_DIR"], env["DISB_AUTH_PRIVATE_KEY_FILE"], mounts)
+	if !mounts[filepath.Dir(env["DISB_AUTH_PRIVATE_KEY_FILE"])] {
+		t.Errorf("keys %s not mounted: %v", env["DISB_AUTH_PRIVATE_KEY_FILE"], mounts)
 	}
 	// The values themselves pass the service's own validation.
-	t.Chdir(t.TempDir())
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	if _, err := config.Load(""); err != nil {
-		t.Fatalf("the ConfigMap and Secret do not validate: %v", err)
-	}
+	t.Run("config validates", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		if _, err := config.Load(""); err != nil {
+			t.Fatalf("the ConfigMap and Secrets do not validate: %v", err)
+		}
+	})
+
+	t.Run("fs-uploads overlay", func(t *testing.T) {
+		var patch, pvc map[string]any
+		for _, f := range mustGlob(t, "../deploy/kubernetes/fs-uploads/*.yaml") {
+			for _, d := range yamlDocs(t, f) {
+				switch d["kind"] {
+				case "Deployment":
+					patch = d
+				case "PersistentVolumeClaim":
+					pvc = d
+				}
+			}
+		}
+		if patch == nil || pvc == nil {
+			t.Fatal("the overlay needs its Deployment patch and its PersistentVolumeClaim")
+		}
+		if dig(patch, "spec", "replicas") != 1 || toString(dig(pvc, "spec", "accessModes")) != "[ReadWriteOnce]" {
+			t.Errorf("a directory of uploads is one replica's, on ReadWriteOnce: replicas %v, %v",
+				dig(patch, "spec", "replicas"), dig(pvc, "spec", "accessModes"))
+		}
+		pc := dig(patch, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
+		penv := map[string]string{}
+		for _, e := range pc["env"].([]any) {
+			penv[dig(e, "name").(string)] = toString(dig(e, "value"))
+		}
+		mount := toString(dig(pc["volumeMounts"].([]any)[0], "mountPath"))
+		if penv["DISB_UPLOADS_BACKEND"] != "fs" || penv["DISB_UPLOADS_DIR"] != mount {
+			t.Errorf("overlay env %v and mount %s disagree", penv, mount)
+		}
+	})
 }
 
 func toString(v any) string { return fmt.Sprint(v) }
 
+// TestComposeFile: two replicas on one MySQL and one S3-compatible
+// bucket, each pointed at them, with no shared uploads volume.
 func TestComposeFile(t *testing.T) {
 	docs := yamlDocs(t, "../deploy/docker-compose.yml")
-	svc := dig(docs[0], "services", "disbursementd").(map[string]any)
-	known := knownEnv()
-	env := map[string]string{}
-	for k, v := range svc["environment"].(map[string]any) {
-		if !known[k] {
-			t.Errorf("compose sets %s, which is no configuration key", k)
+	services := dig(docs[0], "services").(map[string]any)
+	for _, name := range []string{"mysql", "s3", "bucket"} {
+		if services[name] == nil {
+			t.Errorf("no %s service", name)
 		}
-		env[k] = toString(v)
 	}
-	if env["DISB_STORE_DRIVER"] != "mysql" || !strings.Contains(env["DISB_STORE_DSN"], "tcp(mysql:3306)") {
-		t.Errorf("compose does not point the service at its MySQL: %v", env)
+	s3env := dig(services["s3"], "environment").(map[string]any)
+	known := knownEnv()
+	published := map[string]bool{}
+	replicas := 0
+	for name, raw := range services {
+		if !strings.HasPrefix(name, "disbursementd") {
+			continue
+		}
+		replicas++
+		svc := raw.(map[string]any)
+		env := map[string]string{}
+		for k, v := range svc["environment"].(map[string]any) {
+			if !known[k] {
+				t.Errorf("%s sets %s, which is no configuration key", name, k)
+			}
+			env[k] = toString(v)
+		}
+		if env["DISB_STORE_DRIVER"] != "mysql" || !strings.Contains(env["DISB_STORE_DSN"], "tcp(mysql:3306)") {
+			t.Errorf("%s is not pointed at its MySQL: %v", name, env)
+		}
+		if env["DISB_UPLOADS_BACKEND"] != "s3" || !strings.HasPrefix(env["DISB_UPLOADS_S3_ENDPOINT"], "http://s3:") ||
+			env["DISB_UPLOADS_S3_ACCESS_KEY_ID"] != s3env["ROOT_ACCESS_KEY_ID"] || env["DISB_UPLOADS_S3_SECRET_ACCESS_KEY"] != s3env["ROOT_SECRET_ACCESS_KEY"] {
+			t.Errorf("%s is not pointed at the s3 service with its credentials: %v", name, env)
+		}
+		ports := svc["ports"].([]any)
+		p := ports[0].(string)
+		if published[p] || !strings.HasSuffix(p, ":"+strings.Split(env["DISB_HTTP_ADDR"], ":")[1]) {
+			t.Errorf("%s publishes %v for DISB_HTTP_ADDR %s (each replica its own host port)", name, ports, env["DISB_HTTP_ADDR"])
+		}
+		published[p] = true
+		vols := strings.Join(toStrings(svc["volumes"]), " ")
+		if !strings.Contains(vols, ":"+filepath.Dir(env["DISB_AUTH_PRIVATE_KEY_FILE"])) {
+			t.Errorf("%s: keys volume missing: %s", name, vols)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			if _, err := config.Load(""); err != nil {
+				t.Fatalf("compose environment does not validate: %v", err)
+			}
+		})
 	}
-	if dig(docs[0], "services", "mysql") == nil {
-		t.Error("no mysql service")
-	}
-	ports := svc["ports"].([]any)
-	if !strings.HasSuffix(ports[0].(string), ":"+strings.Split(env["DISB_HTTP_ADDR"], ":")[1]) {
-		t.Errorf("published port %v does not match DISB_HTTP_ADDR %s", ports, env["DISB_HTTP_ADDR"])
-	}
-	vols := strings.Join(toStrings(svc["volumes"]), " ")
-	if !strings.Contains(vols, ":"+env["DISB_UPLOADS_DIR"]) || !strings.Contains(vols, ":"+filepath.Dir(env["DISB_AUTH_PRIVATE_KEY_FILE"])) {
-		t.Errorf("uploads or keys volume missing: %s", vols)
-	}
-	t.Chdir(t.TempDir())
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	if _, err := config.Load(""); err != nil {
-		t.Fatalf("compose environment does not validate: %v", err)
+	if replicas < 2 {
+		t.Errorf("%d replicas in compose; it should show several", replicas)
 	}
 }
 
