@@ -8,6 +8,7 @@ import (
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -16,13 +17,18 @@ import (
 // InnoDB's row-size limit in strict mode (error 1118), while the staging
 // table migrates and holds DECIMAL, DATE and utf8mb4 where they belong.
 func TestMySQLSchemaFitsInnoDB(t *testing.T) {
-	st := storetest.MustOpenMySQL(t)
-	db := st.DB()
+	dsn := storetest.MustCreateDatabase(t)
+	storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
+	db, err := storetest.OpenDB(gormstore.MySQL, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storetest.CloseDB(db)
 	var cols []string
 	for i := 0; i < 92; i++ {
 		cols = append(cols, fmt.Sprintf("c%d VARCHAR(32)", i))
 	}
-	err := db.Exec("CREATE TABLE naive (" + strings.Join(cols, ", ") + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4").Error
+	err = db.Exec("CREATE TABLE naive (" + strings.Join(cols, ", ") + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4").Error
 	var me *mysqldrv.MySQLError
 	if !errors.As(err, &me) || me.Number != 1118 {
 		t.Fatalf("92 × VARCHAR(32) utf8mb4: %v; expected error 1118 (row size too large) in strict mode", err)

@@ -6,11 +6,15 @@ import (
 	"github.com/lender/disbursementd/test/storetest"
 )
 
+func TestReportStoreFake(t *testing.T) {
+	storetest.RunReportStore(t, storetest.FakeHarness)
+}
+
 func TestReportStoreSQLite(t *testing.T) {
-	storetest.RunReportStore(t, storetest.MustOpenSQLite)
+	storetest.RunReportStore(t, storetest.SQLiteHarness)
 }
 
 func TestReportStoreMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
-	storetest.RunReportStore(t, storetest.MustOpenMySQL)
+	storetest.RunReportStore(t, storetest.MySQLHarness)
 }

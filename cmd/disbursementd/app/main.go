@@ -78,7 +78,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (*gormstore.Store, error
 	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
 		MaxOpenConns: cfg.Store.MaxOpenConns, MaxIdleConns: cfg.Store.MaxIdleConns,
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
-		BusyTimeout: cfg.Store.BusyTimeout,
+		BusyTimeout: cfg.Store.BusyTimeout, Clock: sysclock.Clock{},
 	}, domain.DefaultCatalogue())
 	if err != nil {
 		return nil, err
