@@ -41,3 +41,13 @@ func TestLoginThrottleMySQL(t *testing.T) {
 	storetest.RunLoginThrottle(t, storetest.MySQLThrottle)
 	t.Run("two replicas", func(t *testing.T) { storetest.RunLoginThrottleReplicas(t, storetest.MySQLThrottles) })
 }
+
+func TestStoreReportLostCommitMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	storetest.RunLostCommitMySQL(t)
+}
+
+func TestStoreMySQLPoolBounded(t *testing.T) {
+	storetest.ServerDSN(t)
+	storetest.RunPoolBoundMySQL(t)
+}

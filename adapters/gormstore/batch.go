@@ -188,7 +188,7 @@ func (c *committer) run(batch []*request) {
 				if out[i].kind == conflicted {
 					q.done <- out[i]
 				} else {
-					q.done <- result{kind: unknown, err: ce.err}
+					q.done <- result{kind: unknown, err: ce}
 				}
 			}
 			return
