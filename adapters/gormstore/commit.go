@@ -19,33 +19,40 @@ type commitError struct{ err error }
 func (e *commitError) Error() string { return "commit batch: " + e.err.Error() }
 func (e *commitError) Unwrap() error { return e.err }
 
-// prepared holds the group commit's statements on SQLite, parsed once per
-// connection of the writer pool (there is one) instead of once per row.
-type prepared struct {
-	mu                 sync.Mutex
-	staging, key, undo *sql.Stmt
+// stmtCache prepares statements on a pool once, lazily (the tables may
+// not exist before Migrate). database/sql prepares each again on every
+// connection it runs on, once. GORM's own statement cache is not used: it
+// starts a goroutine that never ends.
+type stmtCache struct {
+	mu sync.Mutex
+	db *sql.DB
+	m  map[string]*sql.Stmt
 }
 
-func (s *Store) prepare(ctx context.Context) (*prepared, error) {
-	p := &s.prep
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.staging != nil {
-		return p, nil
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok {
+		return st, nil
 	}
-	var stmts [3]*sql.Stmt
-	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo} {
-		st, err := s.wsql.PrepareContext(ctx, q)
-		if err != nil {
-			for _, done := range stmts[:i] {
-				_ = done.Close()
-			}
-			return nil, fmt.Errorf("prepare batch statements: %w", err)
-		}
-		stmts[i] = st
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	p.staging, p.key, p.undo = stmts[0], stmts[1], stmts[2]
-	return p, nil
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = st
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		_ = st.Close()
+	}
+	c.m = nil
 }
 
 // batchTx runs the group commit's three statements in one transaction:
@@ -72,15 +79,17 @@ func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, query string, args ...
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
 	b := &batchTx{st: s.sql}
 	var opts *sql.TxOptions
-	var prep *prepared
+	var prep [3]*sql.Stmt
 	if s.driver == MySQL {
 		// Read committed: the batch reads nothing, and it keeps InnoDB from
 		// taking gap locks that would make concurrent batches wait.
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	} else {
-		var err error
-		if prep, err = s.prepare(ctx); err != nil {
-			return nil, -1, err
+		for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo} {
+			var err error
+			if prep[i], err = s.wstmts.get(ctx, q); err != nil {
+				return nil, -1, fmt.Errorf("batch statements: %w", err)
+			}
 		}
 	}
 	tx, err := s.wsql.BeginTx(ctx, opts)
@@ -88,8 +97,8 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
 	b.tx = tx
-	if prep != nil {
-		b.staging, b.key, b.undo = tx.StmtContext(ctx, prep.staging), tx.StmtContext(ctx, prep.key), tx.StmtContext(ctx, prep.undo)
+	if prep[0] != nil {
+		b.staging, b.key, b.undo = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]), tx.StmtContext(ctx, prep[2])
 	}
 	out := make([]result, len(reqs))
 	for i, q := range reqs {

@@ -72,7 +72,9 @@ type Store struct {
 	clock    ports.Clock
 	columns  []column
 	sql      statements
-	prep     prepared // SQLite: the batch's statements on the writer connection
+	rsql     *sql.DB   // read's pool
+	wstmts   stmtCache // SQLite: the batch's statements on the writer connection
+	rstmts   stmtCache // SQLite: the hot reads on the read pool
 	batch    *committer
 	readback time.Duration // bound of the read that settles an unknown commit
 }
@@ -122,17 +124,16 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	return s, nil
 }
 
-func (s *Store) gormConfig(prepare bool) *gorm.Config {
+// gormConfig is GORM's configuration. The hot statements are prepared by
+// the store itself on SQLite (stmtCache) and interpolated on MySQL (one
+// round trip a statement, where a prepared one costs three).
+func (s *Store) gormConfig() *gorm.Config {
 	return &gorm.Config{
 		Logger:                 logger.Discard,
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
-		// SQLite parses a statement once per connection, not per query.
-		// MySQL interpolates instead (one round trip a statement, where a
-		// prepared one costs three).
-		PrepareStmt: prepare,
-		NowFunc:     func() time.Time { return s.clock.Now().UTC() },
+		NowFunc:                func() time.Time { return s.clock.Now().UTC() },
 	}
 }
 
@@ -151,10 +152,10 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	}
 	dsn := SQLiteDSN(path, opts.BusyTimeout)
 	var err error
-	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig(true)); err != nil {
+	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
 	}
-	if s.read, err = gorm.Open(sqliteDialector(dsn), s.gormConfig(true)); err != nil {
+	if s.read, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.closePools())
 	}
 	w, r, err := s.pools()
@@ -172,7 +173,8 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	r.SetMaxIdleConns(readers)
 	r.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	r.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
-	s.wsql = w
+	s.wsql, s.rsql = w, r
+	s.wstmts.db, s.rstmts.db = w, r
 	return nil
 }
 
@@ -186,13 +188,14 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	}
 	// No version query at open: the database may come up later, and the
 	// service must start, stay not ready and reconnect.
-	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig(false)); err != nil {
+	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig()); err != nil {
 		return fmt.Errorf("open mysql store: %w", err)
 	}
 	s.read = s.db
 	if s.wsql, err = s.db.DB(); err != nil {
 		return err
 	}
+	s.rsql = s.wsql
 	maxOpen := opts.MaxOpenConns
 	if maxOpen <= 0 {
 		maxOpen = DefaultMySQLMaxOpen
@@ -224,8 +227,13 @@ func init() {
 	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
 }
 
+// sqliteTimeLayout is how times are written to SQLite: the layout of the
+// earlier driver (modernc.org/sqlite), so that files written before read
+// the same, and times of one zone (UTC) compare in order as text.
+const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+
 // SQLiteDSN adds the pragmas the service relies on: WAL, a busy timeout,
-// full sync and immediate write transactions.
+// full sync and immediate write transactions, and the time layout.
 func SQLiteDSN(path string, busy time.Duration) string {
 	if busy <= 0 {
 		busy = defaultSQLiteBusy
@@ -236,6 +244,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
+	q.Set("_timefmt", sqliteTimeLayout)
 	return "file:" + path + "?" + q.Encode()
 }
 
@@ -262,18 +271,14 @@ func MySQLDSN(dsn string) (string, error) {
 }
 
 // Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	r, err := s.read.DB()
-	if err != nil {
-		return err
-	}
-	return r.PingContext(ctx)
-}
+func (s *Store) Ping(ctx context.Context) error { return s.rsql.PingContext(ctx) }
 
 // Close stops the group-commit writers (reports still queued get an
 // error; a batch under way finishes first), then closes the pools.
 func (s *Store) Close() error {
 	s.batch.close()
+	s.wstmts.close()
+	s.rstmts.close()
 	return s.closePools()
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/lender/disbursementd/domain"
 )
 
@@ -24,6 +22,9 @@ type idempotencyRow struct {
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
 }
+
+// readbackPause is the pause between reads that settle a lost commit.
+const readbackPause = 100 * time.Millisecond
 
 func (idempotencyRow) TableName() string { return "idempotency_keys" }
 
@@ -88,6 +89,15 @@ func (s *Store) settleLostCommit(ctx context.Context, rec domain.IdempotencyReco
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.readback)
 	defer cancel()
 	got, err := s.readKeyNow(rctx, rec.User, rec.KeyHash)
+	for err != nil && !errors.Is(err, domain.ErrNotFound) && rctx.Err() == nil {
+		// The database may be back in a moment (a restart, a failover):
+		// a definite answer spares the caller an unknown outcome.
+		select {
+		case <-rctx.Done():
+		case <-time.After(readbackPause):
+			got, err = s.readKeyNow(rctx, rec.User, rec.KeyHash)
+		}
+	}
 	switch {
 	case err == nil && got.Nonce == rec.Nonce:
 		return got.ReportID, domain.IdempotencyRecord{}, nil
@@ -99,39 +109,37 @@ func (s *Store) settleLostCommit(ctx context.Context, rec domain.IdempotencyReco
 	return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: commit failed (%v) and cannot be read back (%v): %w", commitErr, err, domain.ErrOutcomeUnknown)
 }
 
-// readKeyNow reads a record with a statement of its own, outside GORM's
-// statement cache; on MySQL it waits for a transaction holding the record.
+// readKeyNow reads a record with a fresh statement; on MySQL it is a
+// locking read, which waits for a transaction holding the record.
 func (s *Store) readKeyNow(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error) {
-	pool := s.wsql
-	if s.driver == SQLite {
-		var err error
-		if pool, err = s.read.DB(); err != nil {
-			return domain.IdempotencyRecord{}, err
-		}
-	}
-	var row idempotencyRow
-	err := pool.QueryRowContext(ctx, s.sql.readKey, user, keyHash).Scan(&row.PartnerUser, &row.KeyHash, &row.PayloadSHA256,
-		&row.State, &row.Nonce, &row.ReportID, &row.FileName, &row.CreatedAt, &row.ExpiresAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.IdempotencyRecord{}, domain.ErrNotFound
-	}
-	if err != nil {
-		return domain.IdempotencyRecord{}, fmt.Errorf("read idempotency key: %w", err)
-	}
-	return row.toDomain(), nil
+	return s.readKey(ctx, s.sql.readKeyLocked, user, keyHash)
 }
 
 // GetKey returns a record or domain.ErrNotFound.
 func (s *Store) GetKey(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error) {
-	var row idempotencyRow
-	err := s.read.WithContext(ctx).Where("partner_user = ? AND key_hash = ?", user, keyHash).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	return s.readKey(ctx, s.sql.readKey, user, keyHash)
+}
+
+func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domain.IdempotencyRecord, error) {
+	var row *sql.Row
+	if s.driver == SQLite {
+		st, err := s.rstmts.get(ctx, query)
+		if err != nil {
+			return domain.IdempotencyRecord{}, fmt.Errorf("get idempotency key: %w", err)
+		}
+		row = st.QueryRowContext(ctx, user, keyHash)
+	} else {
+		row = s.rsql.QueryRowContext(ctx, query, user, keyHash)
+	}
+	var r idempotencyRow
+	err := row.Scan(&r.PartnerUser, &r.KeyHash, &r.PayloadSHA256, &r.State, &r.Nonce, &r.ReportID, &r.FileName, &r.CreatedAt, &r.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
 		return domain.IdempotencyRecord{}, fmt.Errorf("idempotency key: %w", domain.ErrNotFound)
 	}
 	if err != nil {
 		return domain.IdempotencyRecord{}, fmt.Errorf("get idempotency key: %w", err)
 	}
-	return row.toDomain(), nil
+	return r.toDomain(), nil
 }
 
 // DeleteKey removes the record if it is still rec, state included.

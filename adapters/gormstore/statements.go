@@ -9,10 +9,11 @@ import (
 
 // statements are the group commit's SQL, built once per store.
 type statements struct {
-	staging string // INSERT of one staging row
-	key     string // INSERT of one idempotency record that skips a taken key
-	undo    string // DELETE of a staging row whose key was taken
-	readKey string // the record of user and key hash, as it stands now
+	staging       string // INSERT of one staging row
+	key           string // INSERT of one idempotency record that skips a taken key
+	undo          string // DELETE of a staging row whose key was taken
+	readKey       string // the record of user and key hash
+	readKeyLocked string // the same, waiting for a transaction that holds it (MySQL)
 }
 
 // stagingNames lists the staging columns a report fills, in the order of
@@ -42,9 +43,10 @@ func buildStatements(driver string, cols []column) statements {
 		// a transaction still holding the record, so it never reads
 		// "absent" while that commit may yet land.
 		st.key = key + " ON DUPLICATE KEY UPDATE id = id"
-		st.readKey += " LOCK IN SHARE MODE"
+		st.readKeyLocked = st.readKey + " LOCK IN SHARE MODE"
 	} else {
 		st.key = key + " ON CONFLICT(partner_user, key_hash) DO NOTHING"
+		st.readKeyLocked = st.readKey
 	}
 	return st
 }

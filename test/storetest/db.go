@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/ncruces/go-sqlite3/gormlite"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -24,7 +24,7 @@ func OpenDB(driver, dsn string) (*gorm.DB, error) {
 	var dial gorm.Dialector
 	switch driver {
 	case gormstore.SQLite:
-		dial = sqlite.Open(gormstore.SQLiteDSN(dsn, 0))
+		dial = gormlite.Open(gormstore.SQLiteDSN(dsn, 0))
 	case gormstore.MySQL:
 		d, err := gormstore.MySQLDSN(dsn)
 		if err != nil {
