@@ -80,14 +80,18 @@ func BenchmarkStagingInsert(b *testing.B) {
 // b.SetParallelism(1) and (32) callers per CPU.
 func BenchmarkStoreReport(b *testing.B) {
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
-		open := func(b *testing.B) *gormstore.Store {
-			if driver == gormstore.MySQL {
-				return storetest.MustOpen(b, driver, storetest.MustCreateDatabase(b), gormstore.Options{})
+		open := func(b *testing.B, single bool) *gormstore.Store {
+			opts := gormstore.Options{}
+			if single {
+				opts.MaxBatch = 1
 			}
-			return storetest.MustOpen(b, driver, storetest.SQLitePath(b), gormstore.Options{})
+			if driver == gormstore.MySQL {
+				return storetest.MustOpen(b, driver, storetest.MustCreateDatabase(b), opts)
+			}
+			return storetest.MustOpen(b, driver, storetest.SQLitePath(b), opts)
 		}
 		b.Run(driver+"/seq", func(b *testing.B) {
-			st := open(b)
+			st := open(b, false)
 			r := fullReport(b, "CR-SEQ")
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -95,9 +99,16 @@ func BenchmarkStoreReport(b *testing.B) {
 				storeOne(b, st, r, fmt.Sprintf("seq-%d", i))
 			}
 		})
-		for _, par := range []int{1, 32} {
-			b.Run(fmt.Sprintf("%s/par%d", driver, par), func(b *testing.B) {
-				st := open(b)
+		for _, par := range []int{1, 32, -32} {
+			name := fmt.Sprintf("%s/par%d", driver, par)
+			if par < 0 {
+				// The same load with one report per commit: what the group
+				// commit saves.
+				name = fmt.Sprintf("%s/par%d-maxbatch1", driver, -par)
+			}
+			b.Run(name, func(b *testing.B) {
+				st := open(b, par < 0)
+				par := max(par, -par)
 				r := fullReport(b, "CR-PAR")
 				var n atomic.Int64
 				b.SetParallelism(par)
