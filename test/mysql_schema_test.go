@@ -59,9 +59,18 @@ func TestMySQLSchemaFitsInnoDB(t *testing.T) {
 			t.Errorf("column %s is %q, want %q", col, types[col], want)
 		}
 	}
+	// User names are bytes (migration 2): a _bin collation would still
+	// be PAD SPACE and take 'acme   ' for 'acme'.
+	var binary []string
+	db.Raw(`SELECT CONCAT(table_name, '.', column_name, ' ', column_type) FROM information_schema.columns
+		WHERE table_schema = DATABASE() AND column_name IN ('username', 'partner_user') ORDER BY 1`).Scan(&binary)
+	if got, want := strings.Join(binary, ", "), "idempotency_keys.partner_user varbinary(64), partner_disbursement_staging.partner_user varbinary(64), users.username varbinary(64)"; got != want {
+		t.Errorf("user name columns: %s; want %s", got, want)
+	}
 	var indexes []string
 	db.Raw(`SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE()`).Scan(&indexes)
-	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires"} {
+	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires",
+		"ix_staging_file_name", "ix_staging_received", "ix_idempotency_state_created", "ix_throttle_keys_expires", "ix_attempts_key_at", "ix_attempts_expires"} {
 		if !strings.Contains(strings.Join(indexes, " "), want) {
 			t.Errorf("index %s missing: %v", want, indexes)
 		}
