@@ -178,7 +178,7 @@ func (c *committer) run(batch []*request) {
 				q.done <- out[i]
 			}
 			return
-		case bad >= 0:
+		case bad >= 0 && ctx.Err() == nil:
 			live[bad].done <- result{kind: failed, err: err}
 			live = append(live[:bad], live[bad+1:]...)
 		case isRetryable(err) && retries < maxBatchRetries:

@@ -17,11 +17,10 @@ import (
 // with Close, and a report after Close fails at once.
 func TestCloseStopsEverything(t *testing.T) {
 	before := runtime.NumGoroutine()
-	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3}, domain.DefaultCatalogue())
-	if err == nil {
+	if _, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3}, domain.DefaultCatalogue()); err == nil {
 		t.Fatal("Open without a clock succeeded")
 	}
-	st, err = gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3, Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3, Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
