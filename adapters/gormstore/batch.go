@@ -1,8 +1,11 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -166,6 +169,13 @@ func (c *committer) run(batch []*request) {
 			continue
 		}
 		live = append(live, q)
+	}
+	if c.s.driver == MySQL {
+		// Every writer takes the key locks in one order, so two batches
+		// that share keys wait for each other instead of deadlocking.
+		slices.SortFunc(live, func(a, b *request) int {
+			return cmp.Or(strings.Compare(a.rec.User, b.rec.User), strings.Compare(a.rec.KeyHash, b.rec.KeyHash))
+		})
 	}
 	ctx, cancel := batchContext(live)
 	defer cancel()
