@@ -68,7 +68,6 @@ type Store struct {
 	db, read *gorm.DB
 	wsql     *sql.DB // db's pool, for the group commit's statements
 	driver   string
-	cat      *domain.Catalogue
 	clock    ports.Clock
 	columns  []column
 	sql      statements
@@ -95,7 +94,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	if opts.Clock == nil {
 		return nil, errors.New("gormstore: Options.Clock is required")
 	}
-	s := &Store{driver: driver, cat: cat, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline}
+	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline}
 	var err error
 	switch driver {
 	case SQLite:
