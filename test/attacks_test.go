@@ -279,9 +279,5 @@ func TestAttackSameReportOtherSpelling(t *testing.T) {
 
 func countReports(t *testing.T, in *instance) int64 {
 	t.Helper()
-	n, err := in.Store.CountReports(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN)
 }

@@ -44,10 +44,7 @@ func endToEnd(t *testing.T, mutate ...func(*config.Config)) {
 		if r.Status != 200 || r.Body["status"] != "200" || r.Body["file"] != nil {
 			t.Fatalf("minimal report: %d %s", r.Status, r.Raw)
 		}
-		row, err := in.Store.ReportRow(t.Context(), int64(r.Body["id"].(float64)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		row := storetest.ReportRow(t, in.Config.Store.Driver, in.Config.Store.DSN, int64(r.Body["id"].(float64)))
 		if row["numero_credito"] != "CR-MIN-1" || row["monto_aprobado"] != "14334900.00" || row["nombre_convenio"] != "" || row["file_name"] != "" {
 			t.Fatalf("row = %v", row)
 		}
@@ -91,10 +88,7 @@ func fullReport(t *testing.T, in *instance, tok string) {
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
 		t.Errorf("file mode %v, want 0640", st.Mode().Perm())
 	}
-	row, err := in.Store.ReportRow(t.Context(), int64(r.Body["id"].(float64)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	row := storetest.ReportRow(t, in.Config.Store.Driver, in.Config.Store.DSN, int64(r.Body["id"].(float64)))
 	for _, v := range fixture.Full(today) {
 		f, _ := lookup(v.Partner)
 		want := v.Stored
@@ -116,7 +110,7 @@ func fullReport(t *testing.T, in *instance, tok string) {
 
 func concurrentDuplicates(t *testing.T, in *instance, tok, credit string, file []byte) {
 	body := mustJSON(fixture.FullBody(time.Now(), credit, file))
-	before, _ := in.Store.CountReports(t.Context())
+	before := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN)
 	var wg sync.WaitGroup
 	replies := make([]reply, 20)
 	for i := range replies {
@@ -132,7 +126,7 @@ func concurrentDuplicates(t *testing.T, in *instance, tok, credit string, file [
 			t.Errorf("reply %d: %d %s; want the same success as reply 0 (%s)", i, r.Status, r.Raw, replies[0].Raw)
 		}
 	}
-	after, _ := in.Store.CountReports(t.Context())
+	after := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN)
 	files, _ := filepath.Glob(filepath.Join(in.Config.Uploads.Dir, "partner_"+credit+"_*"))
 	wantFiles := 1
 	if file == nil {

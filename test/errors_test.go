@@ -8,6 +8,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // TestReportErrors covers each 400, 413 and 415 of the contract, with the
@@ -89,7 +90,7 @@ func TestReportErrors(t *testing.T) {
 			t.Fatalf("errors[] lacks %s/%s: %s", tt.field, tt.code, r.Raw)
 		})
 	}
-	if n, _ := in.Store.CountReports(t.Context()); n != 0 {
+	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 0 {
 		t.Fatalf("%d rows stored by refused reports", n)
 	}
 }

@@ -143,7 +143,7 @@ func TestUploadDirectoryLost(t *testing.T) {
 	if r.Status != 503 || r.Body["status"] != "400" || r.Body["message"] != "No se pudo guardar el archivo adjunto" {
 		t.Fatalf("upload dir lost: %d %s", r.Status, r.Raw)
 	}
-	if n, _ := in.Store.CountReports(t.Context()); n != 0 {
+	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 0 {
 		t.Fatalf("%d rows after a failed file, want 0", n)
 	}
 	if rz := call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 || rz.Body["checks"].(map[string]any)["uploads"] != "fail" {

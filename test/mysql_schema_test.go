@@ -8,6 +8,7 @@ import (
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -16,13 +17,18 @@ import (
 // InnoDB's row-size limit in strict mode (error 1118), while the staging
 // table migrates and holds DECIMAL, DATE and utf8mb4 where they belong.
 func TestMySQLSchemaFitsInnoDB(t *testing.T) {
-	st := storetest.MustOpenMySQL(t)
-	db := st.DB()
+	dsn := storetest.MustCreateDatabase(t)
+	storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
+	db, err := storetest.OpenDB(gormstore.MySQL, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storetest.CloseDB(db)
 	var cols []string
 	for i := 0; i < 92; i++ {
 		cols = append(cols, fmt.Sprintf("c%d VARCHAR(32)", i))
 	}
-	err := db.Exec("CREATE TABLE naive (" + strings.Join(cols, ", ") + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4").Error
+	err = db.Exec("CREATE TABLE naive (" + strings.Join(cols, ", ") + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4").Error
 	var me *mysqldrv.MySQLError
 	if !errors.As(err, &me) || me.Number != 1118 {
 		t.Fatalf("92 × VARCHAR(32) utf8mb4: %v; expected error 1118 (row size too large) in strict mode", err)
@@ -53,9 +59,18 @@ func TestMySQLSchemaFitsInnoDB(t *testing.T) {
 			t.Errorf("column %s is %q, want %q", col, types[col], want)
 		}
 	}
+	// User names are bytes (migration 2): a _bin collation would still
+	// be PAD SPACE and take 'acme   ' for 'acme'.
+	var binary []string
+	db.Raw(`SELECT CONCAT(table_name, '.', column_name, ' ', column_type) FROM information_schema.columns
+		WHERE table_schema = DATABASE() AND column_name IN ('username', 'partner_user') ORDER BY 1`).Scan(&binary)
+	if got, want := strings.Join(binary, ", "), "idempotency_keys.partner_user varbinary(64), partner_disbursement_staging.partner_user varbinary(64), users.username varbinary(64)"; got != want {
+		t.Errorf("user name columns: %s; want %s", got, want)
+	}
 	var indexes []string
 	db.Raw(`SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE()`).Scan(&indexes)
-	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires"} {
+	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires",
+		"ix_staging_file_name", "ix_staging_received", "ix_idempotency_state_created", "ix_throttle_keys_expires", "ix_attempts_key_at", "ix_attempts_expires"} {
 		if !strings.Contains(strings.Join(indexes, " "), want) {
 			t.Errorf("index %s missing: %v", want, indexes)
 		}

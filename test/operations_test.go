@@ -17,9 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // TestMetricsAndRequestLog: /metrics exposes the service's series after
@@ -173,16 +175,16 @@ func TestGracefulShutdown(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	// Read the database the server left behind, through the CLI's store.
+	// Read the database the server left behind.
 	names := map[string]bool{}
 	for _, f := range mustGlob(t, filepath.Join(dir, "data", "uploads", "partner_*")) {
 		names[filepath.Base(f)] = true
 	}
-	st := openSQLite(t, filepath.Join(dir, "data", "disbursement.db"))
+	db := openSQLite(t, filepath.Join(dir, "data", "disbursement.db"))
 	var answered, refused int
 	re := regexp.MustCompile(`"file":"([^"]+)"`)
 	for _, o := range outcomes {
-		n := countCredit(t, st, o.credit)
+		n := countCredit(t, db, o.credit)
 		switch {
 		case o.err == nil && o.status == 200:
 			answered++
@@ -227,20 +229,20 @@ func freePort(t *testing.T) string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func openSQLite(t *testing.T, path string) *gormstore.Store {
+func openSQLite(t *testing.T, path string) *gorm.DB {
 	t.Helper()
-	st, err := gormstore.Open(gormstore.SQLite, path, gormstore.Options{}, domain.DefaultCatalogue())
+	db, err := storetest.OpenDB(gormstore.SQLite, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
+	t.Cleanup(func() { storetest.CloseDB(db) })
+	return db
 }
 
-func countCredit(t *testing.T, st *gormstore.Store, credit string) int64 {
+func countCredit(t *testing.T, db *gorm.DB, credit string) int64 {
 	t.Helper()
 	var n int64
-	if err := st.DB().WithContext(context.Background()).Table(gormstore.StagingTable).Where("numero_credito = ?", credit).Count(&n).Error; err != nil {
+	if err := db.WithContext(context.Background()).Table(gormstore.StagingTable).Where("numero_credito = ?", credit).Count(&n).Error; err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 func exchange(t *testing.T, in *instance, user, pw string, header map[string]string) reply {
@@ -153,7 +154,7 @@ func TestHostileBodies(t *testing.T) {
 			}
 		})
 	}
-	if n, _ := in.Store.CountReports(t.Context()); n != 0 {
+	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 0 {
 		t.Fatalf("%d rows from hostile bodies", n)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // The attack tokens are forged with golang-jwt, a library independent of
@@ -199,7 +200,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	if r := in.report(t, good, mustJSON(fixture.Minimal(now, "CR-ATTACK-2"))); r.Status != 401 || r.Body["detail"] != "user_inactive" {
 		t.Fatalf("deactivated user's token: %d %s", r.Status, r.Raw)
 	}
-	if n, _ := in.Store.CountReports(t.Context()); n != 1 {
+	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 1 {
 		t.Fatalf("%d rows, want only the good token's", n)
 	}
 }

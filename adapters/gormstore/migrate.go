@@ -110,7 +110,7 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 				}
 			}
-			return tx.Create(&schemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}).Error
+			return tx.Create(&schemaMigration{Version: m.version, Name: m.name, AppliedAt: s.clock.Now().UTC()}).Error
 		}
 		if s.driver == SQLite {
 			err = db.Transaction(run)

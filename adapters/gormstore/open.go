@@ -1,9 +1,11 @@
-// Package gormstore keeps reports, users and idempotency records in SQL
-// through GORM: SQLite (the embedded default, pure Go) or MySQL/MariaDB.
+// Package gormstore keeps reports, users, idempotency records and the
+// shared login throttle in SQL through GORM: SQLite (the embedded default,
+// pure Go) or MySQL/MariaDB.
 package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
@@ -30,22 +31,51 @@ const (
 	MySQL  = "mysql"
 )
 
-// Options configure the connection pool.
+// Defaults of the options left at zero.
+const (
+	DefaultMaxBatch         = 64 // store.max_batch
+	DefaultMySQLMaxOpen     = 32 // store.max_open_conns on MySQL (contract §7 "Overload")
+	DefaultMySQLWriters     = 4  // store.batch_writers on MySQL
+	maxSQLiteReaders        = 4
+	defaultSQLiteBusy       = 5 * time.Second
+	defaultReadbackDeadline = 3 * time.Second
+)
+
+// Options configure the pools, the group commit and the clock.
 type Options struct {
+	// MaxOpenConns bounds the pool (store.max_open_conns). 0: 32 on MySQL;
+	// on SQLite, writes always use one connection and reads at most
+	// min(MaxOpenConns, 4) (4 when 0).
 	MaxOpenConns    int
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
 	ConnMaxIdleTime time.Duration
-	BusyTimeout     time.Duration // SQLite only
+	BusyTimeout     time.Duration // SQLite only; 0: 5 s
+	// MaxBatch bounds the reports one commit carries (store.max_batch);
+	// 0: 64.
+	MaxBatch int
+	// BatchWriters is the number of group-commit writers
+	// (store.batch_writers); 0: 1 on SQLite, 4 on MySQL.
+	BatchWriters int
+	// Clock makes every timestamp the store writes itself (required).
+	Clock ports.Clock
 }
 
-// Store is the GORM-backed store.
+// Store is the GORM-backed store. Writes go through db; reads that may run
+// beside the writer go through read (on SQLite a separate pool, which WAL
+// lets read while the one writer connection writes; on MySQL the same).
 type Store struct {
-	db      *gorm.DB
-	driver  string
-	cat     *domain.Catalogue
-	staging string // table name
-	columns []column
+	db, read *gorm.DB
+	wsql     *sql.DB // db's pool, for the group commit's statements
+	driver   string
+	clock    ports.Clock
+	columns  []column
+	sql      statements
+	rsql     *sql.DB   // read's pool
+	wstmts   stmtCache // SQLite: the batch's statements on the writer connection
+	rstmts   stmtCache // SQLite: the hot reads on the read pool
+	batch    *committer
+	readback time.Duration // bound of the read that settles an unknown commit
 }
 
 var (
@@ -57,65 +87,137 @@ var (
 // StagingTable is the staging table ("tabla temporal").
 const StagingTable = "partner_disbursement_staging"
 
-// Open connects to the database. It does not require the server to be up
-// (MySQL connects lazily), so the service can start and report not ready.
+// Open connects to the database and starts the group-commit writers. It
+// does not require the server to be up (MySQL connects lazily), so the
+// service can start and report not ready. Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
-	var dial gorm.Dialector
+	if opts.Clock == nil {
+		return nil, errors.New("gormstore: Options.Clock is required")
+	}
+	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline}
+	var err error
 	switch driver {
 	case SQLite:
-		if dsn == "" {
-			return nil, errors.New("store.dsn: empty SQLite path")
-		}
-		if dir := filepath.Dir(dsn); dir != "." {
-			if err := os.MkdirAll(dir, 0o750); err != nil {
-				return nil, fmt.Errorf("store.dsn: %w", err)
-			}
-		}
-		dial = sqlite.Open(SQLiteDSN(dsn, opts.BusyTimeout))
+		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		d, err := MySQLDSN(dsn)
-		if err != nil {
-			return nil, err
-		}
-		// No version query at open: the database may come up later, and
-		// the service must start, stay not ready and reconnect.
-		dial = mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true})
+		err = s.openMySQL(dsn, opts)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
-	db, err := gorm.Open(dial, &gorm.Config{
+	if err != nil {
+		return nil, err
+	}
+	s.sql = buildStatements(driver, s.columns)
+	writers := opts.BatchWriters
+	if writers <= 0 {
+		writers = 1
+		if driver == MySQL {
+			writers = DefaultMySQLWriters
+		}
+	}
+	maxBatch := opts.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = DefaultMaxBatch
+	}
+	s.batch = newCommitter(s, writers, maxBatch)
+	return s, nil
+}
+
+// gormConfig is GORM's configuration. The hot statements are prepared by
+// the store itself on SQLite (stmtCache) and interpolated on MySQL (one
+// round trip a statement, where a prepared one costs three).
+func (s *Store) gormConfig() *gorm.Config {
+	return &gorm.Config{
 		Logger:                 logger.Discard,
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
-		// SQLite: the 101-column INSERT is parsed once per connection, not
-		// per report. MySQL interpolates instead (one round trip a
-		// statement, where a prepared one in a transaction costs three).
-		PrepareStmt: driver == SQLite,
-		NowFunc:     func() time.Time { return time.Now().UTC() },
-	})
+		NowFunc:                func() time.Time { return s.clock.Now().UTC() },
+	}
+}
+
+// openSQLite opens one writer connection (every write, the group commit
+// included: SQLite runs one writer at a time, and one connection queues
+// writers in Go, fairly, instead of in SQLite's sleeping busy handler) and
+// a small read pool beside it.
+func (s *Store) openSQLite(path string, opts Options) error {
+	if path == "" {
+		return errors.New("store.dsn: empty SQLite path")
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return fmt.Errorf("store.dsn: %w", err)
+		}
+	}
+	dsn := SQLiteDSN(path, opts.BusyTimeout)
+	var err error
+	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
+		return fmt.Errorf("open sqlite store: %w", err)
+	}
+	if s.read, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.closePools())
+	}
+	w, r, err := s.pools()
 	if err != nil {
-		return nil, fmt.Errorf("open %s store: %w", driver, err)
+		return errors.Join(err, s.closePools())
 	}
-	sqlDB, err := db.DB()
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	readers := maxSQLiteReaders
+	if opts.MaxOpenConns > 0 {
+		readers = min(opts.MaxOpenConns, maxSQLiteReaders)
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	r.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	r.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
+	s.wsql, s.rsql = w, r
+	s.wstmts.db, s.rstmts.db = w, r
+	return nil
+}
+
+// openMySQL opens one bounded pool: a request that finds it busy waits for
+// a connection within its context, instead of meeting "Too many
+// connections" from the server.
+func (s *Store) openMySQL(dsn string, opts Options) error {
+	d, err := MySQLDSN(dsn)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	switch {
-	case opts.MaxOpenConns > 0:
-		sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
-	case driver == SQLite:
-		// SQLite runs one writer at a time; more connections only wait on
-		// each other in its busy handler, which sleeps up to 100 ms a try.
-		// One connection queues them in Go instead, fairly and at once.
-		sqlDB.SetMaxOpenConns(1)
+	// No version query at open: the database may come up later, and the
+	// service must start, stay not ready and reconnect.
+	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig()); err != nil {
+		return fmt.Errorf("open mysql store: %w", err)
 	}
-	if opts.MaxIdleConns > 0 {
-		sqlDB.SetMaxIdleConns(opts.MaxIdleConns)
+	s.read = s.db
+	if s.wsql, err = s.db.DB(); err != nil {
+		return err
 	}
-	sqlDB.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
-	return &Store{db: db, driver: driver, cat: cat, staging: StagingTable, columns: columnsFor(cat)}, nil
+	s.rsql = s.wsql
+	maxOpen := opts.MaxOpenConns
+	if maxOpen <= 0 {
+		maxOpen = DefaultMySQLMaxOpen
+	}
+	s.wsql.SetMaxOpenConns(maxOpen)
+	idle := opts.MaxIdleConns
+	if idle <= 0 {
+		idle = maxOpen
+	}
+	s.wsql.SetMaxIdleConns(min(idle, maxOpen))
+	s.wsql.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	s.wsql.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
+	return nil
+}
+
+func (s *Store) pools() (w, r *sql.DB, err error) {
+	if w, err = s.db.DB(); err != nil {
+		return nil, nil, err
+	}
+	if r, err = s.read.DB(); err != nil {
+		return nil, nil, err
+	}
+	return w, r, nil
 }
 
 func init() {
@@ -124,11 +226,16 @@ func init() {
 	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
 }
 
+// sqliteTimeLayout is how times are written to SQLite: the layout of the
+// earlier driver (modernc.org/sqlite), so that files written before read
+// the same, and times of one zone (UTC) compare in order as text.
+const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+
 // SQLiteDSN adds the pragmas the service relies on: WAL, a busy timeout,
-// full sync and immediate write transactions.
+// full sync and immediate write transactions, and the time layout.
 func SQLiteDSN(path string, busy time.Duration) string {
 	if busy <= 0 {
-		busy = 5 * time.Second
+		busy = defaultSQLiteBusy
 	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -136,6 +243,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
+	q.Set("_timefmt", sqliteTimeLayout)
 	return "file:" + path + "?" + q.Encode()
 }
 
@@ -161,34 +269,31 @@ func MySQLDSN(dsn string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// DB returns the GORM handle (for tests and tools).
-func (s *Store) DB() *gorm.DB { return s.db }
-
 // Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.PingContext(ctx)
-}
+func (s *Store) Ping(ctx context.Context) error { return s.rsql.PingContext(ctx) }
 
-// Close closes the pool.
+// Close stops the group-commit writers (reports still queued get an
+// error; a batch under way finishes first), then closes the pools.
 func (s *Store) Close() error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.Close()
+	s.batch.close()
+	s.wstmts.close()
+	s.rstmts.close()
+	return s.closePools()
 }
 
-func isDuplicate(err error) bool {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return true
+func (s *Store) closePools() error {
+	var errs []error
+	pools := []*gorm.DB{s.db}
+	if s.read != s.db {
+		pools = append(pools, s.read)
 	}
-	var me *mysqldrv.MySQLError
-	if errors.As(err, &me) && me.Number == 1062 {
-		return true
+	for _, g := range pools {
+		if g == nil {
+			continue
+		}
+		if d, err := g.DB(); err == nil {
+			errs = append(errs, d.Close())
+		}
 	}
-	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+	return errors.Join(errs...)
 }

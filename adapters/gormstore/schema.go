@@ -86,6 +86,7 @@ type migration struct {
 // field in fields.csv needs a new migration that adds its column.
 var migrations = []migration{
 	{1, "users, staging table, idempotency keys", migration1},
+	{2, "byte-exact user names, sweep indexes, login throttle", migration2},
 }
 
 func migration1(driver string, cols []column) []string {
@@ -140,4 +141,56 @@ func migration1(driver string, cols []column) []string {
 		"CREATE UNIQUE INDEX ux_idempotency_user_key ON idempotency_keys (partner_user, key_hash)",
 		"CREATE INDEX ix_idempotency_expires ON idempotency_keys (expires_at)",
 	}
+}
+
+// migration2 makes user names byte-exact on MySQL (SQLite compares text
+// byte for byte already): `ACME`, `acmé` and `acme   ` are not `acme`, so
+// a login, a report's user and the throttle all count one name as the
+// store matches it. It adds the indexes of the crash sweep and the tables
+// of the login throttle that replicas share. On MySQL the collation change
+// rebuilds the three tables.
+func migration2(driver string, _ []column) []string {
+	my := driver == MySQL
+	var out []string
+	if my {
+		// VARBINARY, not utf8mb4_bin: MySQL's and MariaDB's _bin
+		// collations are PAD SPACE, so 'acme   ' = 'acme' there. Bytes
+		// compare as bytes, trailing spaces included.
+		const bin = "VARBINARY(64) NOT NULL"
+		out = append(out,
+			"ALTER TABLE users MODIFY username "+bin,
+			fmt.Sprintf("ALTER TABLE %s MODIFY partner_user %s", StagingTable, bin),
+			"ALTER TABLE idempotency_keys MODIFY partner_user "+bin,
+		)
+	}
+	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	hash, tableOpts := "CHAR(64)", ""
+	if my {
+		id = "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY"
+		hash = "CHAR(64) CHARACTER SET ascii COLLATE ascii_bin"
+		tableOpts = " ENGINE=InnoDB DEFAULT CHARSET=ascii COLLATE=ascii_bin"
+	}
+	return append(out,
+		fmt.Sprintf("CREATE INDEX ix_staging_file_name ON %s (file_name)", StagingTable),
+		fmt.Sprintf("CREATE INDEX ix_staging_received ON %s (received_at)", StagingTable),
+		"CREATE INDEX ix_idempotency_state_created ON idempotency_keys (state, created_at)",
+		// One row per throttle key (the SHA-256 of the key, so any key is
+		// byte-exact and fixed in size): the lock that serialises Take for
+		// that key across replicas. Times are Unix nanoseconds, compared as
+		// numbers on every driver.
+		fmt.Sprintf(`CREATE TABLE login_throttle_keys (
+  key_hash %s NOT NULL PRIMARY KEY,
+  expires_ns BIGINT NOT NULL
+)%s`, hash, tableOpts),
+		"CREATE INDEX ix_throttle_keys_expires ON login_throttle_keys (expires_ns)",
+		fmt.Sprintf(`CREATE TABLE login_attempts (
+  id %s,
+  key_hash %s NOT NULL,
+  attempt_id CHAR(24)%s NOT NULL,
+  at_ns BIGINT NOT NULL,
+  expires_ns BIGINT NOT NULL
+)%s`, id, hash, map[bool]string{true: " CHARACTER SET ascii COLLATE ascii_bin"}[my], tableOpts),
+		"CREATE INDEX ix_attempts_key_at ON login_attempts (key_hash, at_ns)",
+		"CREATE INDEX ix_attempts_expires ON login_attempts (expires_ns)",
+	)
 }

@@ -46,7 +46,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 // GetUser returns a user or domain.ErrNotFound.
 func (s *Store) GetUser(ctx context.Context, name string) (domain.User, error) {
 	var row userRow
-	err := s.db.WithContext(ctx).Where("username = ?", name).Take(&row).Error
+	err := s.read.WithContext(ctx).Where("username = ?", name).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return domain.User{}, fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
 	}
@@ -63,7 +63,7 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 		v = 1
 	}
 	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
-		Updates(map[string]any{"active": v, "updated_at": time.Now().UTC()})
+		Updates(map[string]any{"active": v, "updated_at": s.clock.Now().UTC()})
 	if res.Error != nil {
 		return fmt.Errorf("set active: %w", res.Error)
 	}
@@ -76,7 +76,7 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 // ListUsers returns every user by name.
 func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	var rows []userRow
-	if err := s.db.WithContext(ctx).Order("username").Find(&rows).Error; err != nil {
+	if err := s.read.WithContext(ctx).Order("username").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
 	out := make([]domain.User, len(rows))
@@ -89,7 +89,7 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 // SetPasswordHash replaces a user's password hash; domain.ErrNotFound.
 func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
 	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
-		Updates(map[string]any{"password_hash": hash, "updated_at": time.Now().UTC()})
+		Updates(map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
 	if res.Error != nil {
 		return fmt.Errorf("set password hash: %w", res.Error)
 	}

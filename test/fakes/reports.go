@@ -23,6 +23,15 @@ type ReportStore struct {
 	// LostAnswer makes StoreReport store and then answer that the outcome
 	// is unknown, as when the database dies during the commit.
 	LostAnswer bool
+	refuse     func(domain.StagedReport) error
+}
+
+// Refuse makes StoreReport refuse the reports for which f returns an
+// error, storing nothing of them, as a database constraint would.
+func (m *ReportStore) Refuse(f func(domain.StagedReport) error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refuse = f
 }
 
 var (
@@ -35,8 +44,12 @@ func NewReportStore() *ReportStore {
 	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}}
 }
 
-// StoreReport inserts the row and its record unless the key is taken.
-func (m *ReportStore) StoreReport(_ context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+// StoreReport inserts the row and its record unless the key is taken or
+// the caller has given up.
+func (m *ReportStore) StoreReport(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: %w", err)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := rec.User + "/" + rec.KeyHash
@@ -45,6 +58,11 @@ func (m *ReportStore) StoreReport(_ context.Context, r domain.StagedReport, rec 
 	}
 	if m.Fail != nil {
 		return 0, domain.IdempotencyRecord{}, m.Fail
+	}
+	if m.refuse != nil {
+		if err := m.refuse(r); err != nil {
+			return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: %w", err)
+		}
 	}
 	m.rows = append(m.rows, r)
 	rec.ReportID = int64(len(m.rows))

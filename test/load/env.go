@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,8 +19,10 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 const (
@@ -214,13 +217,20 @@ func staged(file []byte) (domain.StagedReport, *domain.File, error) {
 
 // openCeilingStore opens a migrated store of the same driver as the
 // service's, apart from it.
-func (e *environment) openCeilingStore() (*gormstore.Store, error) {
-	st, err := gormstore.Open(e.driver, e.ceilingDSN, gormstore.Options{MaxOpenConns: 64, MaxIdleConns: 64}, domain.DefaultCatalogue())
+func (e *environment) openCeilingStore() (*sql.DB, error) {
+	st, err := gormstore.Open(e.driver, e.ceilingDSN, gormstore.Options{Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.Migrate(context.Background()); err != nil {
+	_, err = st.Migrate(context.Background())
+	if err = errors.Join(err, st.Close()); err != nil {
 		return nil, err
 	}
-	return st, nil
+	db, err := storetest.OpenSQL(e.driver, e.ceilingDSN)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(64)
+	db.SetMaxIdleConns(64)
+	return db, nil
 }

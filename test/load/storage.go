@@ -10,26 +10,25 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // storageCeiling inserts the same rows with a plain prepared statement and
 // writes the same files with fsync (file and directory), at concurrency c,
 // with no HTTP, JSON, validation or idempotency.
 func (e *environment) storageCeiling(w workload, c int) (result, error) {
-	st, err := e.openCeilingStore()
+	sqlDB, err := e.openCeilingStore()
 	if err != nil {
 		return result{}, err
 	}
-	defer st.Close()
-	sqlDB, err := st.DB().DB()
-	if err != nil {
-		return result{}, err
-	}
+	defer sqlDB.Close()
 	sr, _, err := staged(nil)
 	if err != nil {
 		return result{}, err
 	}
-	query, args := st.StagingInsert(sr)
+	query, args := storetest.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
 	credit, err := sentinelIndex(args)
 	if err != nil {
 		return result{}, err
@@ -129,22 +128,21 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 	}
 	saved := e.ceilingDSN
 	e.ceilingDSN = e.svcDSN // the service's own database
-	st, err := e.openCeilingStore()
+	sqlDB, err := e.openCeilingStore()
 	e.ceilingDSN = saved
 	if err != nil {
 		return prefillResult{}, err
 	}
-	defer st.Close()
+	defer sqlDB.Close()
 	sr, _, err := staged(nil)
 	if err != nil {
 		return prefillResult{}, err
 	}
-	query, args := st.StagingInsert(sr)
+	query, args := storetest.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
 	credit, err := sentinelIndex(args)
 	if err != nil {
 		return prefillResult{}, err
 	}
-	sqlDB, _ := st.DB().DB()
 	t0 := time.Now()
 	const batch = 5000
 	for done := 0; done < n; done += batch {

@@ -18,16 +18,21 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 )
 
 // EnvDSN names the variable with the test server's DSN.
 const EnvDSN = "DISB_TEST_MYSQL_DSN"
 
-// MustOpenSQLite opens a migrated SQLite store in a temp directory.
-func MustOpenSQLite(tb testing.TB) *gormstore.Store {
+// MustOpen opens a migrated store, closed at cleanup. Without a clock
+// in opts it takes the system's.
+func MustOpen(tb testing.TB, driver, dsn string, opts gormstore.Options) *gormstore.Store {
 	tb.Helper()
-	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(tb.TempDir(), "test.db"), gormstore.Options{}, domain.DefaultCatalogue())
+	if opts.Clock == nil {
+		opts.Clock = sysclock.Clock{}
+	}
+	st, err := gormstore.Open(driver, dsn, opts, domain.DefaultCatalogue())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,6 +41,15 @@ func MustOpenSQLite(tb testing.TB) *gormstore.Store {
 		tb.Fatal(err)
 	}
 	return st
+}
+
+// SQLitePath is a fresh SQLite file in the test's temp directory.
+func SQLitePath(tb testing.TB) string { return filepath.Join(tb.TempDir(), "test.db") }
+
+// MustOpenSQLite opens a migrated SQLite store in a temp directory.
+func MustOpenSQLite(tb testing.TB) *gormstore.Store {
+	tb.Helper()
+	return MustOpen(tb, gormstore.SQLite, SQLitePath(tb), gormstore.Options{})
 }
 
 // ServerDSN returns the test server's DSN, skipping (or, in CI, failing)
@@ -96,16 +110,9 @@ func adminDB(cfg *mysqldrv.Config) (*gorm.DB, func(), error) {
 	}, nil
 }
 
-// MustOpenMySQL opens a migrated MySQL store on a fresh database.
+// MustOpenMySQL opens a migrated MySQL store on a fresh database, with
+// the default options (the bounded pool).
 func MustOpenMySQL(tb testing.TB) *gormstore.Store {
 	tb.Helper()
-	st, err := gormstore.Open(gormstore.MySQL, MustCreateDatabase(tb), gormstore.Options{MaxOpenConns: 20}, domain.DefaultCatalogue())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	if _, err := st.Migrate(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	return st
+	return MustOpen(tb, gormstore.MySQL, MustCreateDatabase(tb), gormstore.Options{})
 }

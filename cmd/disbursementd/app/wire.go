@@ -137,9 +137,9 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 // throttle is the login throttle the configuration picks: in memory, or
 // in the database so that every replica shares one budget.
 func (m *Main) throttle() (ports.LoginThrottle, error) {
-	switch {
-	case m.Config.Throttle.Backend == "database":
-		return nil, errors.New("throttle.backend: database is not available yet")
+	switch m.Config.ThrottleBackend() {
+	case "database":
+		return gormstore.NewThrottle(m.Store), nil
 	default:
 		t, err := memstate.NewThrottle(m.Config.Throttle.MaxEntries)
 		if err != nil {
@@ -166,7 +166,8 @@ func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) 
 	return gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
 		MaxOpenConns: cfg.Store.MaxOpenConns, MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
-		BusyTimeout: cfg.Store.BusyTimeout,
+		BusyTimeout: cfg.Store.BusyTimeout, MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		Clock: clock,
 	}, domain.DefaultCatalogue())
 }
 

@@ -1,0 +1,184 @@
+package gormstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+	"gorm.io/gorm"
+)
+
+// commitError is a failed COMMIT: the batch may or may not have landed.
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return "commit batch: " + e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
+
+// stmtCache prepares statements on a pool once, lazily (the tables may
+// not exist before Migrate). database/sql prepares each again on every
+// connection it runs on, once. GORM's own statement cache is not used: it
+// starts a goroutine that never ends.
+type stmtCache struct {
+	mu sync.Mutex
+	db *sql.DB
+	m  map[string]*sql.Stmt
+}
+
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = st
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		_ = st.Close()
+	}
+	c.m = nil
+}
+
+// batchTx runs the group commit's three statements in one transaction:
+// prepared ones on SQLite, interpolated text on MySQL.
+type batchTx struct {
+	tx                 *sql.Tx
+	st                 statements
+	staging, key, undo *sql.Stmt // nil on MySQL
+}
+
+func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, query string, args ...any) (sql.Result, error) {
+	if st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return b.tx.ExecContext(ctx, query, args...)
+}
+
+// commitBatch inserts each request's staging row and record in one
+// transaction and commits once. A request whose key is taken has its
+// staging row removed again and is reported conflicted. When the database
+// refuses one request's row (and the connection is sound), it returns that
+// request's index and the error, having rolled back; a failed commit is a
+// *commitError, with the per-request results as they were before it.
+func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
+	b := &batchTx{st: s.sql}
+	var opts *sql.TxOptions
+	var prep [3]*sql.Stmt
+	if s.driver == MySQL {
+		// Read committed: the batch reads nothing, and it keeps InnoDB from
+		// taking gap locks that would make concurrent batches wait.
+		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	} else {
+		for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo} {
+			var err error
+			if prep[i], err = s.wstmts.get(ctx, q); err != nil {
+				return nil, -1, fmt.Errorf("batch statements: %w", err)
+			}
+		}
+	}
+	tx, err := s.wsql.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, -1, fmt.Errorf("begin batch: %w", err)
+	}
+	b.tx = tx
+	if prep[0] != nil {
+		b.staging, b.key, b.undo = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]), tx.StmtContext(ctx, prep[2])
+	}
+	out := make([]result, len(reqs))
+	for i, q := range reqs {
+		if out[i], err = s.insertOne(ctx, b, q); err != nil {
+			_ = tx.Rollback()
+			if s.rowError(err) {
+				return nil, i, err
+			}
+			return nil, -1, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return out, -1, &commitError{err}
+	}
+	return out, -1, nil
+}
+
+// insertOne inserts q's staging row and its record; a taken key undoes
+// the row.
+func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
+	res, err := b.exec(ctx, b.staging, b.st.staging, stagingArgs(s.columns, q.r)...)
+	if err != nil {
+		return result{}, fmt.Errorf("insert staging row: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return result{}, fmt.Errorf("read staging id: %w", err)
+	}
+	rec := q.rec
+	rec.FileName = q.r.FileName
+	if res, err = b.exec(ctx, b.key, b.st.key, keyArgs(rec, id)...); err != nil {
+		return result{}, fmt.Errorf("insert idempotency record: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return result{}, fmt.Errorf("insert idempotency record: %w", err)
+	}
+	if n > 0 {
+		return result{kind: stored, id: id}, nil
+	}
+	if _, err := b.exec(ctx, b.undo, b.st.undo, id); err != nil {
+		return result{}, fmt.Errorf("remove the staging row of a taken key: %w", err)
+	}
+	return result{kind: conflicted}, nil
+}
+
+// rowError says whether err is the database refusing one statement while
+// the connection stays sound, so the batch can run again without it.
+func (s *Store) rowError(err error) bool {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, sql.ErrTxDone),
+		isRetryable(err):
+		return false
+	case s.driver == MySQL:
+		var me *mysqldrv.MySQLError
+		return errors.As(err, &me)
+	}
+	return true
+}
+
+// isRetryable says whether the whole batch may simply run again: MySQL
+// chose it as a deadlock victim (1213) or a lock wait timed out (1205);
+// SQLite found the database locked by another process.
+func isRetryable(err error) bool {
+	var me *mysqldrv.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213 || me.Number == 1205
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+func isDuplicate(err error) bool {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	var me *mysqldrv.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1062
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed") || strings.Contains(err.Error(), "duplicated key")
+}

@@ -1,0 +1,109 @@
+package gormstore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// statements are the group commit's SQL, built once per store.
+type statements struct {
+	staging       string // INSERT of one staging row
+	key           string // INSERT of one idempotency record that skips a taken key
+	undo          string // DELETE of a staging row whose key was taken
+	readKey       string // the record of user and key hash
+	readKeyLocked string // the same, waiting for a transaction that holds it (MySQL)
+}
+
+// stagingNames lists the staging columns a report fills, in the order of
+// stagingArgs: the metadata, then one column per catalogue field.
+func stagingNames(cols []column) []string {
+	names := []string{"received_at", "partner_user", "partner_nit", "file_name", "file_size", "file_sha256",
+		"request_id", "idempotency_key", "payload_sha256"}
+	for _, c := range cols {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+const keyNames = "partner_user, key_hash, payload_sha256, state, nonce, report_id, file_name, created_at, expires_at"
+
+func buildStatements(driver string, cols []column) statements {
+	names := stagingNames(cols)
+	st := statements{
+		staging: fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", StagingTable, strings.Join(names, ", "), placeholders(len(names))),
+		undo:    fmt.Sprintf("DELETE FROM %s WHERE id = ?", StagingTable),
+		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
+	}
+	key := "INSERT INTO idempotency_keys (" + keyNames + ") VALUES (" + placeholders(9) + ")"
+	if driver == MySQL {
+		// A taken key changes nothing and reports 0 affected rows. The
+		// read that settles a lost commit is a locking read: it waits for
+		// a transaction still holding the record, so it never reads
+		// "absent" while that commit may yet land.
+		st.key = key + " ON DUPLICATE KEY UPDATE id = id"
+		st.readKeyLocked = st.readKey + " LOCK IN SHARE MODE"
+	} else {
+		st.key = key + " ON CONFLICT(partner_user, key_hash) DO NOTHING"
+		st.readKeyLocked = st.readKey
+	}
+	return st
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// stagingArgs returns the values of stagingNames for r (NULL when absent).
+func stagingArgs(cols []column, r domain.StagedReport) []any {
+	args := make([]any, 0, 9+len(cols))
+	args = append(args, r.ReceivedAt.UTC(), r.PartnerUser, nullStr(r.PartnerNIT), nullStr(r.FileName), nullInt(r.FileSize),
+		nullStr(r.FileSHA256), nullStr(r.RequestID), nullStr(r.IdempotencyKey), r.PayloadSHA256)
+	for _, c := range cols {
+		v, ok := r.Report.Values[c.name]
+		if !ok {
+			args = append(args, nil)
+			continue
+		}
+		args = append(args, dbValue(c.field.Type, v))
+	}
+	return args
+}
+
+// keyArgs returns the values of keyNames for rec, done, naming report id.
+func keyArgs(rec domain.IdempotencyRecord, id int64) []any {
+	return []any{rec.User, rec.KeyHash, rec.PayloadSHA256, string(domain.KeyDone), rec.Nonce, id,
+		nullStr(rec.FileName), rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()}
+}
+
+func dbValue(t domain.FieldType, v domain.Value) any {
+	switch t {
+	case domain.TypeMoney, domain.TypeRate:
+		return v.Dec.String()
+	case domain.TypeDate:
+		return v.Date.Format("2006-01-02")
+	case domain.TypeInteger:
+		return v.Int
+	case domain.TypeBoolean:
+		if v.Bool {
+			return 1
+		}
+		return 0
+	}
+	return v.Str
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}

@@ -1,0 +1,97 @@
+package gormstore_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// TestCloseStopsEverything: the group-commit writers and the pools end
+// with Close, and a report after Close fails at once.
+func TestCloseStopsEverything(t *testing.T) {
+	before := runtime.NumGoroutine()
+	if _, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3}, domain.DefaultCatalogue()); err == nil {
+		t.Fatal("Open without a clock succeeded")
+	}
+	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3, Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := fullReport(t, "CR-CLOSE-1")
+	if _, _, err := st.StoreReport(ctx, r, recordT("close-1", r.ReceivedAt)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := st.StoreReport(ctx, r, recordT("close-2", r.ReceivedAt))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || errors.Is(err, domain.ErrOutcomeUnknown) {
+			t.Fatalf("StoreReport after Close = %v; want a plain error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("StoreReport after Close hangs")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestClockStampsTimes: the store's own timestamps come from the clock
+// it is given.
+func TestClockStampsTimes(t *testing.T) {
+	at := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	path := storetest.SQLitePath(t)
+	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{Clock: fixedClock(at)})
+	ctx := context.Background()
+	u := domain.User{Name: "acme", NIT: "900123456-8", PasswordHash: "x", Active: true, CreatedAt: at, UpdatedAt: at.Add(-time.Hour)}
+	if err := st.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetActive(ctx, "acme", false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.GetUser(ctx, "acme")
+	if err != nil || !got.UpdatedAt.Equal(at) {
+		t.Fatalf("updated_at = %v, %v; want the clock's %v", got.UpdatedAt, err, at)
+	}
+	db, err := storetest.OpenDB(gormstore.SQLite, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storetest.CloseDB(db)
+	var applied []time.Time
+	if err := db.Raw("SELECT applied_at FROM schema_migrations").Scan(&applied).Error; err != nil || len(applied) == 0 {
+		t.Fatalf("applied_at: %v, %v", applied, err)
+	}
+	for _, a := range applied {
+		if !a.Equal(at) {
+			t.Fatalf("applied_at = %v, want the clock's %v", a, at)
+		}
+	}
+}
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }

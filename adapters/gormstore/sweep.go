@@ -1,0 +1,111 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// NamedFiles returns which of names a staging row names (one indexed
+// lookup per name, on ix_staging_file_name).
+func (s *Store) NamedFiles(ctx context.Context, names []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	var found []string
+	if err := s.read.WithContext(ctx).Table(StagingTable).Where("file_name IN ?", names).Distinct().Pluck("file_name", &found).Error; err != nil {
+		return nil, fmt.Errorf("named files: %w", err)
+	}
+	for _, n := range found {
+		out[n] = true
+	}
+	return out, nil
+}
+
+// FileRows returns up to limit rows that name a file, with ids above
+// afterID and received at or after since, in id order. The first row
+// received since is found on ix_staging_received, so a sweep of the
+// recent rows reads those, not the whole table.
+func (s *Store) FileRows(ctx context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	db := s.read.WithContext(ctx)
+	if !since.IsZero() {
+		var first *int64
+		if err := db.Table(StagingTable).Where("received_at >= ?", since.UTC()).Select("MIN(id)").Scan(&first).Error; err != nil {
+			return nil, fmt.Errorf("file rows: %w", err)
+		}
+		if first == nil {
+			return nil, nil
+		}
+		afterID = max(afterID, *first-1)
+	}
+	var rows []struct {
+		ID         int64
+		FileName   string
+		ReceivedAt time.Time
+	}
+	err := db.Table(StagingTable).Select("id, file_name, received_at").
+		Where("id > ? AND received_at >= ? AND file_name IS NOT NULL", afterID, since.UTC()).Order("id").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("file rows: %w", err)
+	}
+	out := make([]domain.FileRow, len(rows))
+	for i, r := range rows {
+		out[i] = domain.FileRow{ID: r.ID, FileName: r.FileName, ReceivedAt: r.ReceivedAt.UTC()}
+	}
+	return out, nil
+}
+
+// PurgeKeys deletes at most limit records: pending claims created before
+// pendingBefore (found on ix_idempotency_state_created), then records
+// expired before expiredBefore (on ix_idempotency_expires). Each DELETE
+// names at most limit ids, so no statement holds many locks or runs long.
+// Without apply it counts them all.
+func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
+	if limit <= 0 {
+		return 0, 0, fmt.Errorf("purge keys: limit %d, want > 0", limit)
+	}
+	pendingQ := func() *gorm.DB {
+		return s.db.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND created_at < ?", string(domain.KeyPending), pendingBefore.UTC())
+	}
+	expiredQ := func() *gorm.DB {
+		return s.db.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND expires_at < ?", string(domain.KeyDone), expiredBefore.UTC())
+	}
+	if !apply {
+		var p, e int64
+		if err := pendingQ().Count(&p).Error; err != nil {
+			return 0, 0, fmt.Errorf("count pending keys: %w", err)
+		}
+		if err := expiredQ().Count(&e).Error; err != nil {
+			return 0, 0, fmt.Errorf("count expired keys: %w", err)
+		}
+		return p, e, nil
+	}
+	del := func(q *gorm.DB, n int) (int64, error) {
+		if n <= 0 {
+			return 0, nil
+		}
+		var ids []int64
+		if err := q.Limit(n).Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
+			return 0, err
+		}
+		res := s.db.WithContext(ctx).Where("id IN ?", ids).Delete(&idempotencyRow{})
+		return res.RowsAffected, res.Error
+	}
+	p, err := del(pendingQ(), limit)
+	if err != nil {
+		return 0, 0, fmt.Errorf("delete pending keys: %w", err)
+	}
+	e, err := del(expiredQ(), limit-int(p))
+	if err != nil {
+		return p, 0, fmt.Errorf("delete expired keys: %w", err)
+	}
+	return p, e, nil
+}
