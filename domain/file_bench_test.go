@@ -65,11 +65,12 @@ func BenchmarkFileWrite200K(b *testing.B) {
 	if fe != nil {
 		b.Fatal(fe.msg)
 	}
+	buf := make([]byte, 32<<10) // the upload store's copy buffer
 	b.SetBytes(f.Size)
 	b.ReportAllocs()
 	for b.Loop() {
 		var w fileOnly
-		if _, err := io.CopyBuffer(&w, f.Reader(), make([]byte, 32<<10)); err != nil || w.n != f.Size {
+		if _, err := io.CopyBuffer(&w, f.Reader(), buf); err != nil || w.n != f.Size {
 			b.Fatal(err, w.n)
 		}
 	}

@@ -72,6 +72,14 @@ func FuzzParseFile(f *testing.F) {
 			{Key: "Base64String", Value: RawValue{Kind: RawString, Text: b64}},
 			{Key: "Extension", Value: RawValue{Kind: RawString, Text: ext}},
 		}}
+		// Where block boundaries fall never changes the outcome (but for
+		// which of two problems is found first when one is bad base64: a
+		// block is decoded whole before its bytes are checked).
+		_, big := inspect(b64, rules)
+		_, small := inspectIn(b64, rules, 3*(1+len(ext)%40))
+		if (big == nil) != (small == nil) || big != nil && *big != *small && big.code != CodeInvalidFile && small.code != CodeInvalidFile {
+			t.Fatalf("in one block: %+v; in blocks of %d bytes: %+v", big, 3*(1+len(ext)%40), small)
+		}
 		file, fe := parseFile(raw, rules)
 		if fe != nil {
 			if fe.code == "" || fe.msg == "" {
