@@ -11,11 +11,29 @@ import (
 type FileRules struct {
 	Allowed  []string // extensions, e.g. pdf png jpg tif
 	MaxBytes int64    // decoded size limit; 0 means no limit
+	// MaxImagePixels bounds width×height as an image's header declares
+	// it; 0 means the contract's default, so that rules built without
+	// this field still refuse decompression bombs.
+	MaxImagePixels int64
 }
+
+// DefaultMaxImagePixels is the contract's default for MaxImagePixels.
+const DefaultMaxImagePixels = 100_000_000
 
 // DefaultFileRules are the contract's defaults.
 func DefaultFileRules() FileRules {
-	return FileRules{Allowed: []string{"pdf", "png", "jpg", "tif"}, MaxBytes: 20 << 20}
+	return FileRules{
+		Allowed:        []string{"pdf", "png", "jpg", "tif"},
+		MaxBytes:       20 << 20,
+		MaxImagePixels: DefaultMaxImagePixels,
+	}
+}
+
+func (r FileRules) maxImagePixels() int64 {
+	if r.MaxImagePixels <= 0 {
+		return DefaultMaxImagePixels
+	}
+	return r.MaxImagePixels
 }
 
 // File is an attached file, checked and typed by its content. Its bytes

@@ -81,3 +81,9 @@ func BenchmarkFileWrite200K(b *testing.B) {
 func BenchmarkFileInspect20M(b *testing.B) {
 	benchInspect(b, base64.StdEncoding.EncodeToString(benchPDF(20<<20-128)))
 }
+
+// BenchmarkFileInspectJPEG200K: a JPEG of 200 KB, its segments walked and
+// its entropy-coded data searched for the end marker.
+func BenchmarkFileInspectJPEG200K(b *testing.B) {
+	benchInspect(b, base64.StdEncoding.EncodeToString(noiseJPEG(460, 460, 1)))
+}

@@ -33,6 +33,9 @@ func (w *window) index(off int64) int { return int(off - w.base) }
 
 func (w *window) end() int64 { return w.base + int64(len(w.buf)) }
 
+// has reports whether w holds the n bytes at off.
+func (w *window) has(off int64, n int) bool { return off >= w.base && off+int64(n) <= w.end() }
+
 // contentCheck is a check that reads the decoded content as it passes.
 // check handles the offsets [w.from, w.limit) and may read the whole of
 // w.buf; finish is called once after the last window, with the size.

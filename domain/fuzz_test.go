@@ -1,8 +1,10 @@
 package domain
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -66,6 +68,11 @@ func FuzzParseFile(f *testing.F) {
 	f.Add("iVBORw0KGgo=", "png")
 	f.Add("JVBERi0\r\nxLjQ=", "PDF")
 	f.Add("!!!!", "")
+	for _, seed := range [][]byte{
+		goPNG(4, 3), noiseJPEG(8, 8, 1), handTIFF(binary.LittleEndian, 4, 3, false, true), handTIFF(binary.BigEndian, 4, 3, true, false),
+	} {
+		f.Add(base64.StdEncoding.EncodeToString(seed), "")
+	}
 	rules := FileRules{Allowed: []string{"pdf", "png", "jpg", "tif"}, MaxBytes: 1 << 16}
 	f.Fuzz(func(t *testing.T, b64, ext string) {
 		raw := RawValue{Kind: RawObject, Members: []RawField{
@@ -97,5 +104,22 @@ func FuzzParseFile(f *testing.F) {
 		if activeContent(data) != "" || int64(len(data)) > rules.MaxBytes {
 			t.Fatal("accepted active content or an oversized file")
 		}
+		checkAccepted(t, file.Ext, data)
 	})
+}
+
+// checkAccepted fails when an accepted file shows, by a plain search, what
+// contract §7 refuses: a PNG without IEND, a JPEG without FFD9.
+func checkAccepted(t *testing.T, ext string, data []byte) {
+	t.Helper()
+	switch ext {
+	case "png":
+		if !bytes.Contains(data, []byte("IEND")) {
+			t.Fatal("accepted a PNG without IEND")
+		}
+	case "jpg":
+		if !bytes.Contains(data, []byte{0xFF, 0xD9}) {
+			t.Fatal("accepted a JPEG without FFD9")
+		}
+	}
 }
