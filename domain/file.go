@@ -11,6 +11,9 @@ import (
 type FileRules struct {
 	Allowed  []string // extensions, e.g. pdf png jpg tif
 	MaxBytes int64    // decoded size limit; 0 means no limit
+	// AllowPDFScripts lets PDFs with scripts, launch actions, attachments,
+	// rich media or XFA forms through (contract §7: false by default).
+	AllowPDFScripts bool
 	// MaxImagePixels bounds width×height as an image's header declares
 	// it; 0 means the contract's default, so that rules built without
 	// this field still refuse decompression bombs.

@@ -82,6 +82,12 @@ func BenchmarkFileInspect20M(b *testing.B) {
 	benchInspect(b, base64.StdEncoding.EncodeToString(benchPDF(20<<20-128)))
 }
 
+// BenchmarkFileInspectScannedPDF200K: a PDF of 200 KB as scanners write
+// them, mostly a JPEG (binary data, where names and keywords are rare).
+func BenchmarkFileInspectScannedPDF200K(b *testing.B) {
+	benchInspect(b, base64.StdEncoding.EncodeToString(scannedPDF(466).bytes()))
+}
+
 // BenchmarkFileInspectJPEG200K: a JPEG of 200 KB, its segments walked and
 // its entropy-coded data searched for the end marker.
 func BenchmarkFileInspectJPEG200K(b *testing.B) {

@@ -16,7 +16,7 @@ type fileType struct {
 }
 
 var fileTypes = []fileType{
-	{"pdf", "application/pdf", nil, [][]byte{[]byte("%PDF-")}, nil},
+	{"pdf", "application/pdf", nil, [][]byte{[]byte("%PDF-")}, newPDFCheck},
 	{"png", "image/png", nil, [][]byte{[]byte("\x89PNG\r\n\x1a\n")}, newPNGCheck},
 	{"jpg", "image/jpeg", []string{"jpeg", "jpe"}, [][]byte{{0xFF, 0xD8, 0xFF}}, newJPEGCheck},
 	{"tif", "image/tiff", []string{"tiff"}, [][]byte{[]byte("II*\x00"), []byte("MM\x00*")}, newTIFFCheck},

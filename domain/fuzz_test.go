@@ -69,6 +69,7 @@ func FuzzParseFile(f *testing.F) {
 	f.Add("JVBERi0\r\nxLjQ=", "PDF")
 	f.Add("!!!!", "")
 	for _, seed := range [][]byte{
+		onePagePDF(" /OpenAction << /S /J#61vaScript >>"), objStmPDF(""), objStmPDF(" /AA << /O << /JS (x) >> >>"),
 		goPNG(4, 3), noiseJPEG(8, 8, 1), handTIFF(binary.LittleEndian, 4, 3, false, true), handTIFF(binary.BigEndian, 4, 3, true, false),
 	} {
 		f.Add(base64.StdEncoding.EncodeToString(seed), "")
@@ -109,10 +110,28 @@ func FuzzParseFile(f *testing.F) {
 }
 
 // checkAccepted fails when an accepted file shows, by a plain search, what
-// contract §7 refuses: a PNG without IEND, a JPEG without FFD9.
+// contract §7 refuses: an active PDF name written without escapes (of
+// those that count even inside stream data), a PDF without %%EOF at its
+// end, a PNG without IEND, a JPEG without FFD9.
 func checkAccepted(t *testing.T, ext string, data []byte) {
 	t.Helper()
 	switch ext {
+	case "pdf":
+		if !bytes.Contains(data[max(0, len(data)-pdfTail):], []byte("%%EOF")) {
+			t.Fatal("accepted a PDF without an end-of-file marker at its end")
+		}
+		for _, name := range []string{"/JavaScript", "/Launch", "/EmbeddedFile", "/RichMedia", "/XFA"} {
+			for i := bytes.Index(data, []byte(name)); i >= 0; {
+				if end := i + len(name); end == len(data) || pdfEnds(data[end]) {
+					t.Fatalf("accepted a PDF with %s", name)
+				}
+				j := bytes.Index(data[i+1:], []byte(name))
+				if j < 0 {
+					break
+				}
+				i += 1 + j
+			}
+		}
 	case "png":
 		if !bytes.Contains(data, []byte("IEND")) {
 			t.Fatal("accepted a PNG without IEND")

@@ -154,6 +154,8 @@ func TestMapFile(t *testing.T) {
 		{"file name contradicts", map[string]any{"Base64String": b64, "FileName": "shell.php"}, "", domain.CodeFileMismatch},
 		{"content type contradicts", map[string]any{"Base64String": b64, "ContentType": "text/html"}, "", domain.CodeFileMismatch},
 		{"member not text", map[string]any{"Base64String": 12}, "", domain.CodeInvalidType},
+		{"PDF with a script", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n1 0 obj << /OpenAction << /S /JavaScript /JS (x) >> >> endobj\n%%EOF\n"))}, "", domain.CodeFileActiveContent},
+		{"PDF cut short", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(pdf[:300])}, "", domain.CodeFileTruncated},
 		{"PNG of 10^10 pixels", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(hugePNG)}, "", domain.CodeFileImageTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,9 @@ const (
 
 // problem codes of the file rules of contract §7, beside the file codes above.
 const (
+	// CodeFileActiveContent: a PDF that carries scripts, launch actions,
+	// attachments, rich media or XFA forms.
+	CodeFileActiveContent = "file_active_content"
 	// CodeFileImageTooLarge: an image whose header declares no size, a
 	// width or height of 0, or more pixels than FileRules.MaxImagePixels.
 	CodeFileImageTooLarge = "file_image_too_large"
