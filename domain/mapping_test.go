@@ -122,7 +122,9 @@ func TestMapFile(t *testing.T) {
 	for i := 0; i < len(b64); i += 76 {
 		wrapped += b64[i:min(i+76, len(b64))] + "\r\n"
 	}
-	rules := domain.FileRules{Allowed: []string{"pdf", "png"}, MaxBytes: 1000}
+	rules := domain.FileRules{Allowed: []string{"pdf", "png"}, MaxBytes: 1000} // MaxImagePixels left 0: the default
+	hugePNG := append([]byte{}, fixture.PNG...)
+	copy(hugePNG[16:24], "\x00\x01\x86\xa0\x00\x01\x86\xa0") // IHDR: 100000×100000
 	for _, tt := range []struct {
 		name string
 		dto  any
@@ -152,6 +154,9 @@ func TestMapFile(t *testing.T) {
 		{"file name contradicts", map[string]any{"Base64String": b64, "FileName": "shell.php"}, "", domain.CodeFileMismatch},
 		{"content type contradicts", map[string]any{"Base64String": b64, "ContentType": "text/html"}, "", domain.CodeFileMismatch},
 		{"member not text", map[string]any{"Base64String": 12}, "", domain.CodeInvalidType},
+		{"PDF with a script", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n1 0 obj << /OpenAction << /S /JavaScript /JS (x) >> >> endobj\n%%EOF\n"))}, "", domain.CodeFileActiveContent},
+		{"PDF cut short", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(pdf[:300])}, "", domain.CodeFileTruncated},
+		{"PNG of 10^10 pixels", map[string]any{"Base64String": base64.StdEncoding.EncodeToString(hugePNG)}, "", domain.CodeFileImageTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			body := fixture.Minimal(now, "CR-1")

@@ -1,0 +1,64 @@
+package domain
+
+import "strings"
+
+// parseFile reads a FileDto object: Base64String (required), and the
+// optional FileName, ContentType and Extension, which must agree with the
+// content. Member names are case-insensitive; other members are ignored.
+func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
+	if raw.Kind != RawObject {
+		return nil, bad(CodeInvalidType, "se esperaba un objeto FileDto con Base64String, llegó "+raw.Kind.String())
+	}
+	var b64, name, ctype, ext string
+	seen := map[string]bool{}
+	for _, m := range raw.Members {
+		k := strings.ToLower(m.Key)
+		var dst *string
+		switch k {
+		case "base64string":
+			dst = &b64
+		case "filename":
+			dst = &name
+		case "contenttype":
+			dst = &ctype
+		case "extension":
+			dst = &ext
+		default:
+			continue
+		}
+		if seen[k] {
+			return nil, bad(CodeDuplicateField, "el miembro "+m.Key+" está repetido")
+		}
+		seen[k] = true
+		switch m.Value.Kind {
+		case RawNull:
+		case RawString:
+			*dst = m.Value.Text
+		default:
+			return nil, bad(CodeInvalidType, "el miembro "+m.Key+" debe ser texto")
+		}
+	}
+	if strings.TrimSpace(b64) == "" {
+		return nil, bad(CodeInvalidFile, "falta Base64String o está vacío")
+	}
+	file, fe := inspect(b64, rules)
+	if fe != nil {
+		return nil, fe
+	}
+	t, _ := sniffExt(file.Ext)
+	if ext != "" && canonicalExt(ext) != t.ext {
+		return nil, bad(CodeFileMismatch, "Extension declarada ("+ext+") no corresponde al contenido ("+t.ext+")")
+	}
+	if name != "" {
+		if i := strings.LastIndexByte(name, '.'); i < 0 || canonicalExt(name[i+1:]) != t.ext {
+			return nil, bad(CodeFileMismatch, "FileName declarado no corresponde al contenido ("+t.ext+")")
+		}
+	}
+	if ctype != "" {
+		mt, _, _ := strings.Cut(ctype, ";")
+		if !strings.EqualFold(strings.TrimSpace(mt), t.contentType) {
+			return nil, bad(CodeFileMismatch, "ContentType declarado no corresponde al contenido ("+t.contentType+")")
+		}
+	}
+	return file, nil
+}

@@ -1,0 +1,113 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The decoded content is checked in windows. Each window starts with the
+// last windowCarry bytes of the one before: lookBehind bytes already
+// checked, which a check may look back at (the "end" of "endstream"), and
+// lookAhead bytes that were not, so that every token a check reads from a
+// position before the window's limit is whole inside the window: a token
+// split by a block boundary is seen once, whole, in the next window.
+const (
+	lookBehind  = 16
+	lookAhead   = 64 // the longest token read: a PDF name of 16 characters, each written #xx
+	windowCarry = lookBehind + lookAhead
+)
+
+// window is a stretch of the decoded content.
+type window struct {
+	buf   []byte
+	base  int64 // offset in the file of buf[0]
+	fresh int   // buf[fresh:] were not in the previous window
+	from  int64 // the first offset the checks handle in this window
+	limit int64 // the offset where they stop; the rest comes again
+	final bool  // no bytes follow buf
+}
+
+func (w *window) index(off int64) int { return int(off - w.base) }
+
+func (w *window) end() int64 { return w.base + int64(len(w.buf)) }
+
+// has reports whether w holds the n bytes at off.
+func (w *window) has(off int64, n int) bool { return off >= w.base && off+int64(n) <= w.end() }
+
+// contentCheck is a check that reads the decoded content as it passes.
+// check handles the offsets [w.from, w.limit) and may read the whole of
+// w.buf; finish is called once after the last window, with the size.
+type contentCheck interface {
+	check(w *window) *fieldErr
+	finish(size int64) *fieldErr
+}
+
+// inspect checks a Base64String without keeping its decoded bytes: the
+// standard alphabet with optional padding, CR/LF/tab/space ignored, a
+// data: URL prefix removed. The size limit is checked before decoding;
+// then one streaming pass types the content by its magic bytes, runs the
+// checks of that type and the polyglot check across the whole file, and
+// computes its SHA-256.
+func inspect(s string, rules FileRules) (*File, *fieldErr) { return inspectIn(s, rules, decodedChunk) }
+
+// inspectIn is inspect decoding chunk bytes at a time (a multiple of 3,
+// at most decodedChunk); tests make it small to put block boundaries
+// everywhere.
+func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
+	s, fe := b64Text(s)
+	if fe != nil {
+		return nil, fe
+	}
+	// len(s) bounds the size from above; count exactly only near the limit.
+	if rules.MaxBytes > 0 && int64(len(s))*3/4 > rules.MaxBytes && decodedSize(s) > rules.MaxBytes {
+		return nil, bad(CodeFileTooLarge, "el archivo supera el máximo de "+strconv.FormatInt(rules.MaxBytes, 10)+" bytes")
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	f := &File{source: s}
+	d := b64Decoder{src: s}
+	h := sha256.New()
+	checks := []contentCheck{polyglotCheck{}}
+	typed := false
+	var w window
+	carry := 0
+	for !w.final {
+		n, err := d.read(sc.win[carry:carry+chunk], sc.tmp)
+		if err != nil && err != io.EOF {
+			return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
+		}
+		h.Write(sc.win[carry : carry+n])
+		f.Size += int64(n)
+		w = window{buf: sc.win[:carry+n], base: f.Size - int64(carry+n), fresh: carry, from: w.limit, final: err == io.EOF}
+		w.limit = w.end()
+		if !w.final {
+			w.limit = max(w.from, w.end()-lookAhead)
+		}
+		if !typed && (len(w.buf) >= 16 || w.final) {
+			t, ok := sniff(w.buf)
+			if !ok || !contains(rules.Allowed, t.ext) {
+				return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
+			}
+			typed, f.Ext, f.ContentType = true, t.ext, t.contentType
+			if t.checks != nil {
+				checks = append(checks, t.checks(rules))
+			}
+		}
+		for _, c := range checks {
+			if fe := c.check(&w); fe != nil {
+				return nil, fe
+			}
+		}
+		carry = min(len(w.buf), windowCarry)
+		copy(sc.win, w.buf[len(w.buf)-carry:])
+	}
+	for _, c := range checks {
+		if fe := c.finish(f.Size); fe != nil {
+			return nil, fe
+		}
+	}
+	h.Sum(f.SHA256[:0])
+	return f, nil
+}

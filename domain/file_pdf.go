@@ -1,0 +1,226 @@
+package domain
+
+import "bytes"
+
+// pdfCheck refuses PDFs with active content and PDFs cut short (contract
+// §7). It reads the PDF's syntax as it passes, without parsing objects:
+//
+//   - Every name is decoded (#xx escapes resolved) and compared whole, so
+//     /J#61vaScript is /JavaScript and /JSON is not /JS. Names count
+//     wherever they are, strings and comments included: a viewer that
+//     follows the cross-reference table may parse an object that starts
+//     anywhere, even inside another object's stream.
+//   - Inside the data of a stream (from "stream" to "endstream") the
+//     two-letter name /JS alone does not count: compressed bytes spell it
+//     about once in 2^28 bytes, and a script action also names its type,
+//     /S /JavaScript, which counts everywhere.
+//   - An object stream holds objects out of sight; its data is inflated,
+//     within bounds, and every name in it counts (file_pdf_objstm.go).
+//     What marks a stream as one is its dictionary's /Type /ObjStm or
+//     /First (viewers read any stream the cross-reference table points
+//     into, /Type or not). Its dictionary is what was said since the
+//     object started ("N G obj" at the top level, see pdfSyntax) or since
+//     the stream before it ended; a stream keyword inside another's data
+//     keeps what the outer one said too. So the letters obj, stream or
+//     endstream inside a string, a comment, a dictionary or another
+//     stream's data do not make an object stream's dictionary forgotten.
+//   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
+type pdfCheck struct {
+	allowScripts bool
+	tail         []byte // the last pdfTail bytes seen
+	name         [16]byte
+	syntax       pdfSyntax
+	dict         pdfDict // what was said since the object started or data ended
+	region       pdfDict // what the current stream's dictionary said
+	inData       bool    // between stream and endstream
+	rawObjStm    bool    // the data is an uncompressed object stream
+	encrypted    bool    // an /Encrypt entry: strings and streams are ciphertext
+	objStms      objStms
+}
+
+// pdfDict is what a stream's dictionary says about its data.
+type pdfDict struct {
+	objStm    bool // /ObjStm or /First
+	filterKey bool // /Filter (or /F, which some viewers read as it)
+	filters   int  // filter names
+	flate     bool // one of them is FlateDecode
+	predictor bool // /Predictor: the inflated bytes are differences
+}
+
+func (d pdfDict) or(e pdfDict) pdfDict {
+	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.filters + e.filters, d.flate || e.flate, d.predictor || e.predictor}
+}
+
+const pdfTail = 1024
+
+func newPDFCheck(r FileRules) contentCheck {
+	return &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail)}
+}
+
+// pdfActive is the refusal of a PDF with the active name name.
+func pdfActive(name string) *fieldErr {
+	return bad(CodeFileActiveContent, "el PDF contiene contenido activo (/"+name+
+		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
+}
+
+func (p *pdfCheck) check(w *window) *fieldErr {
+	p.keepTail(w.buf[w.fresh:])
+	if p.allowScripts {
+		return nil
+	}
+	buf, lim := w.buf, w.index(w.limit)
+	slash, obj, stream := -1, -1, -1 // the next of each at or after i, or lim
+	for i := w.index(w.from); i < lim; {
+		if slash < i {
+			slash = nextIndex(buf, i, lim, "/")
+		}
+		if obj < i {
+			obj = nextIndex(buf, i, lim, "obj")
+		}
+		if stream < i {
+			stream = nextIndex(buf, i, lim, "stream")
+		}
+		e := min(slash, obj, stream)
+		if e >= lim {
+			break
+		}
+		var fe *fieldErr
+		switch e {
+		case slash:
+			if name, ok := pdfNameAt(buf, e, &p.name); ok {
+				fe = p.onName(name)
+			}
+		case obj:
+			if !p.inData && pdfKeyword(w, e, 3) {
+				if p.syntax.advance(w, w.base+int64(e)); p.syntax.top() {
+					p.dict = pdfDict{}
+				}
+			}
+		case stream:
+			if e >= 3 && string(buf[e-3:e]) == "end" {
+				// Nine bytes no compressor spells by chance: whatever
+				// comes before "endstream", the data has ended.
+				if p.inData {
+					fe = p.endData(w, w.base+int64(e-3))
+				}
+			} else if pdfKeyword(w, e, 6) && e+6 < len(buf) && pdfWhite(buf[e+6]) {
+				fe = p.startData(w, w.base+int64(e+6))
+			}
+		}
+		if fe != nil {
+			return fe
+		}
+		i = e + 1
+	}
+	if !p.inData {
+		p.syntax.advance(w, w.limit)
+	}
+	return p.objStms.take(w, w.limit)
+}
+
+// onName handles a decoded name.
+func (p *pdfCheck) onName(name []byte) *fieldErr {
+	if pdfActiveName(name) {
+		if string(name) == "JS" && p.inData && !p.rawObjStm {
+			return nil
+		}
+		return pdfActive(string(name))
+	}
+	switch string(name) {
+	case "ObjStm", "First":
+		p.dict.objStm = true
+	case "Filter", "F":
+		p.dict.filterKey = true
+	case "FlateDecode", "Fl":
+		p.dict.flate = true
+		p.dict.filters++
+	case "ASCIIHexDecode", "AHx", "ASCII85Decode", "A85", "LZWDecode", "LZW", "RunLengthDecode", "RL",
+		"CCITTFaxDecode", "CCF", "JBIG2Decode", "DCTDecode", "DCT", "JPXDecode", "Crypt":
+		p.dict.filters++
+	case "Predictor":
+		p.dict.predictor = true
+	case "Encrypt":
+		p.encrypted = true
+	}
+	return nil
+}
+
+// startData handles the keyword stream; the data starts at off.
+func (p *pdfCheck) startData(w *window, off int64) *fieldErr {
+	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
+		return fe
+	}
+	if p.inData {
+		p.region = p.region.or(p.dict)
+	} else {
+		p.region = p.dict
+	}
+	p.dict, p.inData, p.rawObjStm = pdfDict{}, true, false
+	d := p.region
+	if !d.objStm {
+		return nil
+	}
+	switch {
+	case d.predictor:
+		return pdfUninspectable("un flujo de objetos usa un predictor")
+	case d.filters == 1 && d.flate:
+		return p.objStms.start(off)
+	case d.filters == 0 && !d.filterKey:
+		p.rawObjStm = true
+		return p.objStms.count1()
+	}
+	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
+}
+
+// endData handles the keyword endstream, at off.
+func (p *pdfCheck) endData(w *window, off int64) *fieldErr {
+	p.dict, p.region, p.inData, p.rawObjStm = pdfDict{}, pdfDict{}, false, false
+	p.syntax.reset(off + int64(len("endstream")))
+	return p.objStms.end(w, off)
+}
+
+func (p *pdfCheck) finish(int64) *fieldErr {
+	if !bytes.Contains(p.tail, []byte("%%EOF")) {
+		return bad(CodeFileTruncated, "el PDF está incompleto: no termina con %%EOF")
+	}
+	if p.allowScripts {
+		return nil
+	}
+	if fe := p.objStms.end(nil, 0); fe != nil {
+		return fe
+	}
+	if p.encrypted && p.objStms.count > 0 {
+		return bad(CodeFileActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
+	}
+	return nil
+}
+
+// keepTail keeps the last pdfTail bytes of the file in p.tail.
+func (p *pdfCheck) keepTail(fresh []byte) {
+	if len(fresh) >= pdfTail {
+		p.tail = append(p.tail[:0], fresh[len(fresh)-pdfTail:]...)
+		return
+	}
+	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
+	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
+}
+
+// nextIndex returns the index of the first sep in buf that starts in
+// [i, lim), or lim. It looks for sep's last byte, the rarest in PDF text
+// of the words looked for here ("obj", "stream") and no rarer than any
+// other in compressed data, and compares the rest backwards.
+func nextIndex(buf []byte, i, lim int, sep string) int {
+	last, n := sep[len(sep)-1], len(sep)
+	for j := i + n - 1; j < min(len(buf), lim+n-1); {
+		k := bytes.IndexByte(buf[j:min(len(buf), lim+n-1)], last)
+		if k < 0 {
+			break
+		}
+		j += k
+		if string(buf[j-n+1:j+1]) == sep {
+			return j - n + 1
+		}
+		j++
+	}
+	return lim
+}
