@@ -151,7 +151,8 @@ func (m *Main) throttle() (ports.LoginThrottle, error) {
 
 // FileRules are the configured limits on attached files.
 func FileRules(cfg *config.Config) domain.FileRules {
-	return domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes)}
+	return domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes),
+		AllowPDFScripts: cfg.Uploads.AllowPDFScripts, MaxImagePixels: int64(cfg.Uploads.MaxImagePixels)}
 }
 
 // OpenStore opens the configured store. For SQLite it first makes sure the
