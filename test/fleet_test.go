@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	mysqldrv "github.com/go-sql-driver/mysql"
-
 	"github.com/lender/disbursementd/adapters/s3upload"
 	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fixture"
@@ -55,15 +53,7 @@ func startFleet(t *testing.T, n int) (*fleet, s3upload.Config) {
 	if err := os.WriteFile(keyFile, sharedKey(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := &fleet{env: fleetEnv(t, s3, dsn, keyFile)}
-	cfg, err := mysqldrv.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.db, err = sql.Open("mysql", cfg.FormatDSN()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.db.Close() })
+	f := &fleet{env: fleetEnv(t, s3, dsn, keyFile), db: mustSQL(t, "mysql", dsn)}
 	if out, err := cli(t, t.TempDir(), f.env, "", "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
 	}
@@ -81,12 +71,23 @@ func startFleet(t *testing.T, n int) (*fleet, s3upload.Config) {
 	return f, s3
 }
 
-// rows returns how many staging rows hold credit, and the file they name.
-func (f *fleet) rows(t *testing.T, credit string) (int, string) {
+// mustSQL opens a pool of the test's own on a store's database.
+func mustSQL(t *testing.T, driver, dsn string) *sql.DB {
+	t.Helper()
+	db, err := storetest.OpenSQL(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// rowsFor returns how many staging rows hold credit, and the file they name.
+func rowsFor(t *testing.T, db *sql.DB, credit string) (int, string) {
 	t.Helper()
 	var n int
 	var file sql.NullString
-	err := f.db.QueryRow("SELECT COUNT(*), MAX(file_name) FROM partner_disbursement_staging WHERE numero_credito = ?", credit).Scan(&n, &file)
+	err := db.QueryRow("SELECT COUNT(*), MAX(file_name) FROM partner_disbursement_staging WHERE numero_credito = ?", credit).Scan(&n, &file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 	defer up.Close()
 	named := map[string]bool{}
 	for _, s := range all {
-		n, file := f.rows(t, s.credit)
+		n, file := rowsFor(t, f.db, s.credit)
 		if n != 1 || file != s.file {
 			t.Errorf("%s: %d rows naming %q; answered %q", s.credit, n, file, s.file)
 			continue

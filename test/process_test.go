@@ -124,4 +124,3 @@ func (p *process) waitReady(t testing.TB) {
 	}
 	t.Fatalf("%s never ready\n%s", p.URL, p.logs.String())
 }
-
