@@ -280,3 +280,87 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetKeyRotation follows the operator guide's key rotation across
+// two replicas, restarting one at a time; at every step a token from
+// either replica is accepted by both, and only the last step (after old
+// tokens have expired) refuses the old key's tokens.
+func TestFleetKeyRotation(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	keys := t.TempDir()
+	for _, k := range []string{"old", "new"} {
+		if out, err := cli(t, keys, nil, "", "keygen", "--out", filepath.Join(keys, k)); err != nil {
+			t.Fatalf("keygen: %v\n%s", err, out)
+		}
+	}
+	key := func(which, file string) string { return filepath.Join(keys, which, file) }
+	env := func(extra ...string) []string {
+		return baseEnv(append([]string{"DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN=" + dsn, "DISB_THROTTLE_BACKEND=database"}, extra...)...)
+	}
+	step := [][]string{
+		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("old", "private.pem")},
+		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("old", "private.pem"), "DISB_AUTH_PUBLIC_KEYS_FILE=" + key("new", "public.pem")},
+		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("new", "private.pem"), "DISB_AUTH_PUBLIC_KEYS_FILE=" + key("old", "public.pem")},
+		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("new", "private.pem")},
+	}
+	if out, err := cli(t, t.TempDir(), env(step[0]...), password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+		t.Fatalf("users add: %v\n%s", err, out)
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	replicas := []*process{startProcess(t, dirs[0], env(step[0]...)), startProcess(t, dirs[1], env(step[0]...))}
+	var oldTokens, newTokens []string
+	signsNew := []bool{false, false}
+	accepted := func(r *process, tok string) bool {
+		return (&instance{URL: r.URL}).report(t, tok, []byte(`{}`)).Status != 401
+	}
+	check := func(at string) {
+		t.Helper()
+		for i, r := range replicas {
+			tok := (&instance{URL: r.URL}).token(t, partner, password)
+			if signsNew[i] {
+				newTokens = append(newTokens, tok)
+			} else {
+				oldTokens = append(oldTokens, tok)
+			}
+		}
+		for i, r := range replicas {
+			for _, tok := range append(append([]string{}, oldTokens...), newTokens...) {
+				if !accepted(r, tok) {
+					t.Errorf("%s: replica %d refuses a token of an earlier step", at, i)
+				}
+			}
+		}
+	}
+	check("step 0, both sign old")
+	for _, s := range []struct {
+		at  string
+		env []string
+	}{{"step 1, trusting both, signing old", step[1]}, {"step 2, signing new, trusting old", step[2]}} {
+		for i := range replicas {
+			replicas[i].kill()
+			replicas[i] = startProcess(t, dirs[i], env(s.env...))
+			signsNew[i] = strings.Contains(s.at, "signing new")
+			check(s.at + fmt.Sprintf(" (replica %d restarted)", i))
+		}
+	}
+	if len(newTokens) == 0 {
+		t.Fatal("no token was signed with the new key")
+	}
+	// Step 3, once the old key's tokens have expired: trust only the new key.
+	for i := range replicas {
+		replicas[i].kill()
+		replicas[i] = startProcess(t, dirs[i], env(step[3]...))
+	}
+	for i, r := range replicas {
+		for _, tok := range oldTokens {
+			if accepted(r, tok) {
+				t.Errorf("step 3: replica %d still accepts an old key's token", i)
+			}
+		}
+		for _, tok := range newTokens {
+			if !accepted(r, tok) {
+				t.Errorf("step 3: replica %d refuses a new key's token", i)
+			}
+		}
+	}
+}
