@@ -20,7 +20,7 @@ var built struct {
 	err  error
 }
 
-func binary(t testing.TB) string {
+func binaryPath(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "disb-bin-")
@@ -55,7 +55,7 @@ func baseEnv(extra ...string) []string {
 // cli runs a command of the binary in dir and returns its output.
 func cli(t testing.TB, dir string, env []string, stdin string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	cmd := exec.Command(binaryPath(t), args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -70,7 +70,7 @@ func startProcess(t testing.TB, dir string, env []string) *process {
 	allLogs.mu.Lock()
 	allLogs.bufs = append(allLogs.bufs, p.logs)
 	allLogs.mu.Unlock()
-	p.cmd = exec.Command(binary(t), "serve")
+	p.cmd = exec.Command(binaryPath(t), "serve")
 	p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
