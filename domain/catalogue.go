@@ -58,6 +58,7 @@ type Field struct {
 type Catalogue struct {
 	Fields  []Field
 	byKey   map[string]int // normalised partner and internal names → index
+	exact   map[string]int // the partner and internal names as written (no normalising needed)
 	byInter map[string]int
 }
 
@@ -99,7 +100,7 @@ func LoadCatalogue(r io.Reader) (*Catalogue, error) {
 	if strings.Join(rows[0], ",") != strings.Join(want, ",") {
 		return nil, fmt.Errorf("read fields: header %q, want %q", rows[0], want)
 	}
-	c := &Catalogue{byKey: map[string]int{}, byInter: map[string]int{}}
+	c := &Catalogue{byKey: map[string]int{}, exact: map[string]int{}, byInter: map[string]int{}}
 	for i, row := range rows[1:] {
 		f, err := parseField(row)
 		if err != nil {
@@ -113,6 +114,7 @@ func LoadCatalogue(r io.Reader) (*Catalogue, error) {
 			c.byKey[k] = idx
 		}
 		c.byInter[f.Internal] = idx
+		c.exact[f.Partner], c.exact[f.Internal] = idx, idx
 		c.Fields = append(c.Fields, f)
 	}
 	for _, f := range c.Fields {

@@ -18,12 +18,15 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 	rep := &Report{Values: make(map[string]Value, len(c.Fields))}
 	seen := make([]bool, len(c.Fields))
 	for _, m := range members {
-		i, ok := c.byKey[NormalizeKey(m.Key)]
+		i, ok := c.exact[m.Key]
+		if !ok {
+			i, ok = c.byKey[NormalizeKey(m.Key)]
+		}
 		if !ok {
 			add(Clip(m.Key), bad(CodeUnknownField, "campo desconocido"))
 			continue
 		}
-		f := c.Fields[i]
+		f := &c.Fields[i]
 		if seen[i] {
 			add(f.Partner, bad(CodeDuplicateField, "el campo llegó más de una vez (clave \""+Clip(m.Key)+"\")"))
 			continue

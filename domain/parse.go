@@ -55,7 +55,7 @@ func bad(code, msg string) *fieldErr { return &fieldErr{code, msg} }
 
 // parseValue interprets one raw value for a field. It returns present=false
 // for null and "" (absent), or a problem.
-func parseValue(f Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
+func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 	if raw.Kind == RawNull || raw.Kind == RawString && strings.TrimSpace(raw.Text) == "" {
 		return Value{}, false, nil
 	}
@@ -214,7 +214,7 @@ func ValidCreditNumber(s string) bool {
 // that must pass the DIAN mod-11 rule. Dots and spaces are ignored. It
 // returns "base-dv" or "base".
 func ParseNIT(s string) (string, *fieldErr) {
-	s = strings.NewReplacer(".", "", " ", "").Replace(s)
+	s = dropBytes(s, ". ")
 	base, dv, hasDV := strings.Cut(s, "-")
 	if len(base) < 9 || len(base) > 10 || !allDigits(base) || hasDV && (len(dv) != 1 || !allDigits(dv)) {
 		return "", bad(CodeInvalidFormat, "NIT de 9 o 10 dígitos, con dígito de verificación opcional tras un guion")
@@ -250,16 +250,16 @@ func ParseDate(s string) (time.Time, *fieldErr) {
 	switch {
 	case len(s) == 10 && s[2] == '/' && s[5] == '/':
 		d, err = time.Parse("02/01/2006", s)
-	case len(s) >= 10:
-		if len(s) > 10 && s[10] != 'T' && s[10] != 't' && s[10] != ' ' {
+	case len(s) == 10:
+		d, err = isoDate(s)
+	case len(s) > 10:
+		if s[10] != 'T' && s[10] != 't' && s[10] != ' ' {
 			return d, bad(CodeInvalidFormat, "fecha no reconocida; use AAAA-MM-DD o DD/MM/AAAA")
 		}
-		if len(s) > 10 {
-			if _, terr := parseClock(s[11:]); terr != nil {
-				return d, bad(CodeInvalidFormat, "hora no reconocida en la fecha; use AAAA-MM-DD o AAAA-MM-DDTHH:MM:SS")
-			}
+		if _, terr := parseClock(s[11:]); terr != nil {
+			return d, bad(CodeInvalidFormat, "hora no reconocida en la fecha; use AAAA-MM-DD o AAAA-MM-DDTHH:MM:SS")
 		}
-		d, err = time.Parse("2006-01-02", s[:10])
+		d, err = isoDate(s[:10])
 	default:
 		err = errDecimalSyntax
 	}
@@ -270,6 +270,32 @@ func ParseDate(s string) (time.Time, *fieldErr) {
 		return d, bad(CodeOutOfRange, "año fuera de rango ("+strconv.Itoa(minYear)+"-"+strconv.Itoa(maxYear)+")")
 	}
 	return d, nil
+}
+
+// isoDate reads YYYY-MM-DD exactly as time.Parse("2006-01-02") does (a
+// day must exist in its month), without its layout machinery.
+func isoDate(s string) (time.Time, error) {
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	m, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' || m < 1 || m > 12 || d < 1 {
+		return time.Time{}, errDecimalSyntax
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, errDecimalSyntax // 2026-02-30 and the like
+	}
+	return t, nil
 }
 
 // parseClock checks the time part of a date-time: HH:MM:SS, optional
@@ -312,8 +338,21 @@ func phoneDigits(s string) (string, bool) {
 	return b.String(), true
 }
 
-func stripSeparators(s string) string {
-	return strings.NewReplacer(".", "", "-", "", " ", "").Replace(s)
+func stripSeparators(s string) string { return dropBytes(s, ".- ") }
+
+// dropBytes returns s without the ASCII bytes in set; s itself, without a
+// copy, when it has none (the usual case).
+func dropBytes(s, set string) string {
+	if !strings.ContainsAny(s, set) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
 }
 
 func isAlnumASCII(s string) bool {

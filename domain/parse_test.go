@@ -181,7 +181,7 @@ func TestParseValue(t *testing.T) {
 		if !ok {
 			t.Fatalf("no field %s", tt.field)
 		}
-		v, present, fe := parseValue(f, tt.raw)
+		v, present, fe := parseValue(&f, tt.raw)
 		switch {
 		case tt.code != "":
 			if fe == nil || fe.code != tt.code {
@@ -202,7 +202,7 @@ func TestParseValueAbsent(t *testing.T) {
 			continue
 		}
 		for _, raw := range []RawValue{null, str(""), str("   ")} {
-			if _, present, fe := parseValue(f, raw); present || fe != nil {
+			if _, present, fe := parseValue(&f, raw); present || fe != nil {
 				t.Errorf("%s: %v counted as present=%v problem=%v", f.Internal, raw, present, fe)
 			}
 		}
@@ -254,5 +254,30 @@ func TestParseDateKeepsWrittenDay(t *testing.T) {
 	d, fe := ParseDate("2026-11-26T23:30:00-05:00")
 	if fe != nil || d != time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC) {
 		t.Fatalf("ParseDate = %v, %v", d, fe)
+	}
+}
+
+// TestISODateAgreesWithTimeParse: the hand-written YYYY-MM-DD reader
+// accepts and refuses exactly what time.Parse("2006-01-02") does.
+func TestISODateAgreesWithTimeParse(t *testing.T) {
+	cases := []string{"2026-02-29", "2024-02-29", "2026-02-30", "2026-13-01", "2026-00-10", "2026-01-00", "2026-1-010",
+		"2026/01/01", "20260101xx", "2026-01-3a", "+026-01-01", "0000-01-01", "9999-12-31", "2026-04-31", "2026-12-31"}
+	for d := time.Date(1899, 12, 25, 0, 0, 0, 0, time.UTC); d.Year() < 2201; d = d.AddDate(0, 0, 1) {
+		cases = append(cases, d.Format("2006-01-02"))
+	}
+	for _, s := range cases {
+		want, werr := time.Parse("2006-01-02", s)
+		got, gerr := isoDate(s)
+		if (werr == nil) != (gerr == nil) || werr == nil && !got.Equal(want) {
+			t.Errorf("isoDate(%q) = %v, %v; time.Parse = %v, %v", s, got, gerr, want, werr)
+		}
+	}
+}
+
+func TestDropBytes(t *testing.T) {
+	for in, want := range map[string]string{"1.020.304-050 ": "1020304050", "1020304050": "1020304050", "": "", "...": ""} {
+		if got := dropBytes(in, ".- "); got != want {
+			t.Errorf("dropBytes(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
