@@ -45,10 +45,16 @@ type environment struct {
 	run        int64
 }
 
+// serviceModule is the module the tool measures; test/load's go.mod
+// replaces it with the checkout two directories up.
+const serviceModule = "github.com/lender/disbursementd"
+
+// repoRoot is the service's checkout, where the binary is built: the
+// directory the replace directive points at, wherever the tool is run from.
 func repoRoot() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", serviceModule).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
+		return "", fmt.Errorf("go list -m %s (run from test/load's module, e.g. go run -C test/load .): %w", serviceModule, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -60,10 +66,7 @@ func freePort() string {
 }
 
 func newEnvironment(o options) (*environment, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return nil, err
-	}
+	root := o.root
 	dir, err := os.MkdirTemp("", "disb-load-")
 	if err != nil {
 		return nil, err

@@ -21,12 +21,14 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
 type options struct {
+	root                string // the service's checkout
 	store, dsn, out     string
 	concurrency         []int
 	w3Concurrency       []int
@@ -44,7 +46,7 @@ func main() {
 	var conc, w3conc string
 	flag.StringVar(&o.store, "store", "sqlite", "sqlite or mysql")
 	flag.StringVar(&o.dsn, "dsn", os.Getenv("DISB_TEST_MYSQL_DSN"), "MySQL server DSN (a fresh database is created on it)")
-	flag.StringVar(&o.out, "out", "test/load/results/latest.md", "results file")
+	flag.StringVar(&o.out, "out", "", "results file (default test/load/results/latest-STORE.md in the checkout)")
 	flag.StringVar(&conc, "c", "1,8,32,128", "concurrencies for W1 and W2")
 	flag.StringVar(&w3conc, "c3", "1,8", "concurrencies for W3 (20 MiB bodies)")
 	flag.DurationVar(&o.duration, "d", 5*time.Second, "duration of each W1/W2 run")
@@ -53,9 +55,37 @@ func main() {
 	flag.StringVar(&o.workloads, "w", "W1,W2,W3", "workloads to run")
 	flag.Parse()
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
+	root, err := repoRoot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	o.root = root
+	if o.out == "" {
+		o.out = filepath.Join(root, "test", "load", "results", "latest-"+o.store+".md")
+	}
+	o.out = callerPath(o.out)
 	if err := run(o); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// callerPath resolves a relative path against the directory the command
+// was typed in. `go run -C test/load .` runs the tool in test/load but
+// leaves the shell's PWD as it was, and a user who typed -out x.md from the
+// checkout's root means the root's x.md.
+func callerPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if pwd := os.Getenv("PWD"); filepath.IsAbs(pwd) {
+		if fi, err := os.Stat(pwd); err == nil && fi.IsDir() {
+			return filepath.Join(pwd, p)
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 func ints(s string) []int {
