@@ -37,6 +37,7 @@ type environment struct {
 	svc, sink  *exec.Cmd
 	svcURL     string
 	sinkURL    string
+	cpu        *cpuMeter
 	token      string
 	driver     string
 	svcDSN     string
@@ -65,13 +66,18 @@ func freePort() string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func newEnvironment(o options) (*environment, error) {
+func newEnvironment(o options) (_ *environment, err error) {
 	root := o.root
 	dir, err := os.MkdirTemp("", "disb-load-")
 	if err != nil {
 		return nil, err
 	}
 	e := &environment{o: o, dir: dir, driver: o.store, run: time.Now().Unix()}
+	defer func() {
+		if err != nil { // stop what started, drop what was created
+			e.close()
+		}
+	}()
 	bin := filepath.Join(dir, "disbursementd")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
 	build.Dir = root
@@ -99,6 +105,9 @@ func newEnvironment(o options) (*environment, error) {
 		return nil, fmt.Errorf("-store %q: sqlite or mysql", o.store)
 	}
 	env = append(env, "DISB_STORE_DRIVER="+o.store, "DISB_STORE_DSN="+e.svcDSN)
+	// Last, so that -env overrides the tool's own settings (exec keeps the
+	// last value of a key).
+	env = append(env, o.env...)
 	add := exec.Command(bin, "users", "add", "--user", user, "--nit", "900123456-8")
 	add.Dir, add.Env, add.Stdin = dir, env, strings.NewReader(password+"\n")
 	if out, err := add.CombinedOutput(); err != nil {
@@ -112,6 +121,8 @@ func newEnvironment(o options) (*environment, error) {
 		return nil, err
 	}
 	e.svcURL = "http://127.0.0.1:" + port
+	hz, source := clockTicks()
+	e.cpu = &cpuMeter{hz: hz, source: source, service: e.svc.Process.Pid, dbID: o.dbPID}
 	sinkPort := freePort()
 	e.sink = exec.Command(os.Args[0], "sink", "127.0.0.1:"+sinkPort)
 	if err := e.sink.Start(); err != nil {
