@@ -34,9 +34,11 @@ const (
 type environment struct {
 	o          options
 	dir        string
+	bin        string // the service binary, for go tool pprof
 	svc, sink  *exec.Cmd
 	svcURL     string
 	sinkURL    string
+	pprofURL   string // empty unless -profile
 	cpu        *cpuMeter
 	token      string
 	driver     string
@@ -79,6 +81,7 @@ func newEnvironment(o options) (_ *environment, err error) {
 		}
 	}()
 	bin := filepath.Join(dir, "disbursementd")
+	e.bin = bin
 	build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -105,6 +108,11 @@ func newEnvironment(o options) (_ *environment, err error) {
 		return nil, fmt.Errorf("-store %q: sqlite or mysql", o.store)
 	}
 	env = append(env, "DISB_STORE_DRIVER="+o.store, "DISB_STORE_DSN="+e.svcDSN)
+	if o.profileDir != "" {
+		// Its own loopback port, off the partner-facing listener.
+		e.pprofURL = "http://127.0.0.1:" + freePort()
+		env = append(env, "DISB_DEBUG_PPROF_ADDR="+strings.TrimPrefix(e.pprofURL, "http://"))
+	}
 	// Last, so that -env overrides the tool's own settings (exec keeps the
 	// last value of a key).
 	env = append(env, o.env...)
@@ -129,7 +137,11 @@ func newEnvironment(o options) (_ *environment, err error) {
 		return nil, err
 	}
 	e.sinkURL = "http://127.0.0.1:" + sinkPort
-	for _, u := range []string{e.svcURL + "/readyz", e.sinkURL} {
+	up := []string{e.svcURL + "/readyz", e.sinkURL}
+	if e.pprofURL != "" {
+		up = append(up, e.pprofURL+"/debug/pprof/")
+	}
+	for _, u := range up {
 		if err := waitUp(u); err != nil {
 			return nil, err
 		}

@@ -4,7 +4,7 @@
 //
 //	go run -C test/load .                          # SQLite (embedded default)
 //	go run -C test/load . -store mysql -dsn 'root@tcp(127.0.0.1:3306)/'
-//	go run -C test/load . -runs 3 -d 10s           # for the record
+//	go run -C test/load . -runs 3 -profile /tmp/prof   # for the record
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -23,7 +23,10 @@
 // over sequential requests); -prefill compares W1 on a filled table.
 //
 // -runs N measures every level N times and reports medians, with the
-// spread of throughput. -env passes settings to the service. The results file records the commit, the
+// spread of throughput. -profile DIR serves pprof from the service and,
+// in one extra run of the chosen levels, saves a CPU and an allocation
+// profile to DIR and their top functions to the results. -env passes
+// settings to the service. The results file records the commit, the
 // command, the machine and its load average when the run began.
 package main
 
@@ -49,6 +52,10 @@ type options struct {
 	runs                int
 	env                 settings
 	dbPID               int
+	profileDir          string
+	profileWorkloads    string
+	profileConc         int
+	profileTime         time.Duration
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -83,6 +90,10 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 1, "runs of every level; the table shows medians (3 or more for the record)")
 	flag.Var(&o.env, "env", "KEY=VALUE setting for the service, repeatable (e.g. -env DISB_STORE_MAX_BATCH=1)")
 	flag.IntVar(&o.dbPID, "db-pid", 0, "PID of the MySQL/MariaDB server, for its CPU per report (default $MARIADB_PID from test/mariadb.sh, with -store mysql)")
+	flag.StringVar(&o.profileDir, "profile", "", "directory for CPU and allocation profiles of the service under load (off when empty)")
+	flag.StringVar(&o.profileWorkloads, "profile-w", "W1,W2", "workloads to profile, with -profile")
+	flag.IntVar(&o.profileConc, "profile-c", 32, "concurrency to profile at (or the highest of -c below it), with -profile")
+	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.Parse()
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
 	if err := o.complete(); err != nil {
@@ -108,6 +119,12 @@ func (o *options) complete() error {
 		o.out = filepath.Join(root, "test", "load", "results", "latest-"+o.store+".md")
 	}
 	o.out = callerPath(o.out)
+	if o.profileDir != "" {
+		o.profileDir = callerPath(o.profileDir)
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
 	from := "-db-pid"
 	if o.dbPID == 0 && o.store == "mysql" && os.Getenv("MARIADB_PID") != "" {
 		from = "MARIADB_PID"

@@ -36,6 +36,7 @@ type report struct {
 	rows     []row
 	memory   memory
 	prefill  *prefillResult
+	profiles []profiled
 }
 
 func newReport(o options, e *environment) *report {
@@ -203,6 +204,7 @@ func (r *report) write(path string) error {
 		fmt.Fprintf(&b, "\nPrefilled table: %d rows inserted in %s. W1 c=32: empty %s req/s (%s), filled %s req/s (%s); ratio %.2f\n",
 			p.Rows, p.FillTime.Round(time.Second), rate(p.Empty), r.cpuNote(p.Empty), rate(p.Filled), r.cpuNote(p.Filled), filled/empty)
 	}
+	r.writeProfiles(&b)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -240,5 +242,16 @@ func (r *report) writeMemory(b *strings.Builder) {
 	for _, k := range keys {
 		p := r.memory.PeakAfter[k]
 		fmt.Fprintf(b, "| %d | %s | %.2f |\n", k, mib(p), float64(p-r.memory.BaseRSS)/float64(r.memory.BodyBytes))
+	}
+}
+
+func (r *report) writeProfiles(b *strings.Builder) {
+	for _, p := range r.profiles {
+		fmt.Fprintf(b, "\n## Profile: %s c=%d (%s)\n\n", p.workload, p.conc, r.opts.store)
+		fmt.Fprintf(b, "%d s of CPU and allocation profile in an extra run, not one of the table's: %s req/s, %s, %d errors. Files: `%s`.\n",
+			p.seconds, num(p.during.Throughput), r.cpuNote([]result{p.during}), p.during.Errors, strings.Join(p.files, "`, `"))
+		for _, t := range p.tops {
+			fmt.Fprintf(b, "\n%s:\n\n```text\n%s\n```\n", t.title, t.text)
+		}
 	}
 }

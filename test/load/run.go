@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,10 @@ func run(o options) error {
 		if !strings.Contains(o.workloads, w.name) {
 			continue
 		}
+		profileAt := 0
+		if o.profileDir != "" && slices.Contains(strings.Split(o.profileWorkloads, ","), w.name) {
+			profileAt = profileConc(w.conc, o.profileConc)
+		}
 		for _, c := range w.conc {
 			x, err := env.level(w, c)
 			if err != nil {
@@ -41,6 +46,14 @@ func run(o options) error {
 					return err
 				}
 				rep.half = append(rep.half, h)
+			}
+			if c == profileAt {
+				log.Printf("%s c=%d: profiling for %s in an extra run", w.name, c, o.profileTime)
+				p, err := env.profile(w, c)
+				if err != nil {
+					return err
+				}
+				rep.profiles = append(rep.profiles, p)
 			}
 		}
 	}
