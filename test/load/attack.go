@@ -5,11 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"sort"
-	"strconv"
-	"strings"
-
 	"sync/atomic"
 	"time"
 
@@ -60,6 +55,7 @@ func (w workload) body(run int64) []byte {
 // result is one measured run.
 type result struct {
 	Requests   uint64
+	OK         uint64  // answered 200
 	Throughput float64 // successful requests per second
 	P50        time.Duration
 	P90        time.Duration
@@ -68,6 +64,8 @@ type result struct {
 	PeakRSS    int64 // bytes, service only
 	BaseRSS    int64
 	BodyBytes  int
+	CPU        time.Duration // the service process's CPU time over the run
+	DBCPU      time.Duration // the database server's, when its PID is known
 }
 
 func (e *environment) attack(url string, w workload, c int, withToken bool) (result, error) {
@@ -98,15 +96,21 @@ func (e *environment) attackAt(url string, w workload, c int, rate int, withToke
 			errs += uint64(n)
 		}
 	}
-	return result{Requests: m.Requests, Throughput: m.Throughput, P50: m.Latencies.P50, P90: m.Latencies.P90,
-		P99: m.Latencies.P99, Errors: errs, BodyBytes: len(w.prefix) + len(w.suffix) + 12}, nil
+	return result{Requests: m.Requests, OK: uint64(m.StatusCodes["200"]), Throughput: m.Throughput,
+		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99, Errors: errs,
+		BodyBytes: len(w.prefix) + len(w.suffix) + 12}, nil
 }
 
-func (e *environment) attackService(w workload, c int) (result, error) {
+// attackService drives the service (rate 0: closed loop) and measures its
+// peak RSS and the CPU time it and the database server used, read just
+// before and just after the run.
+func (e *environment) attackService(w workload, c, rate int) (result, error) {
 	pid := e.svc.Process.Pid
 	base := procStatus(pid, "VmRSS")
 	resetPeak(pid)
-	r, err := e.attack(e.svcURL+"/api/partner_api.php", w, c, true)
+	before := e.cpu.sample()
+	r, err := e.attackAt(e.svcURL+"/api/partner_api.php", w, c, rate, true)
+	r.CPU, r.DBCPU = e.cpu.since(before)
 	r.PeakRSS, r.BaseRSS = procStatus(pid, "VmHWM"), base
 	return r, err
 }
@@ -115,79 +119,9 @@ func (e *environment) attackService(w workload, c int) (result, error) {
 // requests in flight: the latency a partner sees on a busy, not saturated,
 // day.
 func (e *environment) halfLoad(w workload, max float64) (result, error) {
-	return e.attackAt(e.svcURL+"/api/partner_api.php", w, 128, int(max/2), true)
+	return e.attackService(w, 128, int(max/2))
 }
 
 func (e *environment) attackSink(w workload, c int) (result, error) {
 	return e.attack(e.sinkURL, w, c, false)
-}
-
-// procStatus reads a kB field of /proc/PID/status, in bytes.
-func procStatus(pid int, field string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			f := strings.Fields(line)
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			return n << 10
-		}
-	}
-	return 0
-}
-
-// resetPeak resets the process's peak RSS (VmHWM), Linux ≥ 4.0.
-func resetPeak(pid int) { _ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) }
-
-// memory is the W3 memory check: peak RSS over sequential requests.
-type memory struct {
-	BodyBytes int
-	BaseRSS   int64
-	PeakAfter map[int]int64
-	Errors    int
-}
-
-func (e *environment) w3Memory(n int) (memory, error) {
-	var w3 workload
-	for _, w := range workloads(e.o) {
-		if w.name == "W3" {
-			w3 = w
-		}
-	}
-	pid := e.svc.Process.Pid
-	// Warm up with one W1 report, so the baseline includes the code paths.
-	if _, err := e.attackAt(e.svcURL+"/api/partner_api.php", workloads(e.o)[0], 1, 0, true); err != nil {
-		return memory{}, err
-	}
-	m := memory{BodyBytes: len(w3.prefix) + len(w3.suffix) + 12, BaseRSS: procStatus(pid, "VmRSS"), PeakAfter: map[int]int64{}}
-	resetPeak(pid)
-	client := &http.Client{Timeout: 2 * time.Minute}
-	for i := 1; i <= n; i++ {
-		req, _ := http.NewRequest("POST", e.svcURL+"/api/partner_api.php", bytes.NewReader(w3.body(e.run)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authentication-Type", "bearer "+e.token)
-		resp, err := client.Do(req)
-		if err != nil || resp.StatusCode != 200 {
-			m.Errors++
-		}
-		if resp != nil {
-			resp.Body.Close()
-		}
-		if i == 1 || i == 5 || i == 10 || i == 25 || i == n {
-			m.PeakAfter[i] = procStatus(pid, "VmHWM")
-		}
-	}
-	return m, nil
-}
-
-// latencies summarises durations measured outside vegeta.
-func latencies(d []time.Duration) (p50, p90, p99 time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	at := func(q float64) time.Duration { return d[min(len(d)-1, int(q*float64(len(d))))] }
-	return at(0.50), at(0.90), at(0.99)
 }

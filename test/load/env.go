@@ -34,9 +34,12 @@ const (
 type environment struct {
 	o          options
 	dir        string
+	bin        string // the service binary, for go tool pprof
 	svc, sink  *exec.Cmd
 	svcURL     string
 	sinkURL    string
+	pprofURL   string // empty unless -profile
+	cpu        *cpuMeter
 	token      string
 	driver     string
 	svcDSN     string
@@ -45,10 +48,16 @@ type environment struct {
 	run        int64
 }
 
+// serviceModule is the module the tool measures; test/load's go.mod
+// replaces it with the checkout two directories up.
+const serviceModule = "github.com/lender/disbursementd"
+
+// repoRoot is the service's checkout, where the binary is built: the
+// directory the replace directive points at, wherever the tool is run from.
 func repoRoot() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", serviceModule).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
+		return "", fmt.Errorf("go list -m %s (run from test/load's module, e.g. go run -C test/load .): %w", serviceModule, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -59,17 +68,20 @@ func freePort() string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func newEnvironment(o options) (*environment, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return nil, err
-	}
+func newEnvironment(o options) (_ *environment, err error) {
+	root := o.root
 	dir, err := os.MkdirTemp("", "disb-load-")
 	if err != nil {
 		return nil, err
 	}
 	e := &environment{o: o, dir: dir, driver: o.store, run: time.Now().Unix()}
+	defer func() {
+		if err != nil { // stop what started, drop what was created
+			e.close()
+		}
+	}()
 	bin := filepath.Join(dir, "disbursementd")
+	e.bin = bin
 	build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -96,6 +108,14 @@ func newEnvironment(o options) (*environment, error) {
 		return nil, fmt.Errorf("-store %q: sqlite or mysql", o.store)
 	}
 	env = append(env, "DISB_STORE_DRIVER="+o.store, "DISB_STORE_DSN="+e.svcDSN)
+	if o.profileDir != "" {
+		// Its own loopback port, off the partner-facing listener.
+		e.pprofURL = "http://127.0.0.1:" + freePort()
+		env = append(env, "DISB_DEBUG_PPROF_ADDR="+strings.TrimPrefix(e.pprofURL, "http://"))
+	}
+	// Last, so that -env overrides the tool's own settings (exec keeps the
+	// last value of a key).
+	env = append(env, o.env...)
 	add := exec.Command(bin, "users", "add", "--user", user, "--nit", "900123456-8")
 	add.Dir, add.Env, add.Stdin = dir, env, strings.NewReader(password+"\n")
 	if out, err := add.CombinedOutput(); err != nil {
@@ -109,13 +129,19 @@ func newEnvironment(o options) (*environment, error) {
 		return nil, err
 	}
 	e.svcURL = "http://127.0.0.1:" + port
+	hz, source := clockTicks()
+	e.cpu = &cpuMeter{hz: hz, source: source, service: e.svc.Process.Pid, dbID: o.dbPID}
 	sinkPort := freePort()
 	e.sink = exec.Command(os.Args[0], "sink", "127.0.0.1:"+sinkPort)
 	if err := e.sink.Start(); err != nil {
 		return nil, err
 	}
 	e.sinkURL = "http://127.0.0.1:" + sinkPort
-	for _, u := range []string{e.svcURL + "/readyz", e.sinkURL} {
+	up := []string{e.svcURL + "/readyz", e.sinkURL}
+	if e.pprofURL != "" {
+		up = append(up, e.pprofURL+"/debug/pprof/")
+	}
+	for _, u := range up {
 		if err := waitUp(u); err != nil {
 			return nil, err
 		}

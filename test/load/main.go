@@ -1,8 +1,10 @@
 // Command load measures the service against the ceilings of the machine it
-// runs on. One command, against the embedded default or MariaDB:
+// runs on. It is its own module (its load generator stays out of the
+// service's go.mod); from the checkout's root:
 //
-//	go run ./test/load                          # SQLite (embedded default)
-//	go run ./test/load -store mysql -dsn 'root@tcp(127.0.0.1:3306)/'
+//	go run -C test/load .                          # SQLite (embedded default)
+//	go run -C test/load . -store mysql -dsn 'root@tcp(127.0.0.1:3306)/'
+//	go run -C test/load . -runs 3 -profile /tmp/prof   # for the record
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -11,9 +13,21 @@
 // minimal net/http handler that reads and discards them, and (b) the
 // storage ceiling, the same rows inserted with database/sql prepared
 // statements and the same files written and fsynced, with no HTTP or JSON.
-// It prints throughput, p50/p90/p99, errors, the server's peak RSS, and
-// the service's throughput as a fraction of min(a, b), and writes them to
-// -out.
+//
+// For each level it prints throughput, p50/p90/p99, errors, the service's
+// CPU time per report (utime+stime from /proc/PID/stat around the run, ÷
+// successful reports), the database server's when -db-pid names it, the
+// server's peak RSS, and the service's throughput as a fraction of
+// min(a, b). W1 and W2 at c=32 are run again at half that throughput for
+// their latency; W3 starts with a memory check (peak RSS growth ÷ body
+// over sequential requests); -prefill compares W1 on a filled table.
+//
+// -runs N measures every level N times and reports medians, with the
+// spread of throughput. -profile DIR serves pprof from the service and,
+// in one extra run of the chosen levels, saves a CPU and an allocation
+// profile to DIR and their top functions to the results. -env passes
+// settings to the service. The results file records the commit, the
+// command, the machine and its load average when the run began.
 package main
 
 import (
@@ -21,18 +35,40 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
 type options struct {
+	root                string // the service's checkout
 	store, dsn, out     string
 	concurrency         []int
 	w3Concurrency       []int
 	duration            time.Duration
 	w3Requests, prefill int
 	workloads           string
+	runs                int
+	env                 settings
+	dbPID               int
+	profileDir          string
+	profileWorkloads    string
+	profileConc         int
+	profileTime         time.Duration
+}
+
+// settings collects repeated -env KEY=VALUE flags.
+type settings []string
+
+func (s *settings) String() string { return strings.Join(*s, " ") }
+
+func (s *settings) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" || strings.ContainsAny(k, " \t") {
+		return fmt.Errorf("%q: want KEY=VALUE", v)
+	}
+	*s = append(*s, v)
+	return nil
 }
 
 func main() {
@@ -44,18 +80,89 @@ func main() {
 	var conc, w3conc string
 	flag.StringVar(&o.store, "store", "sqlite", "sqlite or mysql")
 	flag.StringVar(&o.dsn, "dsn", os.Getenv("DISB_TEST_MYSQL_DSN"), "MySQL server DSN (a fresh database is created on it)")
-	flag.StringVar(&o.out, "out", "test/load/results/latest.md", "results file")
+	flag.StringVar(&o.out, "out", "", "results file (default test/load/results/latest-STORE.md in the checkout; a relative path is taken from the directory the command was typed in)")
 	flag.StringVar(&conc, "c", "1,8,32,128", "concurrencies for W1 and W2")
 	flag.StringVar(&w3conc, "c3", "1,8", "concurrencies for W3 (20 MiB bodies)")
 	flag.DurationVar(&o.duration, "d", 5*time.Second, "duration of each W1/W2 run")
 	flag.IntVar(&o.w3Requests, "n3", 50, "sequential W3 requests for the memory check")
 	flag.IntVar(&o.prefill, "prefill", 0, "also measure W1 at c=32 with this many rows already in the table (e.g. 1000000)")
 	flag.StringVar(&o.workloads, "w", "W1,W2,W3", "workloads to run")
+	flag.IntVar(&o.runs, "runs", 1, "runs of every level; the table shows medians (3 or more for the record)")
+	flag.Var(&o.env, "env", "KEY=VALUE setting for the service, repeatable (e.g. -env DISB_STORE_MAX_BATCH=1)")
+	flag.IntVar(&o.dbPID, "db-pid", 0, "PID of the MySQL/MariaDB server, for its CPU per report (default $MARIADB_PID from test/mariadb.sh, with -store mysql)")
+	flag.StringVar(&o.profileDir, "profile", "", "directory for CPU and allocation profiles of the service under load (off when empty)")
+	flag.StringVar(&o.profileWorkloads, "profile-w", "W1,W2", "workloads to profile, with -profile")
+	flag.IntVar(&o.profileConc, "profile-c", 32, "concurrency to profile at (or the highest of -c below it), with -profile")
+	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.Parse()
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
+	if err := o.complete(); err != nil {
+		log.Fatal(err)
+	}
 	if err := run(o); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// complete fills the defaults that depend on the checkout or the
+// environment, and checks what would otherwise fail late in a long run.
+func (o *options) complete() error {
+	if o.runs < 1 {
+		return fmt.Errorf("-runs %d: at least 1", o.runs)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	o.root = root
+	if o.out == "" {
+		o.out = filepath.Join(root, "test", "load", "results", "latest-"+o.store+".md")
+	}
+	o.out = callerPath(o.out)
+	if o.profileDir != "" {
+		o.profileDir = callerPath(o.profileDir)
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+	from := "-db-pid"
+	if o.dbPID == 0 && o.store == "mysql" && os.Getenv("MARIADB_PID") != "" {
+		from = "MARIADB_PID"
+		if o.dbPID, err = strconv.Atoi(os.Getenv("MARIADB_PID")); err != nil {
+			return fmt.Errorf("MARIADB_PID=%q: %w", os.Getenv("MARIADB_PID"), err)
+		}
+	}
+	if o.dbPID != 0 {
+		if o.store != "mysql" {
+			log.Printf("-db-pid ignored: SQLite runs inside the service, whose CPU is measured")
+			o.dbPID = 0
+		} else if _, err := cpuTime(o.dbPID, 100); err != nil {
+			return fmt.Errorf("%s %d: cannot read the database server's CPU time: %w", from, o.dbPID, err)
+		}
+	}
+	if l := loadAverage(); busy(l) {
+		log.Printf("load average %.2f: the machine is busy; take figures for the record on a quiet one", l)
+	}
+	return nil
+}
+
+// callerPath resolves a relative path against the directory the command
+// was typed in. `go run -C test/load .` runs the tool in test/load but
+// leaves the shell's PWD as it was, and a user who typed -out x.md from the
+// checkout's root means the root's x.md.
+func callerPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if pwd := os.Getenv("PWD"); filepath.IsAbs(pwd) {
+		if fi, err := os.Stat(pwd); err == nil && fi.IsDir() {
+			return filepath.Join(pwd, p)
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 func ints(s string) []int {
@@ -66,64 +173,4 @@ func ints(s string) []int {
 		}
 	}
 	return out
-}
-
-func run(o options) error {
-	env, err := newEnvironment(o)
-	if err != nil {
-		return err
-	}
-	defer env.close()
-	rep := &report{opts: o, machine: machine()}
-	if strings.Contains(o.workloads, "W3") {
-		// First, on the fresh process: a Go heap grown by earlier runs is
-		// not handed back at once and would hide the growth.
-		mem, err := env.w3Memory(o.w3Requests)
-		if err != nil {
-			return err
-		}
-		rep.memory = mem
-	}
-	for _, w := range workloads(o) {
-		if !strings.Contains(o.workloads, w.name) {
-			continue
-		}
-		for _, c := range w.conc {
-			log.Printf("%s c=%d", w.name, c)
-			svc, err := env.attackService(w, c)
-			if err != nil {
-				return err
-			}
-			sink, err := env.attackSink(w, c)
-			if err != nil {
-				return err
-			}
-			st, err := env.storageCeiling(w, c)
-			if err != nil {
-				return err
-			}
-			rep.rows = append(rep.rows, row{workload: w.name, conc: c, service: svc, http: sink, storage: st})
-			rep.print(os.Stdout, len(rep.rows)-1)
-			if c == 32 && w.name != "W3" {
-				half, err := env.halfLoad(w, svc.Throughput)
-				if err != nil {
-					return err
-				}
-				rep.half = append(rep.half, halfRow{workload: w.name, rate: svc.Throughput / 2, service: half, storageP99: st.P99})
-				log.Printf("%s at half load (%.0f req/s): p99 %s ms; storage ceiling p99 at c=32 %s ms", w.name, svc.Throughput/2, ms(half.P99), ms(st.P99))
-			}
-		}
-	}
-	if o.prefill > 0 {
-		pf, err := env.prefilled(o.prefill)
-		if err != nil {
-			return err
-		}
-		rep.prefill = &pf
-	}
-	if err := rep.write(o.out); err != nil {
-		return err
-	}
-	fmt.Printf("\nresults written to %s\n", o.out)
-	return nil
 }

@@ -106,11 +106,12 @@ func writeFile(dir string, data []byte) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-// prefillResult compares W1 at c=32 on an empty and a filled table.
+// prefillResult compares W1 at c=32 on an empty and a filled table, each
+// measured -runs times.
 type prefillResult struct {
 	Rows          int
 	FillTime      time.Duration
-	Empty, Filled result
+	Empty, Filled []result
 }
 
 // prefilled inserts n rows into the service's own table, then runs W1 at
@@ -122,7 +123,7 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 			w1 = w
 		}
 	}
-	empty, err := e.attackService(w1, 32)
+	empty, err := e.serviceRuns(w1, 32)
 	if err != nil {
 		return prefillResult{}, err
 	}
@@ -167,8 +168,21 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 		}
 	}
 	fill := time.Since(t0)
-	filled, err := e.attackService(w1, 32)
+	filled, err := e.serviceRuns(w1, 32)
 	return prefillResult{Rows: n, FillTime: fill, Empty: empty, Filled: filled}, err
+}
+
+// serviceRuns measures the service alone at concurrency c, -runs times.
+func (e *environment) serviceRuns(w workload, c int) ([]result, error) {
+	var rs []result
+	for i := 1; i <= e.o.runs; i++ {
+		r, err := e.attackService(w, c, 0)
+		if err != nil {
+			return rs, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
 }
 
 // sentinelIndex finds the numero_credito argument of a staging insert made
