@@ -25,7 +25,9 @@ func BenchmarkReport(b *testing.B) {
 		file []byte
 	}{{"W1", nil}, {"W2", fixture.PDF(200 << 10)}} {
 		b.Run(w.name, func(b *testing.B) {
-			in := mustStart(b, func(c *config.Config) { c.Log.Level, c.Auth.UserStaleness = "warn", config.Defaults().Auth.UserStaleness })
+			in := mustStart(b, func(c *config.Config) {
+				c.Log.Level, c.Auth.UserStaleness = "warn", config.Defaults().Auth.UserStaleness
+			})
 			in.addUser(b, partner, nit, password)
 			tok := in.token(b, partner, password)
 			body := mustJSON(fixture.FullBody(time.Now(), "SENTINEL-CREDIT", w.file))
