@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/lender/disbursementd/domain"
@@ -26,7 +27,7 @@ func DecodeObject(body []byte, maxMembers int) ([]domain.RawField, error) {
 	if !utf8.Valid(body) {
 		return nil, badBody("El cuerpo no es UTF-8 válido")
 	}
-	s := &scanner{b: body, maxMembers: maxMembers}
+	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames()}
 	s.ws()
 	if s.i >= len(body) || body[s.i] != '{' {
 		return nil, badBody("El cuerpo debe ser un objeto JSON")
@@ -48,3 +49,16 @@ func DecodeObject(body []byte, maxMembers int) ([]domain.RawField, error) {
 	}
 	return members, nil
 }
+
+// knownNames are the field names of the catalogue and of the FileDto, as
+// written in fields.csv: the keys a report usually has.
+var knownNames = sync.OnceValue(func() map[string]string {
+	names := map[string]string{}
+	for _, f := range domain.DefaultCatalogue().Fields {
+		names[f.Partner], names[f.Internal] = f.Partner, f.Internal
+	}
+	for _, n := range []string{"Base64String", "FileName", "ContentType", "Extension"} {
+		names[n] = n
+	}
+	return names
+})

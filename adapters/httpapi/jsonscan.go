@@ -20,6 +20,9 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// names maps the names a report usually uses to one shared string,
+	// so that each key of a typical report costs no allocation.
+	names map[string]string
 	// members counts the object members read so far, at every level;
 	// past maxMembers the scan stops (contract §7: decided while
 	// scanning, before anything is kept per member).
@@ -61,6 +64,9 @@ func (s *scanner) object(depth int) ([]domain.RawField, error) {
 	}
 	s.i++ // '{'
 	var out []domain.RawField
+	if depth == 1 {
+		out = make([]domain.RawField, 0, 96) // a report's 92 fields, in one allocation
+	}
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
@@ -224,6 +230,11 @@ func (s *scanner) str(view bool) (string, error) {
 			s.i++
 			if view && len(raw) >= viewThreshold {
 				return unsafe.String(&raw[0], len(raw)), nil
+			}
+			if !view {
+				if name, ok := s.names[string(raw)]; ok { // no allocation for the lookup
+					return name, nil
+				}
 			}
 			return string(raw), nil
 		case c == '\\':
