@@ -1,196 +1,221 @@
 package test
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
-	"regexp"
-	"strconv"
+	"sort"
 	"strings"
-	"sync"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/responses"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 )
 
-// recorded holds every response the suite received from the service, to
-// be checked against the OpenAPI document after the run.
-var recorded struct {
-	mu    sync.Mutex
-	calls []recordedCall
+// framingHeaders are the only response headers the document need not
+// name: they describe the message, not the answer.
+var framingHeaders = []string{"content-type", "content-length", "date", "connection", "transfer-encoding"}
+
+// openAPIChecker validates recorded exchanges against the served document
+// with libopenapi-validator.
+type openAPIChecker struct {
+	model     *v3.Document
+	answers   validator.Validator // strict: every header and member sent must be documented
+	headers   validator.Validator // the same, for answers whose body the test did not read
+	requests  validator.Validator
+	schemas   schema_validation.SchemaValidator
+	strictOpt []config.Option
 }
 
-type recordedCall struct {
-	method, path, contentType string
-	status                    int
-	body                      []byte
-}
-
-func record(method, rawURL string, status int, contentType string, body []byte) {
-	u, err := url.Parse(rawURL)
+func newOpenAPIChecker(spec []byte) (*openAPIChecker, error) {
+	doc, err := libopenapi.NewDocument(spec)
 	if err != nil {
-		return
+		return nil, fmt.Errorf("openapi.yaml does not parse: %w", err)
 	}
-	recorded.mu.Lock()
-	defer recorded.mu.Unlock()
-	recorded.calls = append(recorded.calls, recordedCall{method, u.Path, contentType, status, body})
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		return nil, fmt.Errorf("openapi.yaml has no OpenAPI 3 model: %w", err)
+	}
+	strict := []config.Option{config.WithStrictMode(), config.WithStrictIgnoredHeaders(framingHeaders...)}
+	return &openAPIChecker{
+		model:     &model.Model,
+		answers:   validator.NewValidatorFromV3Model(&model.Model, strict...),
+		headers:   validator.NewValidatorFromV3Model(&model.Model, append(strict, config.WithoutResponseBodyValidation())...),
+		requests:  validator.NewValidatorFromV3Model(&model.Model),
+		schemas:   schema_validation.NewSchemaValidator(),
+		strictOpt: strict,
+	}, nil
 }
 
-// openAPIViolations checks each recorded response: its path, method and
-// status are documented, and a JSON body matches the documented schema.
+// openAPIViolations checks every exchange the suite recorded: each answer
+// against the operation and status the document gives it (status, every
+// header, body schema, no undocumented header or member), answers to no
+// operation against components.responses (404 NotFound, 405
+// MethodNotAllowed with a true Allow, OPTIONS Preflight), and each request
+// that succeeded against its operation (parameters, token scheme, body).
 func openAPIViolations() []string {
-	var doc map[string]any
-	if err := yaml.Unmarshal(app.OpenAPI(), &doc); err != nil {
-		return []string{"openapi.yaml does not parse: " + err.Error()}
+	c, err := newOpenAPIChecker(app.OpenAPI())
+	if err != nil {
+		return []string{err.Error()}
 	}
-	if doc["openapi"] != "3.1.0" {
-		return []string{fmt.Sprintf("openapi version %v, want 3.1.0", doc["openapi"])}
-	}
-	v := &validator{doc: doc}
 	recorded.mu.Lock()
-	defer recorded.mu.Unlock()
-	if len(recorded.calls) < 100 && fullRun() {
-		return []string{fmt.Sprintf("only %d responses recorded: the conformance check would prove nothing", len(recorded.calls))}
-	}
-	seen := map[string]bool{}
+	exchanges := recorded.exchanges
+	recorded.mu.Unlock()
+	seen := map[string]int{}
 	var out []string
-	for _, c := range recorded.calls {
-		key := fmt.Sprintf("%s %s %d", c.method, c.path, c.status)
-		if msg := v.check(c); msg != "" && !seen[key+msg] {
-			seen[key+msg] = true
-			out = append(out, key+": "+msg)
+	answers, requests := 0, 0
+	for _, ex := range exchanges {
+		checkedRequest, problems := c.check(ex)
+		answers++
+		if checkedRequest {
+			requests++
 		}
+		u, _ := url.Parse(ex.url)
+		for _, p := range problems {
+			// One line per kind of problem, with its first instance.
+			key := fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.kind)
+			if seen[key]++; seen[key] == 1 {
+				out = append(out, fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.text))
+			}
+		}
+	}
+	if fullRun() && (answers < 100 || requests < 20) {
+		out = append(out, fmt.Sprintf("only %d answers and %d requests checked: the conformance check would prove nothing", answers, requests))
 	}
 	return out
 }
 
-type validator struct{ doc map[string]any }
+// problem is one violation: kind groups its instances (it holds no value
+// that varies between requests), text tells the first one.
+type problem struct{ kind, text string }
 
-func (v *validator) check(c recordedCall) string {
-	paths, _ := v.doc["paths"].(map[string]any)
-	item, ok := paths[c.path].(map[string]any)
-	if !ok {
-		if c.status == 404 {
-			return ""
+func plain(s string) problem { return problem{s, s} }
+
+// check validates one exchange; it says whether the request was checked.
+func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
+	body, whole := ex.body.bytes()
+	req, err := http.NewRequest(ex.method, ex.url, nil)
+	if err != nil {
+		return false, []problem{plain(err.Error())}
+	}
+	req.Header = ex.reqHeader.Clone()
+	resp := &http.Response{StatusCode: ex.status, Header: ex.header.Clone(), Request: req, Body: http.NoBody}
+	if whole && len(body) > 0 {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	u, _ := url.Parse(ex.url)
+	item := c.model.Paths.PathItems.GetOrZero(u.Path)
+	switch {
+	case item == nil && ex.method == http.MethodOptions:
+		return false, c.checkComponent(req, resp, "Preflight", http.StatusNoContent)
+	case item == nil:
+		return false, c.checkComponent(req, resp, "NotFound", http.StatusNotFound)
+	case operation(item, ex.method) == nil:
+		problems := c.checkComponent(req, resp, "MethodNotAllowed", http.StatusMethodNotAllowed)
+		if want := documentedMethods(item); ex.header.Get("Allow") != want {
+			problems = append(problems, plain(fmt.Sprintf("Allow: %q, the document has %q", ex.header.Get("Allow"), want)))
 		}
-		return "path not documented"
+		return false, problems
 	}
-	op, ok := item[strings.ToLower(c.method)].(map[string]any)
-	if !ok {
-		if c.status == 405 {
-			return ""
+	var problems []problem
+	answers := c.answers
+	if !whole {
+		answers = c.headers
+	}
+	if ok, errs := answers.ValidateHttpResponse(req, resp); !ok {
+		problems = append(problems, describe(errs)...)
+	}
+	if ex.status < 200 || ex.status > 299 {
+		return false, problems
+	}
+	// The service accepted this request, so the document must too.
+	reqBody, whole := ex.reqBody.bytes()
+	if !whole {
+		return false, problems
+	}
+	if ex.method == http.MethodPost && u.Path == "/api/partner_api.php" {
+		reqBody, err = documentedSpelling(reqBody)
+		if err != nil {
+			return false, append(problems, plain("request: "+err.Error()))
 		}
-		return "method not documented"
 	}
-	responses, _ := op["responses"].(map[string]any)
-	resp, ok := responses[strconv.Itoa(c.status)].(map[string]any)
-	if !ok {
-		return "status not documented"
+	checkReq, _ := http.NewRequest(ex.method, ex.url, bytes.NewReader(reqBody))
+	checkReq.Header = ex.reqHeader.Clone()
+	if ok, errs := c.requests.ValidateHttpRequestSync(checkReq); !ok {
+		for _, d := range describe(errs) {
+			problems = append(problems, problem{"request: " + d.kind, "request: " + d.text})
+		}
 	}
-	content, _ := resp["content"].(map[string]any)
-	if len(content) == 0 {
-		return ""
-	}
-	mt := strings.TrimSpace(strings.Split(c.contentType, ";")[0])
-	media, ok := content[mt].(map[string]any)
-	if !ok {
-		return "content type " + mt + " not documented"
-	}
-	if mt != "application/json" {
-		return ""
-	}
-	var body any
-	if err := json.Unmarshal(c.body, &body); err != nil {
-		return "body is not JSON"
-	}
-	if err := v.validate(media["schema"], body, "$"); err != "" {
-		return err + " in " + string(c.body[:min(len(c.body), 300)])
-	}
-	return ""
+	return true, problems
 }
 
-// validate checks the JSON Schema subset the document uses: $ref, type,
-// required, properties, additionalProperties, items, enum, const, pattern.
-func (v *validator) validate(schema any, value any, at string) string {
-	s, ok := schema.(map[string]any)
-	if !ok {
-		return ""
+// checkComponent validates an answer that no operation describes against
+// one of components.responses: its status, headers and body schema.
+func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, name string, status int) []problem {
+	if resp.StatusCode != status {
+		return []problem{plain(fmt.Sprintf("no operation documents this, and it is not the %d of components.responses.%s", status, name))}
 	}
-	if ref, ok := s["$ref"].(string); ok {
-		name := strings.TrimPrefix(ref, "#/components/schemas/")
-		comps := v.doc["components"].(map[string]any)["schemas"].(map[string]any)
-		return v.validate(comps[name], value, at)
+	r := c.model.Components.Responses.GetOrZero(name)
+	if r == nil {
+		return []problem{plain("components.responses." + name + " is missing")}
 	}
-	if c, ok := s["const"]; ok && fmt.Sprint(c) != fmt.Sprint(value) {
-		return fmt.Sprintf("%s = %v, want const %v", at, value, c)
+	var problems []problem
+	if ok, errs := responses.ValidateResponseHeaders(req, resp, r.Headers, req.URL.Path, fmt.Sprint(status), c.strictOpt...); !ok {
+		problems = append(problems, describe(errs)...)
 	}
-	if e, ok := s["enum"].([]any); ok {
-		found := false
-		for _, x := range e {
-			if fmt.Sprint(x) == fmt.Sprint(value) {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Sprintf("%s = %v, not in enum %v", at, value, e)
-		}
+	if r.Content == nil || req.Method == http.MethodHead {
+		return problems
 	}
-	switch s["type"] {
-	case "object":
-		obj, ok := value.(map[string]any)
-		if !ok {
-			return at + " is not an object"
+	if media := r.Content.GetOrZero("application/json"); media != nil {
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			problems = append(problems, plain("Content-Type "+resp.Header.Get("Content-Type")+", want application/json"))
 		}
-		req, _ := s["required"].([]any)
-		for _, r := range req {
-			if _, ok := obj[r.(string)]; !ok {
-				return fmt.Sprintf("%s lacks required %v", at, r)
-			}
-		}
-		props, _ := s["properties"].(map[string]any)
-		for k, val := range obj {
-			if p, ok := props[k]; ok {
-				if msg := v.validate(p, val, at+"."+k); msg != "" {
-					return msg
-				}
-				continue
-			}
-			switch ap := s["additionalProperties"].(type) {
-			case nil:
-				return fmt.Sprintf("%s has undocumented member %q", at, k)
-			case bool:
-				if !ap {
-					return fmt.Sprintf("%s has undocumented member %q", at, k)
-				}
-			default:
-				if msg := v.validate(ap, val, at+"."+k); msg != "" {
-					return msg
-				}
-			}
-		}
-	case "array":
-		arr, ok := value.([]any)
-		if !ok {
-			return at + " is not an array"
-		}
-		for i, x := range arr {
-			if msg := v.validate(s["items"], x, fmt.Sprintf("%s[%d]", at, i)); msg != "" {
-				return msg
-			}
-		}
-	case "string":
-		str, ok := value.(string)
-		if !ok {
-			return at + " is not a string"
-		}
-		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
-			return fmt.Sprintf("%s = %q does not match %s", at, str, p)
-		}
-	case "integer":
-		if f, ok := value.(float64); !ok || f != float64(int64(f)) {
-			return at + " is not an integer"
+		body, _ := io.ReadAll(resp.Body)
+		if ok, errs := c.schemas.ValidateSchemaBytes(media.Schema.Schema(), body); !ok {
+			problems = append(problems, describe(errs)...)
 		}
 	}
-	return ""
+	return problems
+}
+
+// operation returns item's operation for method, or nil.
+func operation(item *v3.PathItem, method string) *v3.Operation {
+	return item.GetOperations().GetOrZero(strings.ToLower(method))
+}
+
+// documentedMethods is what a 405's Allow must say for a path: the
+// methods the document gives it, sorted.
+func documentedMethods(item *v3.PathItem) string {
+	var methods []string
+	for m := range item.GetOperations().KeysFromOldest() {
+		methods = append(methods, strings.ToUpper(m))
+	}
+	sort.Strings(methods)
+	return strings.Join(methods, ", ")
+}
+
+// describe renders validation errors, one problem each, with the schema
+// failures that explain them.
+func describe(errs []*verrors.ValidationError) []problem {
+	var out []problem
+	for _, e := range errs {
+		kind, text := e.Message, e.Message
+		if e.Reason != "" && e.Reason != e.Message {
+			text += ": " + e.Reason
+		}
+		for _, s := range e.SchemaValidationErrors {
+			kind += " " + s.FieldPath + " " + s.KeywordLocation
+			text += fmt.Sprintf(" [%s %s]", s.FieldPath, s.Reason)
+		}
+		out = append(out, problem{kind, text})
+	}
+	return out
 }

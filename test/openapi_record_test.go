@@ -1,0 +1,101 @@
+package test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// Every exchange the suite has through http.DefaultClient (call, and
+// http.Get) is recorded, request and answer with their headers, so that
+// TestMain can check them against openapi.yaml after the run.
+func init() {
+	http.DefaultClient.Transport = recordingTransport{next: http.DefaultTransport}
+}
+
+// maxRecordedBody bounds what is kept of one body: a report with a large
+// file is sent and answered as usual, but its request body is not checked.
+const maxRecordedBody = 1 << 20
+
+// recordedExchange is one request and its answer as the suite saw them.
+type recordedExchange struct {
+	method, url string
+	reqHeader   http.Header
+	reqBody     *teeBody // nil when the request had no body
+	status      int
+	header      http.Header
+	body        *teeBody
+}
+
+var recorded struct {
+	mu        sync.Mutex
+	exchanges []*recordedExchange
+}
+
+// record is called by call for each answer it read. The exchange is
+// already captured, headers and request included, by recordingTransport;
+// record stays only because call still calls it.
+func record(method, rawURL string, status int, contentType string, body []byte) {}
+
+type recordingTransport struct{ next http.RoundTripper }
+
+func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex := &recordedExchange{method: req.Method, url: req.URL.String(), reqHeader: req.Header.Clone()}
+	if req.Body != nil && req.Body != http.NoBody {
+		// The body is copied as the transport sends it, never read ahead:
+		// a test may stream it or stop early.
+		ex.reqBody = &teeBody{src: req.Body}
+		req = req.Clone(req.Context())
+		req.Body = ex.reqBody
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	ex.status, ex.header = resp.StatusCode, resp.Header.Clone()
+	ex.body = &teeBody{src: resp.Body}
+	resp.Body = ex.body
+	recorded.mu.Lock()
+	recorded.exchanges = append(recorded.exchanges, ex)
+	recorded.mu.Unlock()
+	return resp, nil
+}
+
+// teeBody keeps a copy of what is read through it (up to maxRecordedBody)
+// and whether it was read to the end.
+type teeBody struct {
+	src      io.ReadCloser
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	complete bool
+	cut      bool
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.src.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len()+n > maxRecordedBody {
+		b.cut = true
+	} else {
+		b.buf.Write(p[:n])
+	}
+	if err == io.EOF {
+		b.complete = true
+	}
+	return n, err
+}
+
+func (b *teeBody) Close() error { return b.src.Close() }
+
+// bytes returns the whole body, or false when it was not read to the end
+// or was too large to keep.
+func (b *teeBody) bytes() ([]byte, bool) {
+	if b == nil {
+		return nil, true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes()), b.complete && !b.cut
+}
