@@ -33,11 +33,6 @@ var recorded struct {
 	exchanges []*recordedExchange
 }
 
-// record is called by call for each answer it read. The exchange is
-// already captured, headers and request included, by recordingTransport;
-// record stays only because call still calls it.
-func record(method, rawURL string, status int, contentType string, body []byte) {}
-
 type recordingTransport struct{ next http.RoundTripper }
 
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -54,6 +49,12 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return resp, err
 	}
 	ex.status, ex.header = resp.StatusCode, resp.Header.Clone()
+	if ex.reqBody != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		// Only requests that succeeded are checked against the document;
+		// a refused one's body need not be kept (floods of them would
+		// weigh on tests that measure the heap).
+		ex.reqBody.drop()
+	}
 	ex.body = &teeBody{src: resp.Body}
 	resp.Body = ex.body
 	recorded.mu.Lock()
@@ -73,10 +74,13 @@ type teeBody struct {
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
-	n, err := b.src.Read(p)
+	b.mu.Lock()
+	src := b.src
+	b.mu.Unlock()
+	n, err := src.Read(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.buf.Len()+n > maxRecordedBody {
+	if b.cut || b.buf.Len()+n > maxRecordedBody {
 		b.cut = true
 	} else {
 		b.buf.Write(p[:n])
@@ -87,7 +91,23 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *teeBody) Close() error { return b.src.Close() }
+// Close closes the body and lets go of it: the recording outlives the
+// exchange, the body it copied need not.
+func (b *teeBody) Close() error {
+	b.mu.Lock()
+	src := b.src
+	b.src = http.NoBody
+	b.mu.Unlock()
+	return src.Close()
+}
+
+// drop forgets what was kept and keeps nothing more.
+func (b *teeBody) drop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = bytes.Buffer{}
+	b.cut = true
+}
 
 // bytes returns the whole body, or false when it was not read to the end
 // or was too large to keep.

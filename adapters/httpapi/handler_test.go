@@ -271,6 +271,9 @@ func TestTokenAnswers(t *testing.T) {
 			if login.status != tt.login || login.body["error"] != tt.code || login.header.Get("Retry-After") != tt.retryAfter {
 				t.Errorf("/auth/login: %d %s", login.status, login.raw)
 			}
+			if (login.status == 401) != (login.header.Get("WWW-Authenticate") != "") {
+				t.Errorf("/auth/login %d with WWW-Authenticate %q; a 401 needs a challenge", login.status, login.header.Get("WWW-Authenticate"))
+			}
 		})
 	}
 }
@@ -386,3 +389,28 @@ func TestContentLengthWithTransferEncodingClosesConnection(t *testing.T) {
 		t.Fatalf("the smuggled request was answered: %d", second.StatusCode)
 	}
 }
+
+// TestPanicAnswersByTheStatusRule: a panic in a handler is a 500 whose
+// status member follows the package's rule: a string on a report's
+// answer, an integer elsewhere; the log has the stack, the client not.
+func TestPanicAnswersByTheStatusRule(t *testing.T) {
+	h := newHarness(t, Limits{})
+	h.reports.err = nil
+	h.tokens.issued = ports.Issued{}
+	panicky := &panicReports{}
+	srv := New(Server{Reports: panicky, Exchange: panicky, Auth: h.tokens, Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}, NewMetrics())
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	h.url = ts.URL
+	if a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`); a.status != 500 || a.body["status"] != "500" || strings.Contains(string(a.raw), "boom") {
+		t.Errorf("report: %d %s", a.status, a.raw)
+	}
+	if a := h.do(t, "GET", PartnerPath, nil, `{"user":"a","password":"b"}`); a.status != 500 || a.body["status"] != 500.0 {
+		t.Errorf("token: %d %s", a.status, a.raw)
+	}
+}
+
+type panicReports struct{}
+
+func (panicReports) Submit(context.Context, ports.Submission) (domain.Receipt, error) { panic("boom") }
+func (panicReports) Token(context.Context, ports.LoginAttempt) (ports.Issued, error) { panic("boom") }

@@ -93,7 +93,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if p := recover(); p != nil {
 				s.Log.Error("panic", "request_id", ri.id, "panic", p, "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					writeJSON(sw, http.StatusInternalServerError, map[string]any{"status": 500, "message": "Error interno"})
+					internalError(sw, r.Method == http.MethodPost && r.URL.Path == PartnerPath)
 				}
 			}
 			route := chi.RouteContext(r.Context()).RoutePattern()

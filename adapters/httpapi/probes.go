@@ -15,9 +15,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil || status >= 400 && status < 500 && len(data) > maxErrorBody {
 		// Unreachable with the bounds on keys and problems; kept so no
 		// answer can grow with what a client sent.
-		status, data = http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`)
+		_, isReport := v.(reportReply)
+		internalError(w, isReport)
+		return
 	}
 	writeRaw(w, status, append(data, '\n'))
+}
+
+// internalError answers 500, with the status member a string on a
+// report's answer and an integer elsewhere (the package's rule).
+func internalError(w http.ResponseWriter, report bool) {
+	if report {
+		writeRaw(w, http.StatusInternalServerError, []byte(`{"status":"500","message":"Error interno; intente de nuevo más tarde"}`+"\n"))
+		return
+	}
+	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`+"\n"))
 }
 
 func writeRaw(w http.ResponseWriter, status int, data []byte) {

@@ -4,8 +4,9 @@
 //
 // Every answer is JSON with Access-Control-Allow-Origin: *. Its "status"
 // member follows the original specification: a string on the answers of
-// a report (POST /api/partner_api.php), an integer on every other answer
-// (the token exchange, /auth/login, 404, 405, 503 of the probes).
+// a report (POST /api/partner_api.php), an integer on the token exchange
+// and on 404, 405 and 500 elsewhere; the probes answer a word ("ok",
+// "ready", "not_ready"); /auth/login has none.
 package httpapi
 
 import (

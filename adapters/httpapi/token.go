@@ -111,6 +111,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status, code := statusOf(err, onLogin)
 		setRetryAfter(w, err)
+		if status == http.StatusUnauthorized {
+			// HTTP requires a challenge on a 401; the credentials travel in
+			// the body, so it only names the realm.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="disbursementd"`)
+		}
 		writeJSON(w, status, loginReply{Error: code})
 		return
 	}
