@@ -413,4 +413,4 @@ func TestPanicAnswersByTheStatusRule(t *testing.T) {
 type panicReports struct{}
 
 func (panicReports) Submit(context.Context, ports.Submission) (domain.Receipt, error) { panic("boom") }
-func (panicReports) Token(context.Context, ports.LoginAttempt) (ports.Issued, error) { panic("boom") }
+func (panicReports) Token(context.Context, ports.LoginAttempt) (ports.Issued, error)  { panic("boom") }
