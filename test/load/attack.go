@@ -69,18 +69,20 @@ type result struct {
 }
 
 func (e *environment) attack(url string, w workload, c int, withToken bool) (result, error) {
-	return e.attackAt(url, w, c, 0, withToken)
+	return e.attackAt([]string{url}, w, c, 0, withToken)
 }
 
-// attackAt drives w with up to c requests in flight: as fast as they
-// complete (rate 0), or at a fixed rate per second.
-func (e *environment) attackAt(url string, w workload, c int, rate int, withToken bool) (result, error) {
+// attackAt drives w with up to c requests in flight, spread round robin
+// over urls: as fast as they complete (rate 0), or at a fixed rate per
+// second.
+func (e *environment) attackAt(urls []string, w workload, c int, rate int, withToken bool) (result, error) {
+	var next atomic.Uint64
 	hdr := http.Header{"Content-Type": []string{"application/json"}}
 	if withToken {
 		hdr.Set("Authentication-Type", "bearer "+e.token)
 	}
 	targeter := func(t *vegeta.Target) error {
-		t.Method, t.URL, t.Header, t.Body = "POST", url, hdr, w.body(e.run)
+		t.Method, t.URL, t.Header, t.Body = "POST", urls[next.Add(1)%uint64(len(urls))], hdr, w.body(e.run)
 		return nil
 	}
 	attacker := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)),
@@ -101,15 +103,20 @@ func (e *environment) attackAt(url string, w workload, c int, rate int, withToke
 		BodyBytes: len(w.prefix) + len(w.suffix) + 12}, nil
 }
 
-// attackService drives the service (rate 0: closed loop) and measures its
-// peak RSS and the CPU time it and the database server used, read just
-// before and just after the run.
+// attackService drives the service (rate 0: closed loop), over every
+// replica, and measures the first replica's peak RSS and the CPU time all
+// replicas and the database server used, read just before and just after
+// the run.
 func (e *environment) attackService(w workload, c, rate int) (result, error) {
 	pid := e.svc.Process.Pid
 	base := procStatus(pid, "VmRSS")
 	resetPeak(pid)
 	before := e.cpu.sample()
-	r, err := e.attackAt(e.svcURL+"/api/partner_api.php", w, c, rate, true)
+	urls := make([]string, len(e.svcURLs))
+	for i, u := range e.svcURLs {
+		urls[i] = u + "/api/partner_api.php"
+	}
+	r, err := e.attackAt(urls, w, c, rate, true)
 	r.CPU, r.DBCPU = e.cpu.since(before)
 	r.PeakRSS, r.BaseRSS = procStatus(pid, "VmHWM"), base
 	return r, err

@@ -36,7 +36,9 @@ type environment struct {
 	dir        string
 	bin        string // the service binary, for go tool pprof
 	svc, sink  *exec.Cmd
+	svcs       []*exec.Cmd // every replica; svc is the first
 	svcURL     string
+	svcURLs    []string // every replica's; svcURL is the first
 	sinkURL    string
 	pprofURL   string // empty unless -profile
 	cpu        *cpuMeter
@@ -81,11 +83,20 @@ func newEnvironment(o options) (_ *environment, err error) {
 		}
 	}()
 	bin := filepath.Join(dir, "disbursementd")
+	if o.bin != "" {
+		if bin, err = filepath.Abs(o.bin); err != nil {
+			return nil, err
+		}
+	} else {
+		build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build: %v\n%s", err, out)
+		}
+	}
 	e.bin = bin
-	build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build: %v\n%s", err, out)
+	if o.replicas > 1 && o.store != "mysql" {
+		return nil, fmt.Errorf("-replicas %d needs -store mysql: replicas share a database server", o.replicas)
 	}
 	env := append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json")
 	switch o.store {
@@ -121,23 +132,53 @@ func newEnvironment(o options) (_ *environment, err error) {
 	if out, err := add.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("users add: %v\n%s", err, out)
 	}
-	port := freePort()
-	logf, _ := os.Create(filepath.Join(dir, "service.log"))
-	e.svc = exec.Command(bin, "serve")
-	e.svc.Dir, e.svc.Env, e.svc.Stdout, e.svc.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), logf, logf
-	if err := e.svc.Start(); err != nil {
-		return nil, err
+	if o.replicas > 1 {
+		// Replicas as a fleet runs them: one key, one upload directory (on
+		// one machine a directory stands in for the bucket), the shared
+		// login throttle; each in a working directory of its own.
+		keygen := exec.Command(bin, "keygen", "--out", filepath.Join(dir, "keys"))
+		if out, err := keygen.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("keygen: %v\n%s", err, out)
+		}
+		uploads := filepath.Join(dir, "uploads")
+		if err := os.MkdirAll(uploads, 0o750); err != nil {
+			return nil, err
+		}
+		env = append(env, "DISB_AUTH_PRIVATE_KEY_FILE="+filepath.Join(dir, "keys", "private.pem"),
+			"DISB_UPLOADS_DIR="+uploads, "DISB_THROTTLE_BACKEND=database")
 	}
-	e.svcURL = "http://127.0.0.1:" + port
+	var pids []int
+	for i := range max(o.replicas, 1) {
+		wd := dir
+		if o.replicas > 1 {
+			wd = filepath.Join(dir, fmt.Sprintf("replica-%d", i))
+			if err := os.MkdirAll(wd, 0o750); err != nil {
+				return nil, err
+			}
+		}
+		port := freePort()
+		logf, _ := os.Create(filepath.Join(dir, fmt.Sprintf("service-%d.log", i)))
+		svc := exec.Command(bin, "serve")
+		svc.Dir, svc.Env, svc.Stdout, svc.Stderr = wd, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), logf, logf
+		if err := svc.Start(); err != nil {
+			return nil, err
+		}
+		e.svcs, e.svcURLs = append(e.svcs, svc), append(e.svcURLs, "http://127.0.0.1:"+port)
+		pids = append(pids, svc.Process.Pid)
+	}
+	e.svc, e.svcURL = e.svcs[0], e.svcURLs[0]
 	hz, source := clockTicks()
-	e.cpu = &cpuMeter{hz: hz, source: source, service: e.svc.Process.Pid, dbID: o.dbPID}
+	e.cpu = &cpuMeter{hz: hz, source: source, services: pids, dbID: o.dbPID}
 	sinkPort := freePort()
 	e.sink = exec.Command(os.Args[0], "sink", "127.0.0.1:"+sinkPort)
 	if err := e.sink.Start(); err != nil {
 		return nil, err
 	}
 	e.sinkURL = "http://127.0.0.1:" + sinkPort
-	up := []string{e.svcURL + "/readyz", e.sinkURL}
+	up := []string{e.sinkURL}
+	for _, u := range e.svcURLs {
+		up = append(up, u+"/readyz")
+	}
 	if e.pprofURL != "" {
 		up = append(up, e.pprofURL+"/debug/pprof/")
 	}
@@ -201,7 +242,7 @@ func (e *environment) getToken() (string, error) {
 }
 
 func (e *environment) close() {
-	for _, c := range []*exec.Cmd{e.svc, e.sink} {
+	for _, c := range append(append([]*exec.Cmd{}, e.svcs...), e.sink) {
 		if c != nil && c.Process != nil {
 			_ = c.Process.Signal(os.Interrupt)
 			_ = c.Wait()

@@ -56,6 +56,8 @@ type options struct {
 	profileWorkloads    string
 	profileConc         int
 	profileTime         time.Duration
+	bin                 string // a prebuilt service binary instead of building the checkout
+	replicas            int    // service processes on one store, requests spread over them
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -94,6 +96,8 @@ func main() {
 	flag.StringVar(&o.profileWorkloads, "profile-w", "W1,W2", "workloads to profile, with -profile")
 	flag.IntVar(&o.profileConc, "profile-c", 32, "concurrency to profile at (or the highest of -c below it), with -profile")
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
+	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
+	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
 	flag.Parse()
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
 	if err := o.complete(); err != nil {

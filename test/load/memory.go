@@ -23,7 +23,7 @@ func (e *environment) w3Memory(n int) (memory, error) {
 	}
 	pid := e.svc.Process.Pid
 	// Warm up with one W1 report, so the baseline includes the code paths.
-	if _, err := e.attackAt(e.svcURL+"/api/partner_api.php", workloads(e.o)[0], 1, 0, true); err != nil {
+	if _, err := e.attackAt([]string{e.svcURL + "/api/partner_api.php"}, workloads(e.o)[0], 1, 0, true); err != nil {
 		return memory{}, err
 	}
 	m := memory{BodyBytes: len(w3.prefix) + len(w3.suffix) + 12, BaseRSS: procStatus(pid, "VmRSS"), PeakAfter: map[int]int64{}}

@@ -80,9 +80,10 @@ func cpuTime(pid int, hz int64) (time.Duration, error) {
 // cpuMeter samples the CPU time of the service and, when its PID is known,
 // of the database server, around each run.
 type cpuMeter struct {
-	hz            int64
-	source        string
-	service, dbID int // dbID 0: unknown (SQLite runs inside the service)
+	hz       int64
+	source   string
+	services []int // every replica's process
+	dbID     int   // 0: unknown (SQLite runs inside the service)
 }
 
 // cpuSample is one reading of both processes.
@@ -90,7 +91,10 @@ type cpuSample struct{ service, db time.Duration }
 
 func (m *cpuMeter) sample() cpuSample {
 	var s cpuSample
-	s.service, _ = cpuTime(m.service, m.hz)
+	for _, pid := range m.services {
+		t, _ := cpuTime(pid, m.hz)
+		s.service += t
+	}
 	if m.dbID > 0 {
 		s.db, _ = cpuTime(m.dbID, m.hz)
 	}
