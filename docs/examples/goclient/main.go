@@ -57,7 +57,9 @@ func token(base, user, password string) (string, time.Time, error) {
 }
 
 // submit sends a report, retrying with the same Idempotency-Key when a
-// retry can help (network error, 409, 503): never stored twice.
+// retry can help (network error, 409, 503): never stored twice. It waits
+// as long as Retry-After says when the service says it (503 overloaded),
+// else a little longer after each attempt.
 func submit(base, tok, key string, report map[string]any) (reportReply, error) {
 	body, _ := json.Marshal(report)
 	for attempt := 1; ; attempt++ {
@@ -67,7 +69,11 @@ func submit(base, tok, key string, report map[string]any) (reportReply, error) {
 		req.Header.Set("Idempotency-Key", key)
 		resp, err := http.DefaultClient.Do(req)
 		var r reportReply
+		wait := time.Duration(attempt*attempt) * time.Second
 		if err == nil {
+			if s, convErr := strconv.Atoi(resp.Header.Get("Retry-After")); convErr == nil && s > 0 {
+				wait = time.Duration(s) * time.Second
+			}
 			decodeErr := json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
 			switch {
@@ -84,7 +90,7 @@ func submit(base, tok, key string, report map[string]any) (reportReply, error) {
 		if attempt == 5 {
 			return r, errors.Join(errors.New("giving up after 5 attempts"), err)
 		}
-		time.Sleep(time.Duration(attempt*attempt) * time.Second)
+		time.Sleep(wait)
 	}
 }
 
