@@ -85,6 +85,7 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 		if !w.final {
 			w.limit = max(w.from, w.end()-lookAhead)
 		}
+		var late contentCheck // the type's own check, once the type is known
 		if !typed && (len(w.buf) >= 16 || w.final) {
 			t, ok := sniff(w.buf)
 			if !ok || !contains(rules.Allowed, t.ext) {
@@ -92,13 +93,25 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 			}
 			typed, f.Ext, f.ContentType = true, t.ext, t.contentType
 			if t.checks != nil {
-				checks = append(checks, t.checks(rules))
+				late = t.checks(rules)
 			}
 		}
 		for _, c := range checks {
 			if fe := c.check(&w); fe != nil {
 				return nil, fe
 			}
+		}
+		if late != nil {
+			// Every byte so far is still in this window (typing needs 16,
+			// the window carries more) and new to this check: a file too
+			// small to be typed in its first window, like a 15-byte PDF,
+			// must not have its bytes taken for already seen.
+			first := w
+			first.fresh = 0
+			if fe := late.check(&first); fe != nil {
+				return nil, fe
+			}
+			checks = append(checks, late)
 		}
 		carry = min(len(w.buf), windowCarry)
 		copy(sc.win, w.buf[len(w.buf)-carry:])

@@ -217,3 +217,19 @@ func TestPDFTruncated(t *testing.T) {
 		})
 	}
 }
+
+// TestTinyPDFs: a PDF shorter than the 16 bytes typing needs is checked
+// whole, however its bytes arrive: its %%EOF counts.
+func TestTinyPDFs(t *testing.T) {
+	for s, want := range map[string]string{
+		"%PDF-1.4\n%%EOF": "", "%PDF-1.4\n%%EOF\n": "", "%PDF-\n%%EOF": "",
+		"%PDF-": CodeFileTruncated, "%PDF-1.4\n%%EO": CodeFileTruncated,
+	} {
+		for _, chunk := range []int{3, 6, decodedChunk} {
+			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), DefaultFileRules(), chunk)
+			if got := codeOf(fe); got != want {
+				t.Errorf("%q in blocks of %d: %q, want %q", s, chunk, got, want)
+			}
+		}
+	}
+}
