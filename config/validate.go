@@ -124,12 +124,16 @@ func (c *Config) finishAuth() error {
 	}
 	if err := firstErr(
 		between("auth.max_concurrent_hashes", a.MaxConcurrentHashes, 0, 1_024),
+		between("auth.token_cache_size", a.TokenCacheSize, 0, 10_000_000),
 		between("auth.user_cache_size", a.UserCacheSize, 1, 10_000_000),
 	); err != nil {
 		return err
 	}
 	if a.MaxConcurrentHashes == 0 {
 		a.MaxConcurrentHashes = runtime.NumCPU()
+	}
+	if a.TokenCacheSize == 0 {
+		a.TokenCacheSize = DefaultTokenCacheSize
 	}
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
