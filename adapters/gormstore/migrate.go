@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
 )
 
@@ -106,7 +107,7 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 		run := func(tx *gorm.DB) error {
 			tx = tx.Session(&gorm.Session{NewDB: true})
 			for _, stmt := range m.stmts(s.driver, s.columns) {
-				if err := tx.Exec(stmt).Error; err != nil {
+				if err := tx.Exec(stmt).Error; err != nil && !s.alreadyDone(err) {
 					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 				}
 			}
@@ -130,6 +131,24 @@ func contains(list []int, v int) bool {
 		if x == v {
 			return true
 		}
+	}
+	return false
+}
+
+// alreadyDone reports whether a migration statement failed only because
+// what it makes is there already. MySQL commits each DDL statement on its
+// own, so a migration stopped half-way (a lost connection, a killed
+// process) leaves some of its tables and indexes behind; the next run
+// takes them as done instead of failing on them forever. (MySQL 8 has no
+// CREATE INDEX IF NOT EXISTS.) On SQLite a migration is one transaction.
+func (s *Store) alreadyDone(err error) bool {
+	var me *mysqldrv.MySQLError
+	if s.driver != MySQL || !errors.As(err, &me) {
+		return false
+	}
+	switch me.Number {
+	case 1050, 1060, 1061: // table, column, index exists
+		return true
 	}
 	return false
 }
