@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -30,6 +31,32 @@ type Reports struct {
 	// before group commit) is taken for one whose request died; it must
 	// exceed the longest a report can take (http.report_timeout).
 	Stale time.Duration
+
+	// legacyUntil (Unix nanoseconds) ends the time when records written by
+	// version 1.0.0 may still be alive (see SetLegacyUntil).
+	legacyUntil atomic.Int64
+}
+
+// SetLegacyUntil says until when records written by version 1.0.0 (keyed
+// by the raw body's hash, not the report's identity) may still be alive.
+// Until then a submission is also looked up the old way, so that a retry
+// across the upgrade gets its first answer instead of a second row or a
+// 400 idempotency_key_reused. The zero time: there are none.
+func (s *Reports) SetLegacyUntil(t time.Time) {
+	if t.IsZero() {
+		s.legacyUntil.Store(0)
+		return
+	}
+	s.legacyUntil.Store(t.UnixNano())
+}
+
+// legacy returns the raw body's hash when records of version 1.0.0 may
+// still be alive, else "".
+func (s *Reports) legacy(sub Submission, now time.Time) string {
+	if until := s.legacyUntil.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
+		return ""
+	}
+	return sub.BodySHA256()
 }
 
 // Submission is one POST of a report.
@@ -38,6 +65,9 @@ type Submission struct {
 	Members        []domain.RawField
 	IdempotencyKey string // "" when the header was absent
 	RequestID      string
+	// BodySHA256 returns the hex SHA-256 of the raw body, computed when
+	// asked: only while records of version 1.0.0 may be alive.
+	BodySHA256 func() string
 }
 
 func storeFailed(err error) error {
@@ -65,6 +95,11 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	staged := domain.StagedReport{
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
 		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: identity,
+	}
+	if raw := s.legacy(sub, now); raw != "" {
+		if receipt, done, err := s.legacyAnswer(ctx, sub, rec, raw); err != nil || done {
+			return receipt, err
+		}
 	}
 	if f := rep.File; f != nil {
 		// A retry of a stored report is answered before its file is
@@ -158,4 +193,25 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 	}
 	return domain.Receipt{}, false, domain.NewError(domain.ErrInProgress, "request_in_progress",
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
+}
+
+// legacyAnswer looks for a record version 1.0.0 made of the same raw body:
+// under its old key hash when the submission has no Idempotency-Key, under
+// the same key (whose record then holds the raw body's hash) when it has.
+// done is true when that record answers.
+func (s *Reports) legacyAnswer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
+	keyHash := rec.KeyHash
+	if sub.IdempotencyKey == "" {
+		keyHash = domain.LegacyKeyHash(raw)
+	}
+	old, err := s.Store.GetKey(ctx, rec.User, keyHash)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return domain.Receipt{}, false, nil
+	case err != nil:
+		return domain.Receipt{}, false, storeFailed(err)
+	case old.State == domain.KeyDone && old.PayloadSHA256 == raw && old.ExpiresAt.After(s.Clock.Now()):
+		return domain.Receipt{ReportID: old.ReportID, FileName: old.FileName, Replayed: true}, true, nil
+	}
+	return domain.Receipt{}, false, nil
 }

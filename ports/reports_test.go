@@ -3,6 +3,7 @@ package ports_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -273,4 +274,45 @@ func submitConcurrently(svc *ports.Reports, sub ports.Submission, n int) ([]doma
 	}
 	wg.Wait()
 	return got, errs
+}
+
+// TestSubmitFindsRecordsOfVersion1: after an upgrade, records written by
+// version 1.0.0 (keyed by the raw body's hash) are found while they live,
+// so a retry across the upgrade gets its first answer, with or without an
+// Idempotency-Key; a reused key with another body is still refused; once
+// they have expired nothing looks for them.
+func TestSubmitFindsRecordsOfVersion1(t *testing.T) {
+	clock := fakes.NewClock(t0)
+	store, up := fixtures(clock)
+	svc := newReports(store, up, clock)
+	svc.SetLegacyUntil(t0.Add(24 * time.Hour))
+	raw := "7f3c9a0e" + strings.Repeat("0", 56) // the 1.0.0 record's payload hash
+	old := domain.IdempotencyRecord{User: "acme", State: domain.KeyDone, Nonce: "n", ReportID: 41, FileName: "partner_CR-1_old.pdf",
+		CreatedAt: t0.Add(-time.Hour), ExpiresAt: t0.Add(23 * time.Hour), PayloadSHA256: raw}
+	unkeyed, keyed := old, old
+	unkeyed.KeyHash = domain.LegacyKeyHash(raw)
+	keyed.KeyHash, keyed.ReportID = domain.KeyHash("k-1", ""), 42
+	store.PutKey(unkeyed)
+	store.PutKey(keyed)
+	sub := submission(withFile("CR-1"), "")
+	sub.BodySHA256 = func() string { return raw }
+	for key, want := range map[string]int64{"": 41, "k-1": 42} {
+		sub.IdempotencyKey = key
+		r, err := svc.Submit(context.Background(), sub)
+		if err != nil || !r.Replayed || r.ReportID != want {
+			t.Errorf("key %q: retry of a 1.0.0 report = %+v, %v; want the first answer (%d)", key, r, err, want)
+		}
+	}
+	if store.Count() != 0 || up.Count() != 0 {
+		t.Fatalf("%d rows %d files after retries of stored reports", store.Count(), up.Count())
+	}
+	sub.IdempotencyKey, sub.BodySHA256 = "k-1", func() string { return strings.Repeat("1", 64) } // another body
+	if _, err := svc.Submit(context.Background(), sub); !errors.Is(err, domain.ErrKeyReused) {
+		t.Errorf("the same key with another body: %v, want ErrKeyReused", err)
+	}
+	clock.Add(25 * time.Hour)
+	sub.IdempotencyKey, sub.BodySHA256 = "", func() string { t.Fatal("the raw body was hashed after the window"); return "" }
+	if r, err := svc.Submit(context.Background(), sub); err != nil || r.Replayed {
+		t.Fatalf("after the window: %+v, %v; want a new report", r, err)
+	}
 }

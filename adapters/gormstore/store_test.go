@@ -95,3 +95,44 @@ func TestClockStampsTimes(t *testing.T) {
 type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// TestLegacyUntil: a new install has no records of version 1.0.0; after
+// an upgrade, the latest expiry of the records made before migration 2 is
+// when the service may stop looking reports up the old way. On both stores.
+func TestLegacyUntil(t *testing.T) {
+	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
+		t.Run(driver, func(t *testing.T) {
+			dsn := storetest.SQLitePath(t)
+			if driver == gormstore.MySQL {
+				dsn = storetest.MustCreateDatabase(t)
+			}
+			st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
+			ctx := context.Background()
+			if until, err := st.LegacyUntil(ctx); err != nil || !until.IsZero() {
+				t.Fatalf("new install: %v, %v; want none", until, err)
+			}
+			now := time.Now().UTC().Truncate(time.Second)
+			r := fullReport(t, "CR-NEW-1")
+			if _, _, err := st.StoreReport(ctx, r, recordT("new", now.Add(time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+			// A record from before the upgrade: made an hour before migration 2.
+			db, err := storetest.OpenDB(driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer storetest.CloseDB(db)
+			if err := db.Exec("UPDATE schema_migrations SET applied_at = ? WHERE version = 2", now).Error; err != nil {
+				t.Fatal(err)
+			}
+			old := recordT("old", now.Add(-time.Hour))
+			if _, _, err := st.StoreReport(ctx, fullReport(t, "CR-OLD-1"), old); err != nil {
+				t.Fatal(err)
+			}
+			until, err := st.LegacyUntil(ctx)
+			if err != nil || !until.Equal(old.ExpiresAt) {
+				t.Fatalf("after an upgrade: %v, %v; want %v", until, err, old.ExpiresAt)
+			}
+		})
+	}
+}

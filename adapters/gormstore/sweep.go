@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -108,4 +109,29 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 		return p, 0, fmt.Errorf("delete expired keys: %w", err)
 	}
 	return p, e, nil
+}
+
+// LegacyUntil returns when the last idempotency record written before
+// migration 2 — by version 1.0.0, which keyed reports by their raw body's
+// hash — expires; the zero time when there is none (a new install, or the
+// old records are gone). Until then the service also looks reports up the
+// old way (ports.Reports.SetLegacyUntil).
+func (s *Store) LegacyUntil(ctx context.Context) (time.Time, error) {
+	var m schemaMigration
+	err := s.read.WithContext(ctx).Where("version = ?", 2).Take(&m).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	var row idempotencyRow
+	err = s.read.WithContext(ctx).Where("created_at < ?", m.AppliedAt.UTC()).Order("expires_at DESC").Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("find records of version 1.0.0: %w", err)
+	}
+	return row.ExpiresAt.UTC(), nil
 }

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"mime"
@@ -151,6 +153,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	receipt, err := s.Reports.Submit(ctx, ports.Submission{
 		Principal: principal, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
+		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },
 	})
 	if err != nil {
 		s.reportError(w, r, err)

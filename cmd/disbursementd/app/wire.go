@@ -45,7 +45,10 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		return wired{}, err
 	}
 	m.closers = append(m.closers, m.Store)
-	schemaReady := make(chan struct{})
+	// migrated closes when the schema is up to date, schemaReady once the
+	// service has also read what it needs from the store (the readiness
+	// probe waits for it).
+	migrated, schemaReady := make(chan struct{}), make(chan struct{})
 	if err := PrepareSchema(bg, cfg, m.Store, m.Log); err != nil {
 		if errors.Is(err, gormstore.ErrOutdatedSchema) || cfg.Store.Driver == gormstore.SQLite {
 			return wired{}, err
@@ -58,11 +61,11 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 					m.Log.Warn("database still not usable", "error", err.Error(), "retry_in", next.String())
 				}) {
 				m.Log.Info("database reachable; schema ready")
-				close(schemaReady)
+				close(migrated)
 			}
 		})
 	} else {
-		close(schemaReady)
+		close(migrated)
 	}
 	if m.Uploads, err = OpenUploads(bg, cfg); err != nil {
 		return wired{}, err
@@ -131,7 +134,36 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}, metrics)
 	rec := &ports.Reconciler{Store: m.Store, Uploads: m.Uploads, Files: m.Uploads, Clock: m.Clock,
 		Stale: stale, Batch: cfg.Idempotency.SweepBatch}
+	select {
+	case <-migrated:
+		m.readLegacy(bg, reports)
+		close(schemaReady)
+	default:
+		m.goBackground(func() {
+			select {
+			case <-migrated:
+				m.readLegacy(bg, reports)
+				close(schemaReady)
+			case <-bg.Done():
+			}
+		})
+	}
 	return wired{http: srv, reconciler: rec}, nil
+}
+
+// readLegacy tells the reports use case until when idempotency records of
+// version 1.0.0 may be alive, so retries across an upgrade find them.
+func (m *Main) readLegacy(ctx context.Context, reports *ports.Reports) {
+	until, err := m.Store.LegacyUntil(ctx)
+	if err != nil {
+		m.Log.Warn("could not tell whether records of version 1.0.0 are alive; retries of reports sent before the upgrade may not find them", "error", err.Error())
+		return
+	}
+	reports.SetLegacyUntil(until)
+	if !until.IsZero() {
+		m.Log.Info("idempotency records of version 1.0.0 are alive; reports are also looked up the old way until they expire",
+			"until", until.Format(time.RFC3339))
+	}
 }
 
 // throttle is the login throttle the configuration picks: in memory, or
