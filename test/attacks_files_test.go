@@ -129,21 +129,21 @@ func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
 		in.addUser(t, partner, nit, password)
 		tok := in.token(t, partner, password)
 		dir := in.Config.Uploads.Dir
+		replace := func(to string) {
+			t.Helper()
+			if err := os.Rename(dir, to); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(dir, 0o750); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
 			t.Fatalf("/readyz before: %d %s", r.Status, r.Raw)
 		}
-		if err := os.Rename(dir, dir+".old"); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Mkdir(dir, 0o750); err != nil {
-			t.Fatal(err)
-		}
-		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 503 || dig(r.Body, "checks", "uploads") != "fail" {
-			t.Fatalf("/readyz after the directory was replaced: %d %s", r.Status, r.Raw)
-		}
-		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
-			t.Fatalf("/readyz once reopened: %d %s", r.Status, r.Raw)
-		}
+		// A report right after the replacement, before any probe, goes to
+		// the new directory.
+		replace(dir + ".old1")
 		r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-REPLACED-1", fixture.PDF(2000))))
 		if r.Status != 200 {
 			t.Fatalf("report: %d %s", r.Status, r.Raw)
@@ -152,8 +152,16 @@ func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("the file is not in the new directory: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(dir+".old", name)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir+".old1", name)); err == nil {
 			t.Error("the file went to the replaced directory")
+		}
+		// The readiness probe tells of a replacement once, then reopens.
+		replace(dir + ".old2")
+		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 503 || dig(r.Body, "checks", "uploads") != "fail" {
+			t.Fatalf("/readyz after the directory was replaced: %d %s", r.Status, r.Raw)
+		}
+		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
+			t.Fatalf("/readyz once reopened: %d %s", r.Status, r.Raw)
 		}
 	})
 }

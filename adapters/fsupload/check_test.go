@@ -124,3 +124,39 @@ func TestCheckFailsOnAReadOnlyDirectory(t *testing.T) {
 		t.Fatalf("Check on a read-only directory = %v", err)
 	}
 }
+
+// TestSaveFollowsAReplacedDirectory: a Save right after the directory was
+// replaced, before any readiness probe, goes to the new directory; with
+// the directory gone it fails and writes nothing.
+func TestSaveFollowsAReplacedDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "uploads")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	old := dir + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Save(ctx, "CR-1", time.Now(), fixture.File(fixture.PDF(1000))); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("Save with the directory gone = %v; want an error naming it", err)
+	}
+	if entries, _ := os.ReadDir(old); len(entries) != 0 {
+		t.Fatalf("a Save with the directory gone wrote into the old one: %v", entries)
+	}
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	name, err := s.Save(ctx, "CR-2", time.Now(), fixture.File(fixture.PDF(1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Fatalf("the Save did not land in the new directory: %v", err)
+	}
+}

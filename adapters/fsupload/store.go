@@ -126,7 +126,10 @@ func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	h := s.cur.Load()
+	h, err := s.current()
+	if err != nil {
+		return "", err
+	}
 	tmp := tempPrefix + randHex()
 	if err := h.write(tmp, f); err != nil {
 		_ = h.root.Remove(tmp)
@@ -155,6 +158,25 @@ func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *
 		return "", fmt.Errorf("sync upload directory %s: %w", s.path, err)
 	}
 	return name, nil
+}
+
+// current is the directory to write to: the one open, unless the path
+// now names another directory (replaced under the running service), which
+// is then opened instead, so no file goes to a directory nobody reads.
+// Two stats a Save, against a file's fsync.
+func (s *Store) current() (*handle, error) {
+	h := s.cur.Load()
+	atPath, err := os.Stat(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("upload directory %s is gone (removed or unreachable): %w", s.path, err)
+	}
+	if open, err := h.sync.dir.Stat(); err == nil && os.SameFile(open, atPath) {
+		return h, nil
+	}
+	if err := s.reopen(h); err != nil {
+		return nil, fmt.Errorf("upload directory %s was replaced; reopen: %w", s.path, err)
+	}
+	return s.cur.Load(), nil
 }
 
 // write creates the temp file, copies f's content into it in large
