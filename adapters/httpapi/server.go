@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/lender/disbursementd/ports"
 )
 
 // PartnerPath is the legacy path of both partner operations.
@@ -45,6 +47,8 @@ type Server struct {
 	Limits   Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
+	// Clock dates the log gate's windows (the system's when nil).
+	Clock ports.Clock
 
 	metrics  *Metrics
 	inFlight chan struct{}
@@ -56,6 +60,9 @@ func New(s Server, m *Metrics) *Server {
 	s.metrics = m
 	if s.Log == nil {
 		s.Log = slog.Default()
+	}
+	if s.Clock == nil {
+		s.Clock = wallClock{}
 	}
 	l := &s.Limits
 	l.MaxBody = orDefault(l.MaxBody, 32<<20)
@@ -104,6 +111,10 @@ func (s *Server) Handler() http.Handler {
 	})
 	return r
 }
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
 
 // routes registers handlers and remembers each path's methods, so a 405
 // names what the path really allows.

@@ -71,7 +71,8 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 		if de.Detail == "address" {
 			key = de.Detail + ":" + ri.client
 		}
-		ri.quiet = !s.quiet.first(key, time.Now(), time.Now().Add(de.RetryAfter))
+		now := s.Clock.Now()
+		ri.quiet = !s.quiet.first(key, now, now.Add(de.RetryAfter))
 		ri.detail = "throttled by " + de.Detail
 	default:
 		ri.err = err

@@ -130,7 +130,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		},
 		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
-		TrustedProxies: cfg.HTTP.TrustedProxies,
+		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
 	}, metrics)
 	rec := &ports.Reconciler{Store: m.Store, Uploads: m.Uploads, Files: m.Uploads, Clock: m.Clock,
 		Stale: stale, Batch: cfg.Idempotency.SweepBatch}
