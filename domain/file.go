@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/base64"
 	"io"
 	"strings"
@@ -39,16 +40,17 @@ func (r FileRules) maxImagePixels() int64 {
 	return r.MaxImagePixels
 }
 
-// File is an attached file, checked and typed by its content. Its bytes
-// are not held decoded: Reader and WriteTo decode the base64 again as it
-// is written, so a 20 MiB file does not sit in memory beside its 27 MiB
-// base64 text. Holding the decoded bytes of small files would save the
-// second decode, 0.25 ms per 200 KB, in a write that then waits for
-// fsync anyway, but would keep three quarters of the body's size beside
-// the body for as long as the report is processed (1.75× the body where
-// the bound is 1.5×).
+// File is an attached file, checked and typed by its content. A large
+// file's bytes are not held decoded: Reader and WriteTo decode the base64
+// again as it is written, so a 20 MiB file does not sit in memory beside
+// its 27 MiB base64 text (the memory bound is 1.5× the body). A file of at
+// most keepDecoded bytes keeps what the check decoded, so it is written
+// without a second decode: at 200 KB that saves about a quarter of a
+// millisecond of CPU a report, for 200 KB held while the report is
+// processed.
 type File struct {
 	source      string // the base64 text, prefix removed, padding trimmed
+	decoded     []byte // the content, for files of at most keepDecoded bytes
 	Size        int64
 	Ext         string // from the magic bytes, never from the client
 	ContentType string
@@ -78,10 +80,22 @@ func NewFileFromBytes(data []byte, rules FileRules) (*File, error) {
 // Reader returns the decoded content, from the start. It is also an
 // io.WriterTo, so io.Copy and io.CopyBuffer decode straight into the
 // destination in large blocks.
-func (f *File) Reader() io.Reader { return &fileReader{d: b64Decoder{src: f.source}} }
+func (f *File) Reader() io.Reader {
+	if f.decoded != nil {
+		return bytes.NewReader(f.decoded)
+	}
+	return &fileReader{d: b64Decoder{src: f.source}}
+}
+
+// keepDecoded is the largest file whose decoded bytes are kept.
+const keepDecoded = 1 << 20
 
 // WriteTo writes the decoded content to w.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
+	if f.decoded != nil {
+		n, err := w.Write(f.decoded)
+		return int64(n), err
+	}
 	r := fileReader{d: b64Decoder{src: f.source}}
 	return r.WriteTo(w)
 }

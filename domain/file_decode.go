@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // The base64 text is decoded in blocks of decodedChunk bytes: large
@@ -68,7 +69,8 @@ func (d *b64Decoder) read(dst, tmp []byte) (int, error) {
 	want := len(dst) / 3 * 4
 	if !d.dirty {
 		k := min(want, len(d.src))
-		chars := tmp[:copy(tmp[:k], d.src)]
+		// The decoder only reads its source: the text itself, not a copy.
+		chars := unsafe.Slice(unsafe.StringData(d.src), k)
 		n, err := base64.RawStdEncoding.Decode(dst, chars)
 		// The decoder skips CR and LF itself, but then the block is no
 		// longer aligned and decodes to fewer bytes than its length says.

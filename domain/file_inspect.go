@@ -67,6 +67,9 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	f := &File{source: s}
+	if estimate := len(s) / 4 * 3; estimate <= keepDecoded {
+		f.decoded = make([]byte, 0, estimate+2)
+	}
 	d := b64Decoder{src: s}
 	h := sha256.New()
 	checks := []contentCheck{polyglotCheck{}}
@@ -79,6 +82,9 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 			return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
 		}
 		h.Write(sc.win[carry : carry+n])
+		if f.decoded != nil {
+			f.decoded = append(f.decoded, sc.win[carry:carry+n]...)
+		}
 		f.Size += int64(n)
 		w = window{buf: sc.win[:carry+n], base: f.Size - int64(carry+n), fresh: carry, from: w.limit, final: err == io.EOF}
 		w.limit = w.end()
