@@ -34,8 +34,8 @@ func StoredForm(f Field, v Value) string {
 func (c *Catalogue) Identity(r *Report) string {
 	h := sha256.New()
 	var buf []byte
-	for _, f := range c.Fields {
-		v, ok := r.Values[f.Internal]
+	for i, f := range c.Fields {
+		v, ok := r.At(i)
 		if !ok {
 			continue
 		}

@@ -15,7 +15,7 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 	add := func(field string, fe *fieldErr) {
 		problems = append(problems, Problem{Field: field, Code: fe.code, Message: fe.msg})
 	}
-	rep := &Report{Values: make(map[string]Value, len(c.Fields))}
+	rep := newReport(c)
 	seen := make([]bool, len(c.Fields))
 	for _, m := range members {
 		i, ok := c.exact[m.Key]
@@ -50,11 +50,11 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 			continue
 		}
 		if present {
-			rep.Values[f.Internal] = v
+			rep.put(i, v)
 		}
 	}
 	for i, f := range c.Fields {
-		_, present := rep.Values[f.Internal]
+		present := rep.set[i]
 		if f.Required && !present && (!seen[i] || !hasProblem(problems, f.Partner)) {
 			add(f.Partner, bad(CodeRequired, "campo obligatorio"))
 		}
@@ -92,26 +92,26 @@ func (c *Catalogue) crossChecks(rep *Report, now time.Time) []Problem {
 		f, _ := c.ByInternal(internal)
 		return f.Partner
 	}
-	if tipo, ok := rep.Values["tipo_identificacion"]; ok {
-		if id, ok := rep.Values["nit_cc"]; ok && idDigitsOnly[tipo.Str] && !allDigits(id.Str) {
+	if tipo, ok := rep.Get("tipo_identificacion"); ok {
+		if id, ok := rep.Get("nit_cc"); ok && idDigitsOnly[tipo.Str] && !allDigits(id.Str) {
 			out = append(out, Problem{Field: partner("nit_cc"), Code: CodeInvalidFormat,
 				Message: "para tipo " + tipo.Str + " la identificación lleva solo dígitos"})
 		}
 	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
-	for _, f := range c.Fields {
-		v, ok := rep.Values[f.Internal]
+	for i, f := range c.Fields {
+		v, ok := rep.At(i)
 		if !ok {
 			continue
 		}
 		if f.LessEq != "" {
-			if o, ok := rep.Values[f.LessEq]; ok && v.Dec.Cmp(o.Dec) > 0 {
+			if o, ok := rep.Get(f.LessEq); ok && v.Dec.Cmp(o.Dec) > 0 {
 				out = append(out, Problem{Field: f.Partner, Code: CodeInconsistent,
 					Message: "no puede ser mayor que " + partner(f.LessEq) + " (" + o.Dec.String() + ")"})
 			}
 		}
 		if f.NotBefore != "" {
-			if o, ok := rep.Values[f.NotBefore]; ok && v.Date.Before(o.Date) {
+			if o, ok := rep.Get(f.NotBefore); ok && v.Date.Before(o.Date) {
 				out = append(out, Problem{Field: f.Partner, Code: CodeInconsistent,
 					Message: "no puede ser anterior a " + partner(f.NotBefore) + " (" + o.Date.Format("2006-01-02") + ")"})
 			}

@@ -34,13 +34,13 @@ func TestMapFullReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("MapReport: %v", err)
 	}
-	if got := len(rep.Values); got != 91 {
+	if got := rep.Len(); got != 91 {
 		t.Errorf("%d values, want 91 (every field but the file)", got)
 	}
 	if rep.File == nil || rep.File.Ext != "pdf" || string(readAll(t, rep.File)) != string(pdf) || rep.File.Size != int64(len(pdf)) {
 		t.Fatalf("file not decoded: %+v", rep.File)
 	}
-	if got := rep.Values["monto_aprobado"].Dec.String(); got != "14334900.00" {
+	if got := func() string { v, _ := rep.Get("monto_aprobado"); return v.Dec.String() }(); got != "14334900.00" {
 		t.Errorf("monto_aprobado = %s", got)
 	}
 }
@@ -50,8 +50,8 @@ func TestMapMinimalReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("MapReport: %v", err)
 	}
-	if len(rep.Values) != 12 || rep.File != nil {
-		t.Errorf("%d values, file %v; want the 12 required and no file", len(rep.Values), rep.File)
+	if rep.Len() != 12 || rep.File != nil {
+		t.Errorf("%d values, file %v; want the 12 required and no file", rep.Len(), rep.File)
 	}
 }
 

@@ -45,12 +45,48 @@ type Value struct {
 	Date time.Time // midnight UTC
 }
 
-// Report is a validated disbursement report: the values present, keyed by
-// internal name, and the attached file if any.
+// Report is a validated disbursement report: the values present, in the
+// order of its catalogue's fields, and the attached file if any.
 type Report struct {
-	Values map[string]Value
+	cat    *Catalogue
+	values []Value // by field index
+	set    []bool  // which values are present
 	File   *File
 }
 
+func newReport(c *Catalogue) *Report {
+	return &Report{cat: c, values: make([]Value, len(c.Fields)), set: make([]bool, len(c.Fields))}
+}
+
+// At returns the value of the catalogue's i-th field and whether it is
+// present.
+func (r *Report) At(i int) (Value, bool) { return r.values[i], r.set[i] }
+
+// Get returns the value of the field of that internal name and whether
+// it is present.
+func (r *Report) Get(internal string) (Value, bool) {
+	i, ok := r.cat.byInter[internal]
+	if !ok {
+		return Value{}, false
+	}
+	return r.values[i], r.set[i]
+}
+
+// Len returns how many values are present.
+func (r *Report) Len() int {
+	n := 0
+	for _, ok := range r.set {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Report) put(i int, v Value) { r.values[i], r.set[i] = v, true }
+
 // String returns the text value of a field, or "".
-func (r *Report) String(internal string) string { return r.Values[internal].Str }
+func (r *Report) String(internal string) string {
+	v, _ := r.Get(internal)
+	return v.Str
+}

@@ -11,15 +11,16 @@ import (
 type column struct {
 	name  string
 	field domain.Field
+	index int // the field's index in the catalogue (domain.Report.At)
 }
 
 func columnsFor(cat *domain.Catalogue) []column {
 	var out []column
-	for _, f := range cat.Fields {
+	for i, f := range cat.Fields {
 		if f.Type == domain.TypeFile {
 			continue // the file's metadata has its own columns
 		}
-		out = append(out, column{name: f.Internal, field: f})
+		out = append(out, column{name: f.Internal, field: f, index: i})
 	}
 	return out
 }

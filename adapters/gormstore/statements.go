@@ -61,7 +61,7 @@ func stagingArgs(cols []column, r domain.StagedReport) []any {
 	args = append(args, r.ReceivedAt.UTC(), r.PartnerUser, nullStr(r.PartnerNIT), nullStr(r.FileName), nullInt(r.FileSize),
 		nullStr(r.FileSHA256), nullStr(r.RequestID), nullStr(r.IdempotencyKey), r.PayloadSHA256)
 	for _, c := range cols {
-		v, ok := r.Report.Values[c.name]
+		v, ok := r.Report.At(c.index)
 		if !ok {
 			args = append(args, nil)
 			continue

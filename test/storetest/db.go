@@ -158,7 +158,7 @@ func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) 
 			continue
 		}
 		names = append(names, f.Internal)
-		v, ok := r.Report.Values[f.Internal]
+		v, ok := r.Report.Get(f.Internal)
 		if !ok {
 			args = append(args, nil)
 			continue
