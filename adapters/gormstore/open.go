@@ -72,7 +72,7 @@ type Store struct {
 	columns  []column
 	sql      statements
 	rsql     *sql.DB   // read's pool
-	wstmts   stmtCache // SQLite: the batch's statements on the writer connection
+	wstmts   stmtCache // the batch's statements (SQLite: on the writer connection)
 	rstmts   stmtCache // SQLite: the hot reads on the read pool
 	batch    *committer
 	readback time.Duration // bound of the read that settles an unknown commit
@@ -123,9 +123,10 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	return s, nil
 }
 
-// gormConfig is GORM's configuration. The hot statements are prepared by
-// the store itself on SQLite (stmtCache) and interpolated on MySQL (one
-// round trip a statement, where a prepared one costs three).
+// gormConfig is GORM's configuration. The group commit's statements are
+// prepared by the store itself (stmtCache; on MySQL once per connection,
+// then one round trip each); GORM's own queries are interpolated on MySQL
+// (one round trip, where preparing each would cost three).
 func (s *Store) gormConfig() *gorm.Config {
 	return &gorm.Config{
 		Logger:                 logger.Discard,
@@ -195,6 +196,7 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 		return err
 	}
 	s.rsql = s.wsql
+	s.wstmts.db = s.wsql
 	maxOpen := opts.MaxOpenConns
 	if maxOpen <= 0 {
 		maxOpen = DefaultMySQLMaxOpen
