@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// str reads a string whose opening quote is next. Only values may be views
+// of the body: keys end up in error messages that can outlive the request.
+// The closing quote and any backslash are found with bytes.IndexByte and
+// control characters eight bytes at a time, so a 27 MB base64 string is
+// crossed at memory speed, not a byte per step.
+func (s *scanner) str(view bool) (string, error) {
+	s.i++ // '"'
+	start := s.i
+	q := bytes.IndexByte(s.b[start:], '"')
+	if q < 0 {
+		q = len(s.b) - start // unterminated: the checks below say where it goes wrong
+	}
+	seg := s.b[start : start+q]
+	if bs := bytes.IndexByte(seg, '\\'); bs >= 0 {
+		seg = seg[:bs]
+	}
+	if c := indexBelowSpace(seg); c < len(seg) {
+		s.i = start + c
+		return "", s.fail("carácter de control sin escapar en un texto")
+	}
+	s.i = start + len(seg)
+	switch {
+	case s.i >= len(s.b):
+		return "", s.fail("texto sin cerrar")
+	case s.b[s.i] == '\\':
+		return s.escaped(start)
+	}
+	raw := s.b[start:s.i]
+	s.i++ // '"'
+	if view && len(raw) >= viewThreshold {
+		return unsafe.String(&raw[0], len(raw)), nil
+	}
+	if !view {
+		if name, ok := s.names[string(raw)]; ok { // no allocation for the lookup
+			return name, nil
+		}
+	}
+	return string(raw), nil
+}
+
+// indexBelowSpace returns the index of the first byte of p below 0x20 (a
+// control character JSON forbids unescaped in a string), or len(p).
+func indexBelowSpace(p []byte) int {
+	const ones, highs = 0x2020202020202020, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		// A byte below 0x20 borrows and keeps its high bit clear in x.
+		if x := binary.LittleEndian.Uint64(p[i:]); (x-ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] < 0x20 {
+			return i
+		}
+	}
+	return len(p)
+}
+
+func (s *scanner) escaped(start int) (string, error) {
+	buf := make([]byte, 0, s.i-start+64)
+	buf = append(buf, s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return string(buf), nil
+		case c < 0x20:
+			return "", s.fail("carácter de control sin escapar en un texto")
+		case c != '\\':
+			buf = append(buf, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			break
+		}
+		e := s.b[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return "", s.fail("escape \\u no válido")
+			}
+			if utf16.IsSurrogate(r) {
+				r = s.lowSurrogate(r)
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", s.fail("escape no válido")
+		}
+	}
+	return "", s.fail("texto sin cerrar")
+}
+
+// lowSurrogate completes the high surrogate hi with a following \uXXXX
+// escape, as encoding/json does: a valid pair is one rune and consumes the
+// escape; anything else is U+FFFD and the next escape is read on its own.
+func (s *scanner) lowSurrogate(hi rune) rune {
+	if len(s.b)-s.i < 6 || s.b[s.i] != '\\' || s.b[s.i+1] != 'u' {
+		return utf8.RuneError
+	}
+	save := s.i
+	s.i += 2
+	if lo, ok := s.hex4(); ok {
+		if r := utf16.DecodeRune(hi, lo); r != utf8.RuneError {
+			return r
+		}
+	}
+	s.i = save
+	return utf8.RuneError
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if len(s.b)-s.i < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(s.b[s.i:s.i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	s.i += 4
+	return rune(n), true
+}
