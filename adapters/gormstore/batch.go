@@ -168,6 +168,12 @@ func (c *committer) run(batch []*request) {
 			q.done <- result{kind: failed, err: err}
 			continue
 		}
+		if d, ok := q.ctx.Deadline(); ok && time.Until(d) < minBatchTime {
+			// Too little time left to run a batch: never started, so
+			// nothing is stored, and the batch is not cut short for it.
+			q.done <- result{kind: failed, err: errNoTimeLeft}
+			continue
+		}
 		live = append(live, q)
 	}
 	if c.s.driver == MySQL {
@@ -211,18 +217,27 @@ func (c *committer) run(batch []*request) {
 	}
 }
 
-// batchContext lasts as long as the most patient caller of the batch:
-// one caller giving up must not cancel its neighbours' commit.
+// minBatchTime is the least time a request must have left to join a
+// batch (see batchContext).
+const minBatchTime = time.Second
+
+var errNoTimeLeft = errors.New("too little of the request's time left to store it")
+
+// batchContext ends with the earliest deadline of the batch's callers, so
+// that no row commits after the deadline of the request that wrote it:
+// the crash sweep takes a file without a row for an orphan once it is
+// older than the report timeout and a margin, and must never race a
+// commit that is still to come. A caller that cancels (gives up) does not
+// cancel its neighbours' commit; only the deadline ends the batch.
 func batchContext(live []*request) (context.Context, context.CancelFunc) {
-	var latest time.Time
+	var earliest time.Time
 	for _, q := range live {
-		d, ok := q.ctx.Deadline()
-		if !ok {
-			return context.WithCancel(context.Background())
-		}
-		if d.After(latest) {
-			latest = d
+		if d, ok := q.ctx.Deadline(); ok && (earliest.IsZero() || d.Before(earliest)) {
+			earliest = d
 		}
 	}
-	return context.WithDeadline(context.Background(), latest)
+	if earliest.IsZero() {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithDeadline(context.Background(), earliest)
 }
