@@ -24,12 +24,15 @@ package s3upload
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,6 +66,9 @@ type Store struct {
 	bucket    string
 	prefix    string
 	where     string // for messages: bucket, prefix and endpoint
+
+	conditional atomic.Bool // the server was seen to refuse a second If-None-Match: * PUT
+	probing     sync.Mutex  // one probe at a time
 }
 
 var (
@@ -132,13 +138,63 @@ func (s *Store) Close() error {
 }
 
 // Check says whether the bucket answers (HeadBucket): reachable, there,
-// and the credentials accepted.
+// and the credentials accepted; and, until it has once, whether the server
+// honours conditional creates (see conditionalCreates).
 func (s *Store) Check(ctx context.Context) error {
 	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}); err != nil {
 		return fmt.Errorf("s3 uploads %s: the bucket does not answer: %w", s.where, err)
 	}
+	return s.conditionalCreates(ctx)
+}
+
+// conditionalCreates makes sure, once per Store, that the server refuses
+// a PUT with If-None-Match: * to a name that exists. Save's names are
+// unique only because of it: a server that ignores the header (some
+// S3-compatible ones, and older releases of others) would let two reports
+// of one credit in the same millisecond overwrite one another's file. The
+// probe writes a small object under the prefix twice (outside partner_*,
+// so the sweep never sees it) and deletes it.
+func (s *Store) conditionalCreates(ctx context.Context) error {
+	if s.conditional.Load() {
+		return nil
+	}
+	s.probing.Lock()
+	defer s.probing.Unlock()
+	if s.conditional.Load() {
+		return nil
+	}
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	key := s.prefix + probePrefix + hex.EncodeToString(nonce[:])
+	put := func() error {
+		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &s.bucket, Key: &key, Body: strings.NewReader("probe"),
+			ContentLength: aws.Int64(5), IfNoneMatch: aws.String("*"),
+		})
+		return err
+	}
+	if err := put(); err != nil {
+		return fmt.Errorf("s3 uploads %s: probe PUT: %w", s.where, err)
+	}
+	second := put()
+	_, delErr := s.client.DeleteObject(context.WithoutCancel(ctx), &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
+	switch {
+	case nameTaken(second):
+	case second == nil:
+		return fmt.Errorf("s3 uploads %s: the server ignores If-None-Match: * (a second PUT to one name succeeded); "+
+			"file names would not be unique, so files could overwrite one another: use a server that supports conditional writes", s.where)
+	default:
+		return fmt.Errorf("s3 uploads %s: probe PUT: %w", s.where, second)
+	}
+	if delErr != nil && statusOf(delErr) != http.StatusNotFound {
+		return fmt.Errorf("s3 uploads %s: delete probe %s: %w", s.where, key, delErr)
+	}
+	s.conditional.Store(true)
 	return nil
 }
+
+// probePrefix starts the names of conditionalCreates' probe objects.
+const probePrefix = ".disbursementd-probe-"
 
 // Save uploads f's content in one PUT under domain.FileName, created only
 // if no object has that name (on a clash the timestamp moves on by a
@@ -147,6 +203,9 @@ func (s *Store) Check(ctx context.Context) error {
 func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *domain.File) (string, error) {
 	if !domain.ValidCreditNumber(creditNumber) {
 		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
+	}
+	if err := s.conditionalCreates(ctx); err != nil {
+		return "", err
 	}
 	for i := 0; i <= maxClashes; i++ {
 		name := domain.FileName(creditNumber, at.Add(time.Duration(i)*time.Millisecond), f.Ext)

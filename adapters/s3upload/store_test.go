@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	var puts atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut && puts.Add(1) == 1 {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "partner_") && puts.Add(1) == 1 {
 			_, _ = io.CopyN(io.Discard, r.Body, 1000)
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {
@@ -144,13 +145,17 @@ func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
 // stored object.
 func TestSaveFailsOnARedirect(t *testing.T) {
 	var gets atomic.Int32
+	fake := &fakeS3{conditional: true}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut {
+		switch {
+		case r.Method == http.MethodPut && strings.Contains(r.URL.Path, "partner_"):
 			http.Redirect(w, r, "/elsewhere", http.StatusMovedPermanently)
-			return
+		case r.Method == http.MethodGet:
+			gets.Add(1)
+			w.WriteHeader(http.StatusOK)
+		default:
+			fake.ServeHTTP(w, r)
 		}
-		gets.Add(1)
-		w.WriteHeader(http.StatusOK)
 	}))
 	defer srv.Close()
 	st, err := s3upload.Open(context.Background(), s3upload.Config{
@@ -166,4 +171,78 @@ func TestSaveFailsOnARedirect(t *testing.T) {
 	if gets.Load() != 0 {
 		t.Fatalf("the redirect was followed (%d GETs)", gets.Load())
 	}
+}
+
+// TestRefusesAServerThatIgnoresIfNoneMatch: Check and Save fail, naming
+// the problem, on a server that lets a second conditional PUT overwrite an
+// object; and the same probe passes on one that refuses it.
+func TestRefusesAServerThatIgnoresIfNoneMatch(t *testing.T) {
+	for _, conditional := range []bool{false, true} {
+		fake := &fakeS3{conditional: conditional}
+		srv := httptest.NewServer(fake)
+		st, err := s3upload.Open(context.Background(), s3upload.Config{
+			Endpoint: srv.URL, Bucket: "b", Region: "us-east-1", PathStyle: true, AccessKeyID: "k", SecretAccessKey: "s",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkErr := st.Check(context.Background())
+		_, saveErr := st.Save(context.Background(), "CR-COND-1", time.Now(), fixture.File(fixture.PDF(1000)))
+		_ = st.Close()
+		srv.Close()
+		if !conditional {
+			for _, err := range []error{checkErr, saveErr} {
+				if err == nil || !strings.Contains(err.Error(), "If-None-Match") {
+					t.Errorf("on a server that ignores If-None-Match: %v; want an error naming it", err)
+				}
+			}
+			continue
+		}
+		if checkErr != nil || saveErr != nil {
+			t.Errorf("on a server that honours If-None-Match: Check %v, Save %v", checkErr, saveErr)
+		}
+		if left := fake.keys(); len(left) != 1 || !strings.Contains(left[0], "partner_CR-COND-1_") {
+			t.Errorf("objects left: %q; want only the saved file (the probe deleted)", left)
+		}
+	}
+}
+
+// fakeS3 answers just what the store sends: HEAD bucket, PUT (with
+// If-None-Match: * honoured only if conditional), DELETE.
+type fakeS3 struct {
+	conditional bool
+	mu          sync.Mutex
+	objects     map[string]bool
+}
+
+func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.objects == nil {
+		f.objects = map[string]bool{}
+	}
+	switch r.Method {
+	case http.MethodPut:
+		if f.conditional && r.Header.Get("If-None-Match") == "*" && f.objects[r.URL.Path] {
+			w.WriteHeader(http.StatusPreconditionFailed)
+			return
+		}
+		f.objects[r.URL.Path] = true
+	case http.MethodDelete:
+		delete(f.objects, r.URL.Path)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (f *fakeS3) keys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ks []string
+	for k := range f.objects {
+		ks = append(ks, k)
+	}
+	return ks
 }
