@@ -250,12 +250,15 @@ func SQLiteDSN(path string, busy time.Duration) string {
 }
 
 // MySQLDSN checks a go-sql-driver DSN and adds parseTime, loc=UTC and
-// charset=utf8mb4 when missing.
+// charset=utf8mb4 when missing. clientFoundRows is turned off whatever the
+// DSN says: the store reads "rows affected" as rows changed (a claim
+// taken, a user updated), which that flag would turn into rows matched.
 func MySQLDSN(dsn string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
 		return "", fmt.Errorf("store.dsn: %w", err)
 	}
+	cfg.ClientFoundRows = false
 	cfg.ParseTime = true
 	cfg.Loc = time.UTC
 	cfg.InterpolateParams = true
