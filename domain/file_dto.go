@@ -27,7 +27,7 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 			continue
 		}
 		if seen[k] {
-			return nil, bad(CodeDuplicateField, "el miembro "+m.Key+" está repetido")
+			return nil, bad(CodeDuplicateField, "el miembro "+Clip(m.Key)+" está repetido")
 		}
 		seen[k] = true
 		switch m.Value.Kind {
@@ -35,7 +35,7 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 		case RawString:
 			*dst = m.Value.Text
 		default:
-			return nil, bad(CodeInvalidType, "el miembro "+m.Key+" debe ser texto")
+			return nil, bad(CodeInvalidType, "el miembro "+Clip(m.Key)+" debe ser texto")
 		}
 	}
 	if strings.TrimSpace(b64) == "" {
@@ -47,7 +47,7 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 	}
 	t, _ := sniffExt(file.Ext)
 	if ext != "" && canonicalExt(ext) != t.ext {
-		return nil, bad(CodeFileMismatch, "Extension declarada ("+ext+") no corresponde al contenido ("+t.ext+")")
+		return nil, bad(CodeFileMismatch, "Extension declarada ("+Clip(ext)+") no corresponde al contenido ("+t.ext+")")
 	}
 	if name != "" {
 		if i := strings.LastIndexByte(name, '.'); i < 0 || canonicalExt(name[i+1:]) != t.ext {

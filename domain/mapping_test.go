@@ -151,6 +151,7 @@ func TestMapFile(t *testing.T) {
 		{"SVG declared as PDF", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>")), "Extension": "pdf"}, "", domain.CodeFileType},
 		{"unknown type", map[string]any{"Base64String": base64.StdEncoding.EncodeToString([]byte("<?php system($_GET['c']);"))}, "", domain.CodeFileType},
 		{"extension contradicts", map[string]any{"Base64String": b64, "Extension": "png"}, "", domain.CodeFileMismatch},
+		{"100 KB extension", map[string]any{"Base64String": b64, "Extension": strings.Repeat("x", 100_000)}, "", domain.CodeFileMismatch},
 		{"file name contradicts", map[string]any{"Base64String": b64, "FileName": "shell.php"}, "", domain.CodeFileMismatch},
 		{"content type contradicts", map[string]any{"Base64String": b64, "ContentType": "text/html"}, "", domain.CodeFileMismatch},
 		{"member not text", map[string]any{"Base64String": 12}, "", domain.CodeInvalidType},
@@ -166,6 +167,9 @@ func TestMapFile(t *testing.T) {
 				ps := problems(t, err)
 				if len(ps) != 1 || ps[0].Code != tt.code || ps[0].Field != "Documento Soporte" {
 					t.Fatalf("problems %+v, want one %s on Documento Soporte", ps, tt.code)
+				}
+				if len(ps[0].Message) > 400 {
+					t.Errorf("a %d-byte message: what the client sent is echoed unclipped", len(ps[0].Message))
 				}
 				if tt.code == domain.CodeFileTooLarge && !errors.Is(err, domain.ErrTooLarge) {
 					t.Errorf("too large file: err %v is not ErrTooLarge", err)
