@@ -106,8 +106,20 @@ func (e *Error) Unwrap() error {
 
 // hiddenKinds is a cause seen through Unwrap: it matches what its error
 // matches, except that an *Error's kind (and the *Error itself, for
-// errors.As) stays hidden while its own cause is still searched.
+// errors.As) stays hidden while its own cause is still searched, and so
+// do the kind sentinels themselves (a store's "%w" of ErrNotFound under a
+// 503 must not read as a 404).
 type hiddenKinds struct{ err error }
+
+// isKind reports whether err is one of the error kinds above.
+func isKind(err error) bool {
+	switch err {
+	case ErrInvalidInput, ErrInvalidToken, ErrInvalidClient, ErrThrottled, ErrUnavailable, ErrTooLarge,
+		ErrUnsupportedMediaType, ErrKeyReused, ErrInProgress, ErrNotFound, ErrConflict, ErrOutcomeUnknown:
+		return true
+	}
+	return false
+}
 
 func (h hiddenKinds) Error() string { return h.err.Error() }
 
@@ -132,7 +144,7 @@ func (h hiddenKinds) Unwrap() []error {
 }
 
 func (h hiddenKinds) Is(target error) bool {
-	if _, ok := h.err.(*Error); ok {
+	if _, ok := h.err.(*Error); ok || isKind(h.err) {
 		return false
 	}
 	if t := reflect.TypeOf(h.err); t != nil && t.Comparable() && reflect.TypeOf(target) == t && h.err == target {

@@ -43,6 +43,12 @@ func TestErrorKindIsTheOutermost(t *testing.T) {
 	if !errors.Is(wrapped, ErrNotFound) || !errors.Is(wrapped, os.ErrNotExist) {
 		t.Error("a wrapped Error's kind or cause is lost")
 	}
+	// A bare kind sentinel in the cause (a store's "%w" of ErrNotFound)
+	// is hidden too: the 503 must not read as a 404.
+	storeFailed := NewError(ErrUnavailable, "store", "x").WithCause(fmt.Errorf("read back: %w", ErrNotFound))
+	if errors.Is(storeFailed, ErrNotFound) || !errors.Is(storeFailed, ErrUnavailable) {
+		t.Error("a kind sentinel in the cause matched, or the kind did not")
+	}
 	if outer.Error() == "" || !errors.Is(NewError(ErrConflict, "c", "m"), ErrConflict) {
 		t.Error("basic use broken")
 	}
