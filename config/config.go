@@ -87,7 +87,7 @@ type S3Config struct {
 	Endpoint        string `mapstructure:"endpoint" default:"" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
 	Bucket          string `mapstructure:"bucket" default:"" doc:"required when uploads.backend is s3"`
 	Prefix          string `mapstructure:"prefix" default:"" doc:"prepended to every object name, e.g. disbursements/"`
-	Region          string `mapstructure:"region" default:"us-east-1" doc:"the bucket's region"`
+	Region          string `mapstructure:"region" default:"" doc:"the bucket's region; empty: the AWS chain (AWS_REGION, shared config), else us-east-1"`
 	PathStyle       bool   `mapstructure:"path_style" default:"false" doc:"true: endpoint/bucket/object URLs (MinIO); false: bucket.endpoint/object"`
 	AccessKeyID     string `mapstructure:"access_key_id" default:"" doc:"empty (with secret_access_key) = the standard AWS chain (AWS_ACCESS_KEY_ID, profile, role)"`
 	SecretAccessKey string `mapstructure:"secret_access_key" default:"" redact:"secret" doc:"the secret of access_key_id"`
@@ -119,10 +119,10 @@ type LoginConfig struct {
 type ThrottleConfig struct {
 	UserFailures int           `mapstructure:"user_failures" default:"10" doc:"password checks per user name ..."`
 	UserWindow   time.Duration `mapstructure:"user_window" default:"15m" doc:"... in this sliding window"`
-	AddrFailures int           `mapstructure:"addr_failures" default:"30" doc:"attempts per client address ..."`
+	AddrFailures int           `mapstructure:"addr_failures" default:"30" doc:"attempts per client address (an IPv6 address counts as its /64) ..."`
 	AddrWindow   time.Duration `mapstructure:"addr_window" default:"1m" doc:"... in this sliding window"`
 	Backend      string        `mapstructure:"backend" default:"auto" doc:"auto (database on mysql, else memory), memory or database (shared by replicas)"`
-	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"in-memory counters kept (least recently used evicted)"`
+	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"in-memory counters kept of each kind, user names and client addresses (least recently used evicted)"`
 }
 
 // IdempotencyConfig is how long answers are remembered.

@@ -20,7 +20,7 @@ func TestDefaultsAreTheEmbeddedDefault(t *testing.T) {
 	// The bounds of the second round of work (CONTRACT.md §7).
 	if c.HTTP.MaxInFlight != 256 || c.HTTP.MaxMembers != 256 || c.HTTP.MaxProblems != 100 ||
 		c.Store.MaxOpenConns != 32 || c.Store.MaxIdleConns != 0 || c.Store.MaxBatch != 64 || c.Store.BatchWriters != 0 ||
-		c.Uploads.Backend != "fs" || c.Uploads.S3.Region != "us-east-1" || c.Uploads.S3.PathStyle ||
+		c.Uploads.Backend != "fs" || c.Uploads.S3.Region != "" || c.Uploads.S3.PathStyle ||
 		c.Uploads.SweepInterval != 10*time.Minute || c.Uploads.AllowPDFScripts || c.Uploads.MaxImagePixels != 100_000_000 ||
 		c.Auth.HashWait != 2*time.Second || c.Auth.UserCacheSize != 10000 ||
 		c.Throttle.Backend != "auto" || c.Throttle.MaxEntries != 100000 || c.Idempotency.SweepBatch != 1000 ||
@@ -104,6 +104,12 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_LOGIN_URL", "ftp://x", "login.url"},
 		{"DISB_THROTTLE_BACKEND", "redis", "throttle.backend"},
 		{"DISB_THROTTLE_MAX_ENTRIES", "0", "throttle.max_entries"},
+		{"DISB_THROTTLE_USER_WINDOW", "0s", "throttle.user_window"},
+		{"DISB_THROTTLE_ADDR_WINDOW", "-1m", "throttle.addr_window"},
+		{"DISB_THROTTLE_ADDR_FAILURES", "-1", "throttle.addr_failures"},
+		{"DISB_HTTP_REPORT_TIMEOUT", "0s", "http.report_timeout"},
+		{"DISB_HTTP_READ_HEADER_TIMEOUT", "0s", "http.read_header_timeout"},
+		{"DISB_HTTP_SHUTDOWN_GRACE", "-1s", "http.shutdown_grace"},
 		{"DISB_IDEMPOTENCY_TTL", "1h", "idempotency.ttl"},
 		{"DISB_LOG_FORMAT", "xml", "log.format"},
 		{"DISB_DEBUG_PPROF_ADDR", "6060", "debug.pprof_addr"},
@@ -123,6 +129,20 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		t.Setenv("DISB_UPLOADS_BACKEND", "s3")
 		_, err := Load("")
 		mustNameKey(t, err, "uploads.s3.bucket")
+	})
+	t.Run("a throttle turned off needs no window", func(t *testing.T) {
+		t.Setenv("DISB_THROTTLE_USER_FAILURES", "0")
+		t.Setenv("DISB_THROTTLE_USER_WINDOW", "0s")
+		if _, err := Load(""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("s3 without a region: the AWS chain decides", func(t *testing.T) {
+		t.Setenv("DISB_UPLOADS_BACKEND", "s3")
+		t.Setenv("DISB_UPLOADS_S3_BUCKET", "b")
+		if c, err := Load(""); err != nil || c.Uploads.S3.Region != "" {
+			t.Fatalf("region %q, %v", c.Uploads.S3.Region, err)
+		}
 	})
 	t.Run("missing explicit file", func(t *testing.T) {
 		if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml")); err == nil {

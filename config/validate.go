@@ -27,6 +27,22 @@ func (c *Config) finishHTTP() error {
 	if h.MaxBodyBytes <= 0 {
 		return keyError("http.max_body_bytes", "%s, want a size above 0", h.MaxBodyBytes)
 	}
+	// 0 would mean "no limit" to net/http, or a report refused at once.
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{
+		{"http.read_header_timeout", h.ReadHeaderTimeout}, {"http.read_timeout", h.ReadTimeout},
+		{"http.write_timeout", h.WriteTimeout}, {"http.idle_timeout", h.IdleTimeout},
+		{"http.report_timeout", h.ReportTimeout},
+	} {
+		if d.v <= 0 {
+			return keyError(d.key, "%s, want more than 0", d.v)
+		}
+	}
+	if h.ShutdownGrace < 0 {
+		return keyError("http.shutdown_grace", "%s, want 0 or more", h.ShutdownGrace)
+	}
 	return firstErr(
 		between("http.max_in_flight", h.MaxInFlight, 1, 100_000),
 		between("http.max_members", h.MaxMembers, 1, 100_000),
@@ -90,9 +106,6 @@ func (c *Config) finishUploads() error {
 		if u.S3.Bucket == "" {
 			return keyError("uploads.s3.bucket", "required when uploads.backend is s3")
 		}
-		if u.S3.Region == "" {
-			return keyError("uploads.s3.region", "required when uploads.backend is s3")
-		}
 	default:
 		return keyError("uploads.backend", "%q, want fs or s3", u.Backend)
 	}
@@ -149,6 +162,21 @@ func (c *Config) finishRest() error {
 	case "auto", "memory", "database":
 	default:
 		return keyError("throttle.backend", "%q, want auto, memory or database", c.Throttle.Backend)
+	}
+	for _, r := range []struct {
+		limit, window string
+		n             int
+		w             time.Duration
+	}{
+		{"throttle.user_failures", "throttle.user_window", c.Throttle.UserFailures, c.Throttle.UserWindow},
+		{"throttle.addr_failures", "throttle.addr_window", c.Throttle.AddrFailures, c.Throttle.AddrWindow},
+	} {
+		if r.n < 0 {
+			return keyError(r.limit, "%d, want 0 (no limit) or more", r.n)
+		}
+		if r.n > 0 && r.w <= 0 {
+			return keyError(r.window, "%s, want more than 0 while %s is %d", r.w, r.limit, r.n)
+		}
 	}
 	if c.Idempotency.TTL < 24*time.Hour {
 		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -71,7 +72,7 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: hiddenName(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.Clock.Now()
-	addrSlot, err := a.take(ctx, "addr:"+at.Addr, "address", a.PerAddr, now)
+	addrSlot, err := a.take(ctx, "addr:"+addrKey(at.Addr), "address", a.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
@@ -105,6 +106,21 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	}
 	out.Token, out.Claims, out.ExpiresIn = tok, claims, claims.Expiry.Sub(claims.IssuedAt)
 	return out, nil
+}
+
+// addrKey is what an address's budget is kept under: an IPv4 address
+// as is, an IPv6 address by its /64, the block a single host or customer
+// line is given (one machine can use any of its 2^64 addresses).
+func addrKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
 }
 
 // take reserves a slot of key's budget; a spent budget is ErrThrottled,

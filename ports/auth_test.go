@@ -3,6 +3,7 @@ package ports_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -254,5 +255,26 @@ func TestLoginRehashesImportedHashes(t *testing.T) {
 	}
 	if u, _ := users.GetUser(context.Background(), "legacy"); u.PasswordHash != "h:secret" {
 		t.Fatalf("hash after login = %q, want it rehashed", u.PasswordHash)
+	}
+}
+
+// TestIPv6AddressesShareTheirSlash64: one machine can use any address of
+// its /64, so the address budget is the /64's; another /64 and IPv4
+// addresses keep their own.
+func TestIPv6AddressesShareTheirSlash64(t *testing.T) {
+	f := newAuth(t)
+	for i := range 30 {
+		addr := fmt.Sprintf("2001:db8:1:2::%x", i+1)
+		if _, err := f.token(fmt.Sprintf("nobody%d", i), "wrong", addr); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("attempt %d from %s: %v", i, addr, err)
+		}
+	}
+	if _, err := f.token("acme", goodPassword, "2001:db8:1:2:ffff::9"); !errors.Is(err, domain.ErrThrottled) {
+		t.Errorf("a fresh address in the spent /64: %v; want ErrThrottled", err)
+	}
+	for _, addr := range []string{"2001:db8:1:3::1", "10.0.0.9", "::ffff:10.0.0.8"} {
+		if _, err := f.token("acme", goodPassword, addr); err != nil {
+			t.Errorf("%s: %v; want its own budget", addr, err)
+		}
 	}
 }

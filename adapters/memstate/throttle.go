@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,12 +14,20 @@ import (
 )
 
 // Throttle is an in-memory ports.LoginThrottle: per key, the reservations
-// in the last window, at most limit of them. Keys beyond MaxKeys evict the
-// least recently used, so memory is bounded by MaxKeys × limit.
+// in the last window, at most limit of them. Keys are "kind:value" (user
+// names, client addresses), and each kind has its own least-recently-used
+// cache of maxKeys keys: a flood of one kind (addresses from a large IPv6
+// block, made-up user names) evicts only keys of that kind, never the
+// budget of a user under attack. Memory is bounded by maxKeys × limit per
+// kind, and by maxKinds kinds.
 type Throttle struct {
-	mu   sync.Mutex
-	keys *lru.Cache[string, []attempt]
+	mu      sync.Mutex
+	maxKeys int
+	kinds   map[string]*lru.Cache[string, []attempt]
 }
+
+// maxKinds bounds the caches; keys of further kinds share one.
+const maxKinds = 8
 
 type attempt struct {
 	id string
@@ -29,18 +38,38 @@ var _ ports.LoginThrottle = (*Throttle)(nil)
 
 // NewThrottle returns a throttle that remembers at most maxKeys keys.
 func NewThrottle(maxKeys int) (*Throttle, error) {
-	c, err := lru.New[string, []attempt](maxKeys)
-	if err != nil {
+	if _, err := lru.New[string, []attempt](maxKeys); err != nil {
 		return nil, err
 	}
-	return &Throttle{keys: c}, nil
+	return &Throttle{maxKeys: maxKeys, kinds: map[string]*lru.Cache[string, []attempt]{}}, nil
+}
+
+// cache returns the cache of key's kind (what precedes its first colon).
+func (t *Throttle) cache(key string) *lru.Cache[string, []attempt] {
+	kind, _, ok := strings.Cut(key, ":")
+	if !ok {
+		kind = ""
+	}
+	c := t.kinds[kind]
+	if c == nil {
+		if len(t.kinds) >= maxKinds {
+			kind = "(other)"
+			if c = t.kinds[kind]; c != nil {
+				return c
+			}
+		}
+		c, _ = lru.New[string, []attempt](t.maxKeys) // maxKeys was checked by NewThrottle
+		t.kinds[kind] = c
+	}
+	return c
 }
 
 // Take reserves a slot when fewer than limit are held within window.
 func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	held, _ := t.keys.Get(key)
+	keys := t.cache(key)
+	held, _ := keys.Get(key)
 	live := held[:0]
 	for _, a := range held {
 		if a.at.After(now.Add(-window)) {
@@ -48,11 +77,11 @@ func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Du
 		}
 	}
 	if len(live) >= limit {
-		t.keys.Add(key, live)
+		keys.Add(key, live)
 		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}, nil
 	}
 	a := attempt{id: newID(), at: now}
-	t.keys.Add(key, append(live, a))
+	keys.Add(key, append(live, a))
 	return ports.Reservation{Key: key, ID: a.id, OK: true}, nil
 }
 
@@ -60,7 +89,8 @@ func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Du
 func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	held, ok := t.keys.Peek(r.Key)
+	keys := t.cache(r.Key)
+	held, ok := keys.Peek(r.Key)
 	if !ok {
 		return nil
 	}
@@ -68,9 +98,9 @@ func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
 		if a.id == r.ID {
 			rest := append(append([]attempt(nil), held[:i]...), held[i+1:]...)
 			if len(rest) == 0 {
-				t.keys.Remove(r.Key)
+				keys.Remove(r.Key)
 			} else {
-				t.keys.Add(r.Key, rest)
+				keys.Add(r.Key, rest)
 			}
 			break
 		}
@@ -78,8 +108,16 @@ func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
 	return nil
 }
 
-// Len returns the number of keys held.
-func (t *Throttle) Len() int { return t.keys.Len() }
+// Len returns the number of keys held, of all kinds.
+func (t *Throttle) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, c := range t.kinds {
+		n += c.Len()
+	}
+	return n
+}
 
 func newID() string {
 	var b [12]byte
