@@ -29,18 +29,24 @@ type fakeReports struct {
 	err     error
 	hold    chan struct{}
 	started chan struct{}
+	// untilCancelled: Submit runs until its context ends, then fails.
+	untilCancelled bool
 }
 
-func (f *fakeReports) Submit(_ context.Context, sub ports.Submission) (domain.Receipt, error) {
+func (f *fakeReports) Submit(ctx context.Context, sub ports.Submission) (domain.Receipt, error) {
 	f.mu.Lock()
 	f.got = append(f.got, sub)
-	hold, started := f.hold, f.started
+	hold, started, untilCancelled := f.hold, f.started, f.untilCancelled
 	f.mu.Unlock()
 	if started != nil {
 		started <- struct{}{}
 	}
 	if hold != nil {
 		<-hold
+	}
+	if untilCancelled {
+		<-ctx.Done()
+		return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgStoreFailed).WithCause(ctx.Err())
 	}
 	return f.receipt, f.err
 }
@@ -66,6 +72,7 @@ func (f *fakeTokens) Authenticate(_ context.Context, tok string) (ports.Principa
 }
 
 type harness struct {
+	srv     *Server
 	url     string
 	reports *fakeReports
 	tokens  *fakeTokens
@@ -83,7 +90,7 @@ func newHarness(t *testing.T, limits Limits) *harness {
 		Log: log, Limits: limits}, NewMetrics())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	h.url = ts.URL
+	h.srv, h.url = srv, ts.URL
 	return h
 }
 
@@ -414,3 +421,54 @@ type panicReports struct{}
 
 func (panicReports) Submit(context.Context, ports.Submission) (domain.Receipt, error) { panic("boom") }
 func (panicReports) Token(context.Context, ports.LoginAttempt) (ports.Issued, error)  { panic("boom") }
+
+// TestStopEndsTheReportsShutdownLeaves: a report runs on a context of its
+// own, so the listener's Shutdown does not end it; Stop cancels it, waits
+// for it to return, and turns later reports away with 503 shutting_down.
+func TestStopEndsTheReportsShutdownLeaves(t *testing.T) {
+	h := newHarness(t, Limits{ReportTimeout: time.Hour})
+	h.reports.untilCancelled, h.reports.started = true, make(chan struct{}, 1)
+	done := make(chan answer, 1)
+	go func() { done <- h.do(t, "POST", PartnerPath, reportHeaders, `{}`) }()
+	<-h.reports.started
+	select {
+	case a := <-done:
+		t.Fatalf("the report returned before Stop: %d", a.status)
+	case <-time.After(100 * time.Millisecond):
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.srv.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	select {
+	case a := <-done:
+		if a.status != 503 {
+			t.Errorf("the cancelled report: %d %s; want 503", a.status, a.raw)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop returned while the report was still running")
+	}
+	a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`)
+	if a.status != 503 || a.body["code"] != "shutting_down" || a.header.Get("Retry-After") == "" {
+		t.Fatalf("a report after Stop: %d %s %v", a.status, a.raw, a.header)
+	}
+}
+
+// TestStopGivesUpAtItsDeadline: a report that ignores its cancellation
+// makes Stop fail at its deadline, naming how many are left.
+func TestStopGivesUpAtItsDeadline(t *testing.T) {
+	h := newHarness(t, Limits{})
+	h.reports.hold, h.reports.started = make(chan struct{}), make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() { defer close(done); h.do(t, "POST", PartnerPath, reportHeaders, `{}`) }()
+	<-h.reports.started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err := h.srv.Stop(ctx)
+	close(h.reports.hold)
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "1 reports still running") {
+		t.Fatalf("Stop with a stuck report = %v", err)
+	}
+}

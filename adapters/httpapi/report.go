@@ -148,9 +148,18 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.reportError(w, r, err)
 		return
 	}
-	// The partner may hang up; the report is finished or undone either way.
+	// The partner may hang up; the report is finished or undone either
+	// way. It ends at its timeout or when the server stops (Stop).
+	if !s.work.begin() {
+		e := domain.NewError(domain.ErrUnavailable, "shutting_down", "Servicio deteniéndose; reintente en un momento")
+		e.RetryAfter = time.Second
+		s.reportError(w, r, e)
+		return
+	}
+	defer s.work.end()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Limits.ReportTimeout)
 	defer cancel()
+	defer context.AfterFunc(s.work.base, cancel)()
 	receipt, err := s.Reports.Submit(ctx, ports.Submission{
 		Principal: principal, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
 		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },

@@ -53,6 +53,7 @@ type Server struct {
 	metrics  *Metrics
 	inFlight chan struct{}
 	quiet    *logGate
+	work     *reportWork
 }
 
 // New returns a server with its metrics; zero limits take the defaults.
@@ -72,6 +73,7 @@ func New(s Server, m *Metrics) *Server {
 	l.ReportTimeout = time.Duration(orDefault(int64(l.ReportTimeout), int64(60*time.Second)))
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.quiet = newLogGate(10_000)
+	s.work = newReportWork()
 	return &s
 }
 

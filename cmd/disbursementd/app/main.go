@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
@@ -35,6 +36,7 @@ type Main struct {
 	Keys    *jwtkeys.Keys
 
 	srv, debug *http.Server
+	api        *httpapi.Server
 	ln         net.Listener
 	served     chan error
 	stop       context.CancelFunc // ends the background work (sweep, schema retries)
@@ -97,6 +99,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	m.api = w.http
 	m.srv = &http.Server{
 		Handler:           w.http.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
@@ -156,6 +159,14 @@ func (m *Main) Close() error {
 				_ = m.srv.Close()
 			}
 			cancel()
+			// Reports run on contexts of their own, which neither Shutdown
+			// nor Close ends: cancel those still running and wait for them
+			// before the store and the uploads close under them.
+			ctx, cancel = context.WithTimeout(context.Background(), stopWait)
+			if err := m.api.Stop(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("stop reports: %w", err))
+			}
+			cancel()
 		}
 		if m.debug != nil {
 			_ = m.debug.Close()
@@ -166,6 +177,10 @@ func (m *Main) Close() error {
 	})
 	return m.closeErr
 }
+
+// stopWait bounds how long Close waits for cancelled reports to return
+// (a statement or a PUT under way ends at its next network read).
+const stopWait = 10 * time.Second
 
 // closeResources stops the background work and closes what Run opened,
 // the last opened first.
