@@ -209,13 +209,28 @@ func formatBytes(n int64) string {
 
 // readBody reads the whole body into one buffer of its declared length
 // (io.ReadAll would double its buffer up to twice a large body's size).
+// The declared length is believed only once the first firstChunk bytes
+// have arrived: a client that declares 32 MiB and sends nothing holds
+// 1 MiB, not 32.
 func readBody(r io.Reader, length int64) ([]byte, error) {
 	if length <= 0 {
 		return io.ReadAll(r)
 	}
-	buf := make([]byte, length)
+	buf := make([]byte, min(length, firstChunk))
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, err
 	}
-	return buf, nil
+	if int64(len(buf)) == length {
+		return buf, nil
+	}
+	whole := make([]byte, length)
+	n := copy(whole, buf)
+	if _, err := io.ReadFull(r, whole[n:]); err != nil {
+		return nil, err
+	}
+	return whole, nil
 }
+
+// firstChunk is how much of a body is read before its declared length
+// is allocated.
+const firstChunk = 1 << 20
