@@ -134,6 +134,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := readBody(http.MaxBytesReader(w, r.Body, s.Limits.MaxBody), r.ContentLength)
+	defer s.reclaim.after(len(body))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

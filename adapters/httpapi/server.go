@@ -54,6 +54,7 @@ type Server struct {
 	inFlight chan struct{}
 	quiet    *logGate
 	work     *reportWork
+	reclaim  *reclaimer
 }
 
 // New returns a server with its metrics; zero limits take the defaults.
@@ -74,6 +75,7 @@ func New(s Server, m *Metrics) *Server {
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
+	s.reclaim = newReclaimer()
 	return &s
 }
 
