@@ -26,6 +26,21 @@ func StoredForm(f Field, v Value) string {
 	return v.Str
 }
 
+// StoredValue is StoredForm as a statement parameter: integers and
+// booleans stay numbers, everything else is StoredForm's text.
+func StoredValue(f Field, v Value) any {
+	switch f.Type {
+	case TypeInteger:
+		return v.Int
+	case TypeBoolean:
+		if v.Bool {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return StoredForm(f, v)
+}
+
 // Identity returns the hex SHA-256 of the canonical report (contract §4,
 // §7): every present field in catalogue order, by internal name, in its
 // stored form, then the file's SHA-256. Two bodies that differ only in

@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"encoding/base64"
+	"strconv"
 	"testing"
 	"time"
 
@@ -62,5 +63,41 @@ func TestIdentityIsTheReportNotItsSpelling(t *testing.T) {
 	}
 	if domain.KeyHash("k", want) == domain.KeyHash("", want) {
 		t.Error("a keyed and an unkeyed submission share a key hash")
+	}
+}
+
+// TestStoredValueIsTheStoredForm: the parameter bound for every field of a
+// full report is its stored text, as a number for integers and booleans.
+func TestStoredValueIsTheStoredForm(t *testing.T) {
+	cat := domain.DefaultCatalogue()
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	rep, err := cat.MapReport(fixture.Members(fixture.FullBody(now, "CR-1", nil)), domain.DefaultFileRules(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[domain.FieldType]bool{}
+	for i, f := range cat.Fields {
+		v, ok := rep.At(i)
+		if !ok {
+			continue
+		}
+		seen[f.Type] = true
+		got := domain.StoredValue(f, v)
+		switch f.Type {
+		case domain.TypeInteger, domain.TypeBoolean:
+			n, isInt := got.(int64)
+			if !isInt || strconv.FormatInt(n, 10) != domain.StoredForm(f, v) {
+				t.Errorf("%s (%v): StoredValue %#v, StoredForm %q", f.Internal, f.Type, got, domain.StoredForm(f, v))
+			}
+		default:
+			if got != domain.StoredForm(f, v) {
+				t.Errorf("%s (%v): StoredValue %#v, StoredForm %q", f.Internal, f.Type, got, domain.StoredForm(f, v))
+			}
+		}
+	}
+	for _, typ := range []domain.FieldType{domain.TypeInteger, domain.TypeBoolean, domain.TypeMoney, domain.TypeDate} {
+		if !seen[typ] {
+			t.Errorf("the full report has no %v field: the test covers less than it says", typ)
+		}
 	}
 }

@@ -66,7 +66,7 @@ func stagingArgs(cols []column, r domain.StagedReport) []any {
 			args = append(args, nil)
 			continue
 		}
-		args = append(args, dbValue(c.field.Type, v))
+		args = append(args, domain.StoredValue(c.field, v))
 	}
 	return args
 }
@@ -75,23 +75,6 @@ func stagingArgs(cols []column, r domain.StagedReport) []any {
 func keyArgs(rec domain.IdempotencyRecord, id int64) []any {
 	return []any{rec.User, rec.KeyHash, rec.PayloadSHA256, string(domain.KeyDone), rec.Nonce, id,
 		nullStr(rec.FileName), rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()}
-}
-
-func dbValue(t domain.FieldType, v domain.Value) any {
-	switch t {
-	case domain.TypeMoney, domain.TypeRate:
-		return v.Dec.String()
-	case domain.TypeDate:
-		return v.Date.Format("2006-01-02")
-	case domain.TypeInteger:
-		return v.Int
-	case domain.TypeBoolean:
-		if v.Bool {
-			return 1
-		}
-		return 0
-	}
-	return v.Str
 }
 
 func nullStr(s string) any {

@@ -163,28 +163,10 @@ func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) 
 			args = append(args, nil)
 			continue
 		}
-		args = append(args, stored(f.Type, v))
+		args = append(args, domain.StoredValue(f, v))
 	}
 	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", gormstore.StagingTable, strings.Join(names, ", "),
 		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")), args
-}
-
-// stored is a value in the form the staging column keeps.
-func stored(t domain.FieldType, v domain.Value) any {
-	switch t {
-	case domain.TypeMoney, domain.TypeRate:
-		return v.Dec.String()
-	case domain.TypeDate:
-		return v.Date.Format("2006-01-02")
-	case domain.TypeInteger:
-		return v.Int
-	case domain.TypeBoolean:
-		if v.Bool {
-			return 1
-		}
-		return 0
-	}
-	return v.Str
 }
 
 func null(s string) any {
