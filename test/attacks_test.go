@@ -52,6 +52,8 @@ func TestAttackOddMethodsDoNotGrowMetrics(t *testing.T) {
 	}
 	if after, size := series(), len(call(t, "GET", in.URL+"/metrics", nil, nil).Raw); after != before || size > 64<<10 {
 		t.Fatalf("/metrics: %d series before, %d after 2,000 odd methods (%d bytes)", before, after, size)
+	} else {
+		t.Logf("/metrics: %d series before and after 2,000 odd methods, %d bytes", after, size)
 	}
 }
 
@@ -101,6 +103,8 @@ func TestAttackMemberBomb(t *testing.T) {
 	if p := peak.Load(); p > limit {
 		t.Fatalf("peak heap %d MiB with three 33 MB member bombs in flight; bound %d MiB", p>>20, limit>>20)
 	}
+	t.Logf("peak heap %d MiB above the start with three 33 MB member bombs in flight (bound %d MiB)",
+		(peak.Load()-before.HeapAlloc)>>20, (limit-before.HeapAlloc)>>20)
 }
 
 // TestAttackConcurrentPasswordGuesses: 60 wrong passwords at once for one
@@ -141,6 +145,7 @@ func TestAttackConcurrentPasswordGuesses(t *testing.T) {
 					t.Fatalf("%d concurrent attempts: %d password checks, %d throttled; want %d and %d",
 						tt.n, checked.Load(), throttled.Load(), tt.want, tt.n-tt.want)
 				}
+				t.Logf("%d concurrent attempts: %d password checks, %d throttled", tt.n, checked.Load(), throttled.Load())
 			})
 		}
 	})
@@ -218,6 +223,8 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 	if len(logs) > 9000*600 {
 		t.Fatalf("%d bytes of logs for 9,000 refused logins", len(logs))
 	}
+	t.Logf("9,000 logins with 15 KB names: %d × 400, %d × 429; heap kept %d KiB; %d bytes of logs",
+		count(400), count(429), (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>10, len(logs))
 	if r := exchange(t, in, partner, password, nil); r.Status != 200 {
 		t.Fatalf("the real user after the flood: %d %s", r.Status, r.Raw)
 	}
