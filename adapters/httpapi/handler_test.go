@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -238,6 +241,19 @@ func TestReportsInFlightAreBounded(t *testing.T) {
 	wg.Wait()
 	if a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`); a.status != 200 {
 		t.Fatalf("after the others finished: %d", a.status)
+	}
+	if n := counterValue(t, h.srv.metrics.StoreErrors); n != 0 {
+		t.Errorf("store_errors_total = %v after an overload: the alert on it would page for a full queue", n)
+	}
+	if n := counterValue(t, h.srv.metrics.Overloaded); n != 1 {
+		t.Errorf("reports_overloaded_total = %v, want 1", n)
+	}
+	h.reports.err = domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgStoreFailed)
+	if a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`); a.status != 503 {
+		t.Fatalf("store down: %d", a.status)
+	}
+	if n := counterValue(t, h.srv.metrics.StoreErrors); n != 1 {
+		t.Errorf("store_errors_total = %v after a store failure, want 1", n)
 	}
 }
 
@@ -471,4 +487,13 @@ func TestStopGivesUpAtItsDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 reports still running") {
 		t.Fatalf("Stop with a stuck report = %v", err)
 	}
+}
+
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
 }

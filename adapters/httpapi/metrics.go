@@ -44,7 +44,7 @@ func NewMetrics() *Metrics {
 		Help: "Credential exchanges by outcome."}, []string{"outcome"})
 	m.Upstream = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_upstream_login_duration_seconds",
 		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
-	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Failures of the database or the upload directory."})
+	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
 	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
 		Help: "Reports turned away at once with 503 because http.max_in_flight were being processed."})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,

@@ -32,6 +32,12 @@ type reportReply struct {
 	Errors  []problemJSON `json:"errors,omitempty"`
 }
 
+// The codes of the 503s that turn a report away before it starts.
+const (
+	codeOverloaded   = "overloaded"    // http.max_in_flight reports already running
+	codeShuttingDown = "shutting_down" // Stop was called
+)
+
 // bearerToken reads "bearer <token>" from Authentication-Type only.
 func bearerToken(r *http.Request) (string, string) {
 	h := r.Header.Get("Authentication-Type")
@@ -70,8 +76,8 @@ func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) 
 	case status == http.StatusInternalServerError:
 		reply.Message = "Error interno; intente de nuevo más tarde"
 	}
-	if status >= 500 {
-		s.metrics.StoreErrors.Inc()
+	if status >= 500 && de.Code != codeOverloaded && de.Code != codeShuttingDown {
+		s.metrics.StoreErrors.Inc() // a failed dependency: the turned-away reports have their own signals
 	}
 	setRetryAfter(w, err)
 	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
@@ -119,7 +125,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-s.inFlight }()
 	default:
 		s.metrics.Overloaded.Inc()
-		e := domain.NewError(domain.ErrUnavailable, "overloaded", "Servicio ocupado: demasiados reportes en proceso; reintente en un momento")
+		e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "Servicio ocupado: demasiados reportes en proceso; reintente en un momento")
 		e.RetryAfter = time.Second
 		s.reportError(w, r, e)
 		return
@@ -152,7 +158,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	// The partner may hang up; the report is finished or undone either
 	// way. It ends at its timeout or when the server stops (Stop).
 	if !s.work.begin() {
-		e := domain.NewError(domain.ErrUnavailable, "shutting_down", "Servicio deteniéndose; reintente en un momento")
+		e := domain.NewError(domain.ErrUnavailable, codeShuttingDown, "Servicio deteniéndose; reintente en un momento")
 		e.RetryAfter = time.Second
 		s.reportError(w, r, e)
 		return
