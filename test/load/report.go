@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,7 @@ func newReport(o options, e *environment) *report {
 	}
 	load := loadAverage()
 	r.about = []string{
-		"store: " + o.store + "; service " + commit(o.root),
+		"store: " + o.store + "; service " + measured(o),
 		"command: `go run -C test/load . " + strings.Join(os.Args[1:], " ") + "`",
 		"machine: " + machine(),
 		fmt.Sprintf("load average when the run began: %.2f (%s)", load, quiet(load)),
@@ -66,6 +67,35 @@ func newReport(o options, e *environment) *report {
 		r.about = append(r.about, "settings given to the service: `"+strings.Join(o.env, "` `")+"`")
 	}
 	return r
+}
+
+// measured names the build measured: the checkout's commit, or with -bin
+// the commit the binary was built from (its build information).
+func measured(o options) string {
+	if o.bin == "" {
+		return commit(o.root)
+	}
+	info, err := buildinfo.ReadFile(o.bin)
+	if err != nil {
+		return "binary " + o.bin + " (no build information: " + err.Error() + ")"
+	}
+	rev, modified := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "binary " + o.bin + " (built without version control information)"
+	}
+	c := "binary " + o.bin + " built from commit " + rev[:min(7, len(rev))]
+	if modified {
+		c += " with uncommitted changes"
+	}
+	return c
 }
 
 // commit names the checkout's commit, and says when the tree differs
