@@ -22,7 +22,6 @@ const largeBody = 4 << 20
 type reclaimer struct {
 	mu      sync.Mutex
 	pending atomic.Bool
-	runs    atomic.Int64
 	gc      func()
 }
 
@@ -38,6 +37,5 @@ func (c *reclaimer) after(n int) {
 		defer c.mu.Unlock()
 		c.pending.Store(false)
 		c.gc()
-		c.runs.Add(1)
 	}()
 }

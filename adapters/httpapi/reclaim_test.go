@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -13,12 +14,14 @@ func TestReclaimAfterLargeBodiesOnly(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	calls := 0
+	var finished atomic.Int64
 	c := newReclaimer()
 	c.gc = func() {
 		mu.Lock()
 		calls++
 		mu.Unlock()
 		<-release
+		finished.Add(1)
 	}
 	for range 100 {
 		c.after(largeBody - 1)
@@ -36,9 +39,9 @@ func TestReclaimAfterLargeBodiesOnly(t *testing.T) {
 		c.after(32 << 20) // one waits; the rest coalesce into it
 	}
 	close(release)
-	waitFor(t, func() bool { return c.runs.Load() == 2 })
+	waitFor(t, func() bool { return finished.Load() == 2 })
 	time.Sleep(20 * time.Millisecond)
-	if n := c.runs.Load(); n != 2 {
+	if n := finished.Load(); n != 2 {
 		t.Fatalf("%d collections for 101 large bodies ending together, want 2", n)
 	}
 }
