@@ -42,7 +42,7 @@ func TestEmbeddedMatchesContract(t *testing.T) {
 		t.Skipf("shared contract not beside the repository: %v", err)
 	}
 	if strings.TrimSpace(string(want)) != strings.TrimSpace(FieldsCSV()) {
-		t.Fatal("domain/fields.csv differs from ../shared/contract/fields.csv: copy it and add a migration for new columns")
+		t.Fatal("domain/fields.csv differs from ../shared/contract/fields.csv: copy it, then add the migration of each new column as adapters/gormstore/migrations/README.md says")
 	}
 }
 

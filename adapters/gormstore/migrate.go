@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
@@ -46,9 +47,9 @@ func (s *Store) Pending(ctx context.Context) ([]int, error) {
 		done[v] = true
 	}
 	var out []int
-	for _, m := range migrations {
-		if !done[m.version] {
-			out = append(out, m.version)
+	for _, m := range s.migrations {
+		if !done[m.Version] {
+			out = append(out, m.Version)
 		}
 	}
 	return out, nil
@@ -62,6 +63,30 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	}
 	if len(p) > 0 {
 		return fmt.Errorf("%w (pending versions %v)", ErrOutdatedSchema, p)
+	}
+	return s.checkColumns(ctx)
+}
+
+// checkColumns fails when a field of the catalogue has no staging column:
+// a line added to fields.csv without the migration that adds its column
+// (migrations/README.md). Without it every report would fail to insert.
+func (s *Store) checkColumns(ctx context.Context) error {
+	types, err := s.db.WithContext(ctx).Migrator().ColumnTypes(StagingTable)
+	if err != nil {
+		return fmt.Errorf("read the staging table's columns: %w", err)
+	}
+	have := make(map[string]bool, len(types))
+	for _, ct := range types {
+		have[strings.ToLower(ct.Name())] = true
+	}
+	var missing []string
+	for _, c := range s.columns {
+		if !have[c.name] {
+			missing = append(missing, c.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the staging table has no column for fields %v of fields.csv: a new field needs a migration that adds its column (adapters/gormstore/migrations/README.md)", missing)
 	}
 	return nil
 }
@@ -100,18 +125,18 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 		return nil, err
 	}
 	var applied []int
-	for _, m := range migrations {
-		if !contains(pending, m.version) {
+	for _, m := range s.migrations {
+		if !contains(pending, m.Version) {
 			continue
 		}
 		run := func(tx *gorm.DB) error {
 			tx = tx.Session(&gorm.Session{NewDB: true})
-			for _, stmt := range m.stmts(s.driver, s.columns) {
+			for _, stmt := range m.stmts(s.driver) {
 				if err := tx.Exec(stmt).Error; err != nil && !s.alreadyDone(err) {
-					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+					return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 				}
 			}
-			return tx.Create(&schemaMigration{Version: m.version, Name: m.name, AppliedAt: s.clock.Now().UTC()}).Error
+			return tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.clock.Now().UTC()}).Error
 		}
 		if s.driver == SQLite {
 			err = db.Transaction(run)
@@ -121,9 +146,9 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 		if err != nil {
 			return applied, err
 		}
-		applied = append(applied, m.version)
+		applied = append(applied, m.Version)
 	}
-	return applied, nil
+	return applied, s.checkColumns(ctx)
 }
 
 func contains(list []int, v int) bool {

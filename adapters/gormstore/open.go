@@ -59,23 +59,27 @@ type Options struct {
 	BatchWriters int
 	// Clock makes every timestamp the store writes itself (required).
 	Clock ports.Clock
+	// Migrations are the schema changes Migrate applies; nil: the released
+	// ones (Migrations). Tests add one to prove the next field's path.
+	Migrations []Migration
 }
 
 // Store is the GORM-backed store. Writes go through db; reads that may run
 // beside the writer go through read (on SQLite a separate pool, which WAL
 // lets read while the one writer connection writes; on MySQL the same).
 type Store struct {
-	db, read *gorm.DB
-	wsql     *sql.DB // db's pool, for the group commit's statements
-	driver   string
-	clock    ports.Clock
-	columns  []column
-	sql      statements
-	rsql     *sql.DB   // read's pool
-	wstmts   stmtCache // the batch's statements (SQLite: on the writer connection)
-	rstmts   stmtCache // SQLite: the hot reads on the read pool
-	batch    *committer
-	readback time.Duration // bound of the read that settles an unknown commit
+	db, read   *gorm.DB
+	wsql       *sql.DB // db's pool, for the group commit's statements
+	driver     string
+	clock      ports.Clock
+	columns    []column
+	sql        statements
+	rsql       *sql.DB   // read's pool
+	wstmts     stmtCache // the batch's statements (SQLite: on the writer connection)
+	rstmts     stmtCache // SQLite: the hot reads on the read pool
+	batch      *committer
+	readback   time.Duration // bound of the read that settles an unknown commit
+	migrations []Migration
 }
 
 var (
@@ -94,7 +98,11 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	if opts.Clock == nil {
 		return nil, errors.New("gormstore: Options.Clock is required")
 	}
-	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline}
+	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline,
+		migrations: opts.Migrations}
+	if s.migrations == nil {
+		s.migrations = Migrations()
+	}
 	var err error
 	switch driver {
 	case SQLite:

@@ -1,0 +1,105 @@
+package gormstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
+)
+
+// released pins the text of every released migration: a database in the
+// field has run it, so editing it would leave that database and a fresh
+// one with different schemas. A new migration adds its line here.
+var released = map[string]string{
+	"0001.mysql.sql":  "a33802ae6ba8b58f86c7d283592bd636eb18464fa87570d9bb2a5b54a753ddea",
+	"0001.sqlite.sql": "77467500ca28e801a36882c02f4c04713886836c4c80814beff258cd21136125",
+	"0002.mysql.sql":  "740ed39b24b2a469539927c949e1b9f4901e631a3a16a7891c88e69bd887c0c3",
+	"0002.sqlite.sql": "8063cfd79954e1835775e954c0526ed455e57a0b81499cca4803cbef4b06b79f",
+}
+
+func TestMigrationsFrozen(t *testing.T) {
+	entries, err := migrationFiles.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		seen++
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		want, ok := released[e.Name()]
+		switch {
+		case !ok:
+			t.Errorf("%s is not pinned in released: add %q once it is final", e.Name(), hex.EncodeToString(sum[:]))
+		case want != hex.EncodeToString(sum[:]):
+			t.Errorf("%s was edited: a released migration is never changed; add a new one (migrations/README.md)", e.Name())
+		}
+	}
+	if want := 2 * len(shipped); seen != want {
+		t.Errorf("%d migration files, want %d (one per driver for each of %d migrations)", seen, want, len(shipped))
+	}
+	for _, m := range Migrations() {
+		if len(m.SQLite) == 0 || len(m.MySQL) == 0 {
+			t.Errorf("migration %d has no statements for a driver", m.Version)
+		}
+	}
+}
+
+// TestMigrationsMatchCatalogue: after every migration, each field of the
+// shipped fields.csv has its staging column, of the type columnType asks
+// for. When a field was added without its migration it prints the
+// definitions to write.
+func TestMigrationsMatchCatalogue(t *testing.T) {
+	cat := domain.DefaultCatalogue()
+	st, err := Open(SQLite, filepath.Join(t.TempDir(), "m.db"), Options{Clock: sysclock.Clock{}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Migrate checks the columns itself; read them here to say what is off.
+	if _, err := st.Migrate(context.Background()); err != nil && !strings.Contains(err.Error(), "no column for fields") {
+		t.Fatal(err)
+	}
+	types, err := st.db.Migrator().ColumnTypes(StagingTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]string{}
+	for _, ct := range types {
+		typ, _ := ct.ColumnType()
+		have[ct.Name()] = strings.ToUpper(typ)
+	}
+	for _, c := range columnsFor(cat) {
+		want := columnType(SQLite, c.field)
+		switch got, ok := have[c.name]; {
+		case !ok:
+			t.Errorf("field %q has no column: add a migration with\n  sqlite: ALTER TABLE %s ADD COLUMN %s;\n  mysql:  ALTER TABLE %s ADD COLUMN %s;",
+				c.field.Partner, StagingTable, columnDDL(SQLite, c), StagingTable, columnDDL(MySQL, c))
+		case got != want:
+			t.Errorf("column %s is %s, fields.csv asks for %s", c.name, got, want)
+		}
+	}
+	if want := len(columnsFor(cat)) + 10; len(have) != want {
+		t.Errorf("%d staging columns, want %d (the fields and 10 metadata columns)", len(have), want)
+	}
+}
+
+func TestSplitStatements(t *testing.T) {
+	got := SplitStatements("-- head\nCREATE TABLE a (\n  x INT\n);\n\n-- note\nCREATE INDEX i ON a (x);\nDROP TABLE b")
+	want := []string{"CREATE TABLE a (\n  x INT\n)", "CREATE INDEX i ON a (x)", "DROP TABLE b"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("SplitStatements = %q, want %q", got, want)
+	}
+}
