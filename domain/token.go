@@ -40,9 +40,12 @@ func (p TokenPolicy) NewClaims(u User, now time.Time, jti string) Claims {
 }
 
 // Check applies the claim rules to a token whose signature was verified:
-// exp and iat present, nbf and exp against now with leeway, iss and aud,
-// and a lifetime no longer than the policy's. The error is an *Error of
-// kind ErrInvalidToken whose Detail says which rule failed.
+// exp, iat and sub present, nbf and exp against now with leeway, iat not
+// in the future, iss and aud, and a lifetime no longer than the policy's.
+// It is the one claim rule: the key adapter checks the form and the
+// signature only. The error is an *Error of kind ErrInvalidToken whose
+// Detail says which rule failed (the names the 401's detail has always
+// carried).
 func (p TokenPolicy) Check(c Claims, now time.Time) error {
 	fail := func(detail string) error {
 		e := NewError(ErrInvalidToken, "invalid_token", MsgInvalidToken)
@@ -50,20 +53,16 @@ func (p TokenPolicy) Check(c Claims, now time.Time) error {
 		return e
 	}
 	switch {
-	case c.Expiry.IsZero():
-		return fail("missing_exp")
-	case c.IssuedAt.IsZero():
-		return fail("missing_iat")
-	case c.Subject == "":
-		return fail("missing_sub")
+	case c.Expiry.IsZero(), c.IssuedAt.IsZero(), c.Subject == "":
+		return fail("missing_claim")
 	case !now.Before(c.Expiry.Add(p.Leeway)):
 		return fail("expired")
 	case !c.NotBefore.IsZero() && now.Add(p.Leeway).Before(c.NotBefore):
 		return fail("not_yet_valid")
 	case now.Add(p.Leeway).Before(c.IssuedAt):
-		return fail("issued_in_future")
+		return fail("issued_at")
 	case c.Expiry.Sub(c.IssuedAt) > p.Lifetime:
-		return fail("lifetime_too_long")
+		return fail("claims")
 	case c.Issuer != p.Issuer:
 		return fail("issuer")
 	case !contains(c.Audience, p.Audience):

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/lender/disbursementd/domain"
 )
 
 // The tokens of these tests are written byte by byte and signed with
@@ -46,7 +44,7 @@ func mustKeys(tb testing.TB, n int) *Keys {
 	for _, k := range ks[1:n] {
 		trusted = append(trusted, &k.PublicKey)
 	}
-	k, err := New(ks[0], trusted, domain.DefaultTokenPolicy(), fixedClock(testNow))
+	k, err := New(ks[0], trusted)
 	if err != nil {
 		tb.Fatal(err)
 	}

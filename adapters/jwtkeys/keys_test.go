@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/test/fakes"
 )
 
 func TestKeysRoundTrip(t *testing.T) {
@@ -27,12 +26,12 @@ func TestKeysRoundTrip(t *testing.T) {
 	}
 	now := time.Now()
 	policy := domain.DefaultTokenPolicy()
-	k, err := New(priv, nil, policy, fixedClock(now))
+	k, err := New(priv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The kid is the key's thumbprint: the same for every load.
-	k2, _ := New(loaded, nil, policy, fakes.NewClock(time.Now()))
+	k2, _ := New(loaded, nil)
 	if k.KeyID() == "" || k.KeyID() != k2.KeyID() {
 		t.Fatalf("kid %q vs %q", k.KeyID(), k2.KeyID())
 	}
@@ -54,13 +53,13 @@ func TestKeysRoundTrip(t *testing.T) {
 	if err != nil || len(pubs) != 1 {
 		t.Fatalf("ReadPublicKeys: %v", err)
 	}
-	verifier, _ := New(nil, pubs, policy, fixedClock(now))
+	verifier, _ := New(nil, pubs)
 	if _, err := verifier.Verify(tok); err != nil {
 		t.Fatalf("verify-only: %v", err)
 	}
 	otherDir := t.TempDir()
 	other, _ := GenerateKeyFiles(filepath.Join(otherDir, "p.pem"), "")
-	stranger, _ := New(other, nil, policy, fixedClock(now))
+	stranger, _ := New(other, nil)
 	if _, err := stranger.Verify(tok); !errors.Is(err, domain.ErrInvalidToken) {
 		t.Fatalf("stranger verified: %v", err)
 	}

@@ -21,8 +21,6 @@ type Keys struct {
 	kid    string
 	set    jwk.Set      // trusted public keys, each with kid and alg
 	keys   *keyProvider // the same keys by kid, for Verify
-	policy domain.TokenPolicy
-	clock  ports.Clock // the one clock exp, iat and nbf are checked against
 }
 
 var (
@@ -31,13 +29,11 @@ var (
 )
 
 // New builds Keys from a private key (may be nil) and extra trusted
-// public keys. The private key's own public key is always trusted. Tokens
-// are verified against clock, the same clock the rest of the service uses.
-func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey, policy domain.TokenPolicy, clock ports.Clock) (*Keys, error) {
-	if clock == nil {
-		return nil, errors.New("no clock")
-	}
-	k := &Keys{set: jwk.NewSet(), keys: &keyProvider{byKid: map[string]*rsa.PublicKey{}}, policy: policy, clock: clock}
+// public keys. The private key's own public key is always trusted. Keys
+// check a token's form, header and signature; the claim rules are
+// domain.TokenPolicy's, applied by the caller.
+func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey) (*Keys, error) {
+	k := &Keys{set: jwk.NewSet(), keys: &keyProvider{byKid: map[string]*rsa.PublicKey{}}}
 	add := func(pub *rsa.PublicKey) (string, error) {
 		j, err := publicJWK(pub)
 		if err != nil {

@@ -50,8 +50,11 @@ func TestVerifyAcceptsCanonicalTokens(t *testing.T) {
 	})
 }
 
-// TestVerifyClaimRules: the claim rules and their details.
-func TestVerifyClaimRules(t *testing.T) {
+// TestVerifyLeavesClaimsToThePolicy: Verify passes every signed token in
+// canonical form whatever its claims say, and returns them as written;
+// domain.TokenPolicy.Check, the one claim rule, then refuses with the
+// detail the 401 carries.
+func TestVerifyLeavesClaimsToThePolicy(t *testing.T) {
 	k := mustKeys(t, 2)
 	own, kid := testKeys()[0], k.KeyID()
 	now := testNow.Unix()
@@ -69,7 +72,11 @@ func TestVerifyClaimRules(t *testing.T) {
 		{"no sub", claimsJSON("sub", ""), "missing_claim"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := k.Verify(forge(t, own, rs256(kid), tt.claims))
+			c, err := k.Verify(forge(t, own, rs256(kid), tt.claims))
+			if err != nil {
+				t.Fatalf("Verify = %v; the claims are the policy's to judge", err)
+			}
+			err = domain.DefaultTokenPolicy().Check(c, testNow)
 			if tt.detail == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/sysclock"
-	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -30,7 +29,7 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure
 		}
-		k, err := jwtkeys.New(key, nil, domain.DefaultTokenPolicy(), sysclock.Clock{})
+		k, err := jwtkeys.New(key, nil)
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure

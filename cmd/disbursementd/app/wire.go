@@ -275,7 +275,7 @@ func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys
 			return nil, fmt.Errorf("auth.public_keys_file: %w", err)
 		}
 	}
-	keys, err := jwtkeys.New(priv, trusted, Policy(cfg), clock)
+	keys, err := jwtkeys.New(priv, trusted)
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
