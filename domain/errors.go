@@ -2,7 +2,6 @@ package domain
 
 import (
 	"errors"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -59,10 +58,9 @@ type Problem struct {
 }
 
 // Error is an error of a known kind with a safe message for the client and
-// the problems found, if any. Cause is for the log only. errors.Is(err, K)
-// answers for Kind; the cause chain is searched too, but the kind of an
-// *Error used as a cause is hidden (see Unwrap), so a wrapped refusal of
-// one kind never passes for another.
+// the problems found, if any. Cause is for the log only. The kind that
+// decides an answer is the outermost Error's (KindOf); errors.Is and
+// errors.As are standard and also see what the cause wraps.
 type Error struct {
 	Kind     error
 	Code     string
@@ -93,81 +91,25 @@ func (e *Error) Error() string {
 // Is reports whether target is e's kind.
 func (e *Error) Is(target error) bool { return target == e.Kind }
 
-// Unwrap returns the cause, for errors.Is and errors.As on what went
-// wrong underneath (a driver error, fs.ErrNotExist), with the kind of
-// every *Error in it hidden: the first *Error in a chain is the only one
-// whose kind classifies it.
-func (e *Error) Unwrap() error {
-	if e.Cause == nil {
-		return nil
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// KindOf returns the kind of err: the Kind of the outermost *Error in its
+// chain, or nil when it holds none (an internal error). Answers and
+// retries are decided by it alone, so a 503 whose cause wraps a store's
+// ErrNotFound stays a 503.
+func KindOf(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
 	}
-	return hiddenKinds{e.Cause}
+	return nil
 }
 
-// hiddenKinds is a cause seen through Unwrap: it matches what its error
-// matches, except that an *Error's kind (and the *Error itself, for
-// errors.As) stays hidden while its own cause is still searched, and so
-// do the kind sentinels themselves (a store's "%w" of ErrNotFound under a
-// 503 must not read as a 404).
-type hiddenKinds struct{ err error }
-
-// isKind reports whether err is one of the error kinds above.
-func isKind(err error) bool {
-	switch err {
-	case ErrInvalidInput, ErrInvalidToken, ErrInvalidClient, ErrThrottled, ErrUnavailable, ErrTooLarge,
-		ErrUnsupportedMediaType, ErrKeyReused, ErrInProgress, ErrNotFound, ErrConflict, ErrOutcomeUnknown:
-		return true
-	}
-	return false
-}
-
-func (h hiddenKinds) Error() string { return h.err.Error() }
-
-func (h hiddenKinds) Unwrap() []error {
-	var next []error
-	switch x := h.err.(type) {
-	case *Error:
-		if x.Cause != nil {
-			next = []error{x.Cause}
-		}
-	case interface{ Unwrap() []error }:
-		next = x.Unwrap()
-	case interface{ Unwrap() error }:
-		if n := x.Unwrap(); n != nil {
-			next = []error{n}
-		}
-	}
-	for i, n := range next {
-		next[i] = hiddenKinds{n}
-	}
-	return next
-}
-
-func (h hiddenKinds) Is(target error) bool {
-	if _, ok := h.err.(*Error); ok || isKind(h.err) {
-		return false
-	}
-	if t := reflect.TypeOf(h.err); t != nil && t.Comparable() && reflect.TypeOf(target) == t && h.err == target {
-		return true
-	}
-	x, ok := h.err.(interface{ Is(error) bool })
-	return ok && x.Is(target)
-}
-
-func (h hiddenKinds) As(target any) bool {
-	if _, ok := h.err.(*Error); ok {
-		return false
-	}
-	v := reflect.ValueOf(target)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return false
-	}
-	if t := v.Type().Elem(); reflect.TypeOf(h.err).AssignableTo(t) {
-		v.Elem().Set(reflect.ValueOf(h.err))
-		return true
-	}
-	x, ok := h.err.(interface{ As(any) bool })
-	return ok && x.As(target)
+// IsKind reports whether err's kind (KindOf) is kind.
+func IsKind(err, kind error) bool {
+	k := KindOf(err)
+	return k != nil && errors.Is(k, kind)
 }
 
 // NewError builds an *Error of the given kind.

@@ -8,22 +8,25 @@ import (
 	"testing"
 )
 
-// TestErrorKindIsTheOutermost: errors.Is answers for an Error's kind and
-// for what its cause wraps, but never for the kind of an Error hidden in
-// the cause, however deep; errors.As finds the outermost Error.
-func TestErrorKindIsTheOutermost(t *testing.T) {
+// TestKindIsTheOutermost: KindOf answers with the outermost Error's kind,
+// however many kinds its cause wraps; errors.Is and errors.As are standard
+// and see the whole chain.
+func TestKindIsTheOutermost(t *testing.T) {
 	refused := NewError(ErrInvalidToken, "invalid_token", MsgInvalidToken)
 	pathErr := &fs.PathError{Op: "open", Path: "x", Err: fs.ErrNotExist}
 	inner := NewError(ErrNotFound, "nf", "no").WithCause(pathErr)
 	outer := NewError(ErrUnavailable, "temporarily_unavailable", "x").
 		WithCause(fmt.Errorf("upstream token: %w", errors.Join(refused, fmt.Errorf("lookup: %w", inner))))
 
-	if !errors.Is(outer, ErrUnavailable) {
-		t.Error("the kind does not match")
+	if KindOf(outer) != ErrUnavailable || !IsKind(outer, ErrUnavailable) {
+		t.Errorf("KindOf = %v, want the outermost kind", KindOf(outer))
 	}
-	for _, hidden := range []error{ErrInvalidToken, ErrNotFound} {
-		if errors.Is(outer, hidden) {
-			t.Errorf("a kind hidden in the cause matched: %v", hidden)
+	for _, inside := range []error{ErrInvalidToken, ErrNotFound} {
+		if IsKind(outer, inside) {
+			t.Errorf("a kind in the cause decided: %v", inside)
+		}
+		if !errors.Is(outer, inside) {
+			t.Errorf("errors.Is is not standard: it does not see %v in the cause", inside)
 		}
 	}
 	if !errors.Is(outer, fs.ErrNotExist) {
@@ -37,17 +40,19 @@ func TestErrorKindIsTheOutermost(t *testing.T) {
 	if !errors.As(outer, &de) || de != outer {
 		t.Errorf("errors.As found %v, want the outermost Error", de)
 	}
-	// A plain wrapper around an Error: that Error is the first one, so
-	// its kind counts.
+	// A plain wrapper around an Error: that Error is the outermost one.
 	wrapped := fmt.Errorf("store: %w", inner)
-	if !errors.Is(wrapped, ErrNotFound) || !errors.Is(wrapped, os.ErrNotExist) {
+	if KindOf(wrapped) != ErrNotFound || !errors.Is(wrapped, os.ErrNotExist) {
 		t.Error("a wrapped Error's kind or cause is lost")
 	}
-	// A bare kind sentinel in the cause (a store's "%w" of ErrNotFound)
-	// is hidden too: the 503 must not read as a 404.
+	// A store's "%w" of ErrNotFound under a 503 is a 503.
 	storeFailed := NewError(ErrUnavailable, "store", "x").WithCause(fmt.Errorf("read back: %w", ErrNotFound))
-	if errors.Is(storeFailed, ErrNotFound) || !errors.Is(storeFailed, ErrUnavailable) {
-		t.Error("a kind sentinel in the cause matched, or the kind did not")
+	if KindOf(storeFailed) != ErrUnavailable {
+		t.Errorf("KindOf = %v, want ErrUnavailable", KindOf(storeFailed))
+	}
+	// No Error at all: no kind (an internal error), even around a sentinel.
+	if KindOf(errors.New("disk on fire")) != nil || KindOf(fmt.Errorf("x: %w", ErrNotFound)) != nil || KindOf(nil) != nil {
+		t.Error("an error without an Error has a kind")
 	}
 	if outer.Error() == "" || !errors.Is(NewError(ErrConflict, "c", "m"), ErrConflict) {
 		t.Error("basic use broken")

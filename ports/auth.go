@@ -89,7 +89,7 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 		if errors.Is(err, errKnownUser) {
 			out.LogUser = at.User
 		}
-		if !errors.Is(err, domain.ErrInvalidClient) {
+		if !domain.IsKind(err, domain.ErrInvalidClient) {
 			// Not the partner's failure: it does not count.
 			a.cancel(ctx, addrSlot)
 			a.cancel(ctx, userSlot)

@@ -36,7 +36,7 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	u, err := l.Users.GetUser(ctx, user)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		if err := l.Hasher.Compare(ctx, l.Hasher.Dummy(), password); errors.Is(err, domain.ErrUnavailable) {
+		if err := l.Hasher.Compare(ctx, l.Hasher.Dummy(), password); domain.IsKind(err, domain.ErrUnavailable) {
 			return "", err
 		}
 		return "", invalid.WithCause(errors.New("unknown user"))
@@ -44,7 +44,7 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 		return "", unavailable(err)
 	}
 	if err := l.Hasher.Compare(ctx, u.PasswordHash, password); err != nil {
-		if errors.Is(err, domain.ErrUnavailable) {
+		if domain.IsKind(err, domain.ErrUnavailable) {
 			return "", err
 		}
 		return "", invalid.WithCause(fmt.Errorf("%w: wrong password", errKnownUser))

@@ -20,9 +20,9 @@ const (
 	onLogin
 )
 
-// statusTable maps error kinds to HTTP statuses, per surface, checked in
-// order with errors.Is; oauth is the error code of the token answers. It
-// is the only place that knows this mapping.
+// statusTable maps error kinds (domain.KindOf) to HTTP statuses, per
+// surface; oauth is the error code of the token answers. It is the only
+// place that knows this mapping.
 var statusTable = []struct {
 	kind                    error
 	report, exchange, login int
@@ -45,8 +45,9 @@ var statusTable = []struct {
 // answers' error code: 500 (503 on the token surfaces) for anything
 // unknown.
 func statusOf(err error, on surface) (int, string) {
+	kind := domain.KindOf(err)
 	for _, row := range statusTable {
-		if errors.Is(err, row.kind) {
+		if kind != nil && errors.Is(kind, row.kind) {
 			return [...]int{row.report, row.exchange, row.login}[on], row.oauth
 		}
 	}

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -64,7 +63,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 	switch {
 	case err == nil:
 		ri.detail = "token issued " + tokenRef(issued.Token, issued.Claims.ID)
-	case errors.Is(err, domain.ErrThrottled):
+	case domain.IsKind(err, domain.ErrThrottled):
 		// One line per throttled key and window, however many arrive.
 		de := asDomain(err)
 		key := de.Detail + ":" + issued.LogUser

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -100,9 +99,9 @@ func outcome(err error) string {
 	switch {
 	case err == nil:
 		return "ok"
-	case errors.Is(err, domain.ErrInvalidClient):
+	case domain.IsKind(err, domain.ErrInvalidClient):
 		return "invalid_client"
-	case errors.Is(err, domain.ErrThrottled):
+	case domain.IsKind(err, domain.ErrThrottled):
 		return "slow_down"
 	}
 	return "unavailable"
