@@ -43,7 +43,9 @@ type Field struct {
 
 	Max      int      // string/email: maximum length in characters
 	Enum     []string // enum: allowed values, upper case
-	Min, Top int64    // integer: inclusive range; phone: digit count range
+	// RangeMin and RangeMax bound an integer's value and a phone's digit
+	// count, inclusive.
+	RangeMin, RangeMax int64
 	Positive bool     // money: > 0 instead of >= 0
 	// LessEq names (internally) a field this money field may not exceed.
 	LessEq string
@@ -195,7 +197,7 @@ func (f *Field) parseConstraints() error {
 		if err != nil {
 			return err
 		}
-		f.Min, f.Top = lo, hi
+		f.RangeMin, f.RangeMax = lo, hi
 	case TypeMoney:
 		switch {
 		case c == ">=0":

@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"cmp"
 	"errors"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -37,13 +39,7 @@ func ParseDecimal(s string, precision, scale int) (Decimal, error) {
 		s = s[1:]
 	}
 	intPart, frac, hasDot := strings.Cut(s, ".")
-	if intPart == "" && frac == "" || hasDot && frac == "" && intPart == "" {
-		return Decimal{}, errDecimalSyntax
-	}
-	if !allDigits(intPart) || !allDigits(frac) || (hasDot && frac == "") {
-		return Decimal{}, errDecimalSyntax
-	}
-	if intPart == "" {
+	if intPart == "" || hasDot && frac == "" || !allDigits(intPart) || !allDigits(frac) {
 		return Decimal{}, errDecimalSyntax
 	}
 	intPart = strings.TrimLeft(intPart, "0")
@@ -99,13 +95,17 @@ func (d Decimal) String() string {
 	return s
 }
 
-// Cmp compares two decimals of the same scale.
+// Cmp compares two decimals by value, whatever their scales: -1, 0 or 1.
 func (d Decimal) Cmp(o Decimal) int {
-	switch {
-	case d.Units < o.Units:
-		return -1
-	case d.Units > o.Units:
-		return 1
+	if d.Scale == o.Scale {
+		return cmp.Compare(d.Units, o.Units)
 	}
-	return 0
+	return d.big(max(d.Scale, o.Scale)).Cmp(o.big(max(d.Scale, o.Scale)))
+}
+
+// big returns Units scaled to scale (≥ Scale) as a big.Int: exact where
+// an int64 could overflow.
+func (d Decimal) big(scale int) *big.Int {
+	n := big.NewInt(d.Units)
+	return n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-d.Scale)), nil))
 }

@@ -135,8 +135,8 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 			return v, true, bad(CodeInvalidFormat, "se esperaba un número entero")
 		}
 		n, _ := strconv.ParseInt(text, 10, 64)
-		if n < f.Min || n > f.Top {
-			return v, true, bad(CodeOutOfRange, "debe estar entre "+strconv.FormatInt(f.Min, 10)+" y "+strconv.FormatInt(f.Top, 10))
+		if n < f.RangeMin || n > f.RangeMax {
+			return v, true, bad(CodeOutOfRange, "debe estar entre "+strconv.FormatInt(f.RangeMin, 10)+" y "+strconv.FormatInt(f.RangeMax, 10))
 		}
 		v.Int = n
 	case TypePhone:
@@ -147,8 +147,8 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 		if !ok {
 			return v, true, bad(CodeInvalidFormat, "solo dígitos, espacios, guiones, puntos, paréntesis y + inicial")
 		}
-		if n := int64(len(digits)); n < f.Min || n > f.Top {
-			return v, true, bad(CodeInvalidFormat, "debe tener entre "+strconv.FormatInt(f.Min, 10)+" y "+strconv.FormatInt(f.Top, 10)+" dígitos")
+		if n := int64(len(digits)); n < f.RangeMin || n > f.RangeMax {
+			return v, true, bad(CodeInvalidFormat, "debe tener entre "+strconv.FormatInt(f.RangeMin, 10)+" y "+strconv.FormatInt(f.RangeMax, 10)+" dígitos")
 		}
 		v.Str = digits
 	case TypeBoolean:

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func ParseDate(s string) (time.Time, *fieldErr) {
 		}
 		d, err = isoDate(s[:10])
 	default:
-		err = errDecimalSyntax
+		err = errDateSyntax
 	}
 	if err != nil {
 		return d, bad(CodeInvalidFormat, "fecha no válida; use AAAA-MM-DD o DD/MM/AAAA")
@@ -67,6 +68,10 @@ func ParseDate(s string) (time.Time, *fieldErr) {
 	}
 	return d, nil
 }
+
+// errDateSyntax says a date or a time is not written in a form read here;
+// the caller answers with the formats it accepts.
+var errDateSyntax = errors.New("no es una fecha")
 
 // isoDate reads YYYY-MM-DD exactly as time.Parse("2006-01-02") does (a
 // day must exist in its month), without its layout machinery.
@@ -85,11 +90,11 @@ func isoDate(s string) (time.Time, error) {
 	m, ok2 := num(5, 7)
 	d, ok3 := num(8, 10)
 	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' || m < 1 || m > 12 || d < 1 {
-		return time.Time{}, errDecimalSyntax
+		return time.Time{}, errDateSyntax
 	}
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if t.Day() != d {
-		return time.Time{}, errDecimalSyntax // 2026-02-30 and the like
+		return time.Time{}, errDateSyntax // 2026-02-30 and the like
 	}
 	return t, nil
 }
@@ -102,5 +107,5 @@ func parseClock(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, errDecimalSyntax
+	return time.Time{}, errDateSyntax
 }

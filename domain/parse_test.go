@@ -281,3 +281,26 @@ func TestDropBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalCmpAcrossScales: Cmp compares values, not units; a rate
+// (scale 4) and money (scale 2) of one value are equal.
+func TestDecimalCmpAcrossScales(t *testing.T) {
+	for _, tt := range []struct {
+		a, b Decimal
+		want int
+	}{
+		{Decimal{150, 2}, Decimal{15000, 4}, 0},   // 1.50 = 1.5000
+		{Decimal{150, 2}, Decimal{1500, 4}, 1},    // 1.50 > 0.1500
+		{Decimal{-1, 4}, Decimal{0, 2}, -1},       // -0.0001 < 0.00
+		{Decimal{12, 2}, Decimal{13, 2}, -1},      // same scale
+		{Decimal{1 << 62, 2}, Decimal{1, 4}, 1},   // scaling would overflow an int64
+		{Decimal{-1 << 62, 0}, Decimal{1, 4}, -1}, // and its negative
+	} {
+		if got := tt.a.Cmp(tt.b); got != tt.want {
+			t.Errorf("%s.Cmp(%s) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := tt.b.Cmp(tt.a); got != -tt.want {
+			t.Errorf("%s.Cmp(%s) = %d, want %d", tt.b, tt.a, got, -tt.want)
+		}
+	}
+}

@@ -85,8 +85,8 @@ func (r *Report) Len() int {
 
 func (r *Report) put(i int, v Value) { r.values[i], r.set[i] = v, true }
 
-// String returns the text value of a field, or "".
-func (r *Report) String(internal string) string {
+// Text returns the text value of a field, or "".
+func (r *Report) Text(internal string) string {
 	v, _ := r.Get(internal)
 	return v.Str
 }

@@ -117,7 +117,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		if err != nil || done {
 			return receipt, err
 		}
-		name, err := s.Uploads.Save(ctx, rep.String("numero_credito"), now, f)
+		name, err := s.Uploads.Save(ctx, rep.Text("numero_credito"), now, f)
 		if err != nil {
 			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
 		}

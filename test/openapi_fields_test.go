@@ -150,7 +150,7 @@ func typeSchemas(f domain.Field) []schemaPairs {
 		return []schemaPairs{{[]any{"type", "string", "pattern", anyCasePattern(values)}}}
 	case domain.TypeInteger:
 		return []schemaPairs{
-			{[]any{"type", "integer", "minimum", f.Min, "maximum", f.Top}},
+			{[]any{"type", "integer", "minimum", f.RangeMin, "maximum", f.RangeMax}},
 			{[]any{"type", "string", "pattern", `^\s*-?[0-9]{1,18}\s*$`}},
 		}
 	case domain.TypeMoney:
@@ -181,9 +181,9 @@ func fieldText(f domain.Field) string {
 		}
 		return s
 	case domain.TypeInteger:
-		return fmt.Sprintf("An integer from %d to %d, as a JSON number or a digit string.", f.Min, f.Top)
+		return fmt.Sprintf("An integer from %d to %d, as a JSON number or a digit string.", f.RangeMin, f.RangeMax)
 	case domain.TypePhone:
-		return fmt.Sprintf("A phone number of %d to %d digits, stored as digits only.", f.Min, f.Top)
+		return fmt.Sprintf("A phone number of %d to %d digits, stored as digits only.", f.RangeMin, f.RangeMax)
 	case domain.TypeMoney:
 		switch {
 		case f.LessEq != "":

@@ -58,7 +58,7 @@ func columnType(driver string, f domain.Field) string {
 	case domain.TypeDANE:
 		return "CHAR(5)" + ascii
 	case domain.TypePhone:
-		return fmt.Sprintf("VARCHAR(%d)%s", f.Top, ascii)
+		return fmt.Sprintf("VARCHAR(%d)%s", f.RangeMax, ascii)
 	case domain.TypeCreditNumber:
 		return "VARCHAR(30)" + ascii
 	case domain.TypeMoney:

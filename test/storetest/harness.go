@@ -93,7 +93,7 @@ func FakeHarness(tb testing.TB) Harness {
 		Count: func(context.Context) (int64, error) { return int64(m.Count()), nil },
 		Refuse: func(_ testing.TB, credit string) {
 			m.Refuse(func(r domain.StagedReport) error {
-				if r.Report.String("numero_credito") == credit {
+				if r.Report.Text("numero_credito") == credit {
 					return fmt.Errorf("refused by the test")
 				}
 				return nil
