@@ -41,12 +41,12 @@ type Field struct {
 	Group    string
 	Raw      string // the constraint text as written in fields.csv
 
-	Max      int      // string/email: maximum length in characters
-	Enum     []string // enum: allowed values, upper case
+	Max  int      // string/email: maximum length in characters
+	Enum []string // enum: allowed values, upper case
 	// RangeMin and RangeMax bound an integer's value and a phone's digit
 	// count, inclusive.
 	RangeMin, RangeMax int64
-	Positive bool     // money: > 0 instead of >= 0
+	Positive           bool // money: > 0 instead of >= 0
 	// LessEq names (internally) a field this money field may not exceed.
 	LessEq string
 	// NotBefore names (internally) a date this date may not precede.

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 
@@ -60,7 +61,7 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 			_ = l.Users.SetPasswordHash(ctx, u.Name, h)
 		}
 	}
-	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), newID()))
+	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), rand.Text()))
 	if err != nil {
 		return "", unavailable(err)
 	}

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -90,7 +91,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	identity := s.Catalogue.Identity(rep)
 	rec := domain.IdempotencyRecord{
 		User: sub.Principal.User, KeyHash: domain.KeyHash(sub.IdempotencyKey, identity), PayloadSHA256: identity,
-		State: domain.KeyDone, Nonce: newID(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
+		State: domain.KeyDone, Nonce: rand.Text(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
 	}
 	staged := domain.StagedReport{
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,

@@ -2,6 +2,7 @@ package fsupload
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -76,7 +77,7 @@ func (s *Store) reopen(h *handle) error {
 
 // probe creates and removes a file to prove the directory writable.
 func (s *Store) probe(h *handle) error {
-	name := ".probe-" + randHex()
+	name := ".probe-" + rand.Text()
 	f, err := h.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
 		return fmt.Errorf("upload directory %s is not writable: %w", s.path, err)

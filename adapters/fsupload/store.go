@@ -12,7 +12,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -130,7 +129,7 @@ func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *
 	if err != nil {
 		return "", err
 	}
-	tmp := tempPrefix + randHex()
+	tmp := tempPrefix + rand.Text()
 	if err := h.write(tmp, f); err != nil {
 		_ = h.root.Remove(tmp)
 		return "", err
@@ -230,10 +229,4 @@ func (s *Store) Remove(_ context.Context, name string) error {
 		return fmt.Errorf("sync upload directory %s: %w", s.path, err)
 	}
 	return nil
-}
-
-func randHex() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -70,13 +70,6 @@ func validClientID(s string) bool {
 	return true
 }
 
-// newRequestID returns 20 random hex digits.
-func newRequestID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // observe gives each request an id, answers panics with a JSON 500,
 // counts it in the metrics and logs one line for it (none for a refusal
 // already logged in its window).
@@ -171,4 +164,12 @@ func framing(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// newRequestID returns 20 random hex digits: the X-Request-Id form the
+// OpenAPI document publishes (other random ids are crypto/rand.Text).
+func newRequestID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -3,7 +3,6 @@ package memstate
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"sync"
 	"time"
@@ -80,7 +79,7 @@ func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Du
 		keys.Add(key, live)
 		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}, nil
 	}
-	a := attempt{id: newID(), at: now}
+	a := attempt{id: rand.Text(), at: now}
 	keys.Add(key, append(live, a))
 	return ports.Reservation{Key: key, ID: a.id, OK: true}, nil
 }
@@ -117,10 +116,4 @@ func (t *Throttle) Len() int {
 		n += c.Len()
 	}
 	return n
-}
-
-func newID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
