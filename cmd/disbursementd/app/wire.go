@@ -126,7 +126,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 				return m.Store.Ping(ctx)
 			}},
 			{Name: "uploads", Fn: m.Uploads.Check},
-			{Name: "keys", Fn: func(context.Context) error { return nil }},
+			{Name: "keys", Fn: m.Keys.Check},
 		},
 		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
