@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -138,7 +139,7 @@ func concurrentDuplicates(t *testing.T, in *instance, tok, credit string, file [
 }
 
 func lookup(partnerName string) (string, bool) {
-	for _, f := range catalogue().Fields {
+	for _, f := range domain.DefaultCatalogue().Fields {
 		if f.Partner == partnerName {
 			return f.Internal, true
 		}

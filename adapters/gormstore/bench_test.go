@@ -41,7 +41,7 @@ func BenchmarkStagingInsert(b *testing.B) {
 			}
 			defer db.Close()
 			db.SetMaxOpenConns(1)
-			query, args := storetest.StagingInsert(gormstore.SQLite, domain.DefaultCatalogue(), fullReport(b, "SENTINEL"))
+			query, args := gormstore.StagingInsert(gormstore.SQLite, domain.DefaultCatalogue(), fullReport(b, "SENTINEL"))
 			credit := -1
 			for i, a := range args {
 				if a == "SENTINEL" {

@@ -90,3 +90,12 @@ func nullInt(n int64) any {
 	}
 	return n
 }
+
+// StagingInsert returns the group commit's INSERT of one staging row and
+// its arguments for r: the statement the store runs, for tools that
+// measure or fill the database without the service (the load tool's
+// storage ceiling, test fixtures).
+func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) (string, []any) {
+	cols := columnsFor(cat)
+	return buildStatements(driver, cols).staging, stagingArgs(cols, r)
+}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/test/storetest"
 )
 
 // storageCeiling inserts the same rows with a plain prepared statement and
@@ -28,7 +28,7 @@ func (e *environment) storageCeiling(w workload, c int) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	query, args := storetest.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
+	query, args := gormstore.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
 	credit, err := sentinelIndex(args)
 	if err != nil {
 		return result{}, err
@@ -139,7 +139,7 @@ func (e *environment) prefilled(n int) (prefillResult, error) {
 	if err != nil {
 		return prefillResult{}, err
 	}
-	query, args := storetest.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
+	query, args := gormstore.StagingInsert(e.driver, domain.DefaultCatalogue(), sr)
 	credit, err := sentinelIndex(args)
 	if err != nil {
 		return prefillResult{}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -142,43 +141,4 @@ func reportRow(ctx context.Context, db *gorm.DB, id int64) (map[string]string, e
 		}
 	}
 	return out, rows.Err()
-}
-
-// StagingInsert returns a plain INSERT of r into the staging table and its
-// arguments, as the service would write the row, for the load tool's
-// storage ceiling (the database's own speed, without the service).
-func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) (string, []any) {
-	_ = driver // one statement fits both drivers
-	names := []string{"received_at", "partner_user", "partner_nit", "file_name", "file_size", "file_sha256",
-		"request_id", "idempotency_key", "payload_sha256"}
-	args := []any{r.ReceivedAt.UTC(), r.PartnerUser, null(r.PartnerNIT), null(r.FileName), nullInt(r.FileSize),
-		null(r.FileSHA256), null(r.RequestID), null(r.IdempotencyKey), r.PayloadSHA256}
-	for _, f := range cat.Fields {
-		if f.Type == domain.TypeFile {
-			continue
-		}
-		names = append(names, f.Internal)
-		v, ok := r.Report.Get(f.Internal)
-		if !ok {
-			args = append(args, nil)
-			continue
-		}
-		args = append(args, domain.StoredValue(f, v))
-	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", gormstore.StagingTable, strings.Join(names, ", "),
-		strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")), args
-}
-
-func null(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
@@ -104,14 +105,9 @@ func FakeHarness(tb testing.TB) Harness {
 
 // stagedText is the text a staging row would hold for r.
 func stagedText(cat *domain.Catalogue, r domain.StagedReport) map[string]string {
-	_, args := StagingInsert(gormstore.SQLite, cat, r)
-	names := []string{"received_at", "partner_user", "partner_nit", "file_name", "file_size", "file_sha256",
-		"request_id", "idempotency_key", "payload_sha256"}
-	for _, f := range cat.Fields {
-		if f.Type != domain.TypeFile {
-			names = append(names, f.Internal)
-		}
-	}
+	query, args := gormstore.StagingInsert(gormstore.SQLite, cat, r)
+	cols, _, _ := strings.Cut(query[strings.Index(query, "(")+1:], ")")
+	names := strings.Split(cols, ", ")
 	out := map[string]string{}
 	for i, n := range names {
 		if args[i] != nil && i > 0 {
