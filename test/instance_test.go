@@ -48,12 +48,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// allLogs gathers every instance's log for the log-leak test.
-var allLogs struct {
-	mu   sync.Mutex
-	bufs []*syncBuffer
-}
-
 // testConfig is the embedded default moved into dir and onto :0.
 func testConfig(dir string) *config.Config {
 	cfg := config.Defaults()
@@ -117,10 +111,8 @@ func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 		m(cfg)
 	}
 	logs := &syncBuffer{}
-	allLogs.mu.Lock()
-	allLogs.bufs = append(allLogs.bufs, logs)
-	allLogs.mu.Unlock()
 	m := app.NewMain(cfg, logs)
+	watch(t, func() string { return "http://" + m.Addr }, logs)
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v\n%s", err, logs.String())
 	}

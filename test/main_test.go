@@ -2,10 +2,8 @@ package test
 
 import (
 	"encoding/base64"
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,47 +11,29 @@ import (
 	"github.com/lender/disbursementd/test/fixture"
 )
 
-// fullRun is true when no -run filter was given: only then must the
-// post-run checks have seen enough to prove something.
-func fullRun() bool {
-	f := flag.Lookup("test.run")
-	return f == nil || f.Value.String() == ""
-}
-
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
-// TestMain runs the suite, then reads every log line the instances wrote
-// (no password, token, base64 content or full identification number may
-// appear in them) and checks every response received against the OpenAPI
-// document, so neither can drift.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaks := logLeaks(); len(leaks) > 0 {
-			fmt.Fprintf(os.Stderr, "FAIL: the service logged secrets:\n%s\n", strings.Join(leaks, "\n"))
-			code = 1
+// watch checks, when the test that started a service ends, what that
+// service wrote to its log (no password, token, base64 content or full
+// identification number: logLeaks) and every answer it gave through the
+// recording client (as openapi.yaml describes it). A failure is the
+// test's own and names what was wrong. base is read at the end, so a
+// service started on :0 may learn its address after watch is called.
+func watch(t testing.TB, base func() string, logs *syncBuffer) {
+	t.Cleanup(func() {
+		if leaks := logLeaks(logs.String()); len(leaks) > 0 {
+			t.Errorf("the service logged secrets in this test:\n%s", strings.Join(leaks, "\n"))
 		}
-		if bad := openAPIViolations(); len(bad) > 0 {
-			fmt.Fprintf(os.Stderr, "FAIL: responses that openapi.yaml does not describe:\n%s\n", strings.Join(bad, "\n"))
-			code = 1
+		if bad := openAPIViolations(takeExchanges(base())); len(bad) > 0 {
+			t.Errorf("answers of this test that openapi.yaml does not describe:\n%s", strings.Join(bad, "\n"))
 		}
-	}
-	os.Exit(code)
+	})
 }
 
 var jwtPattern = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}`)
 
-func logLeaks() []string {
-	allLogs.mu.Lock()
-	defer allLogs.mu.Unlock()
-	var all strings.Builder
-	for _, b := range allLogs.bufs {
-		all.WriteString(b.String())
-	}
-	logs := all.String()
-	if len(logs) < 1000 && fullRun() {
-		return []string{fmt.Sprintf("only %d bytes of logs were captured: the leak check would prove nothing", len(logs))}
-	}
+// logLeaks names the secrets found in logs, each with the line it is in.
+func logLeaks(logs string) []string {
 	pdfB64 := base64.StdEncoding.EncodeToString(fixture.PDF(4096))[:24]
 	forbidden := map[string]string{
 		"password":              password,
@@ -65,13 +45,30 @@ func logLeaks() []string {
 		"bearer header":         "bearer eyJ",
 	}
 	var leaks []string
-	for what, s := range forbidden {
-		if strings.Contains(logs, s) {
-			leaks = append(leaks, what+" ("+s+")")
+	for line := range strings.Lines(logs) {
+		for what, s := range forbidden {
+			if strings.Contains(line, s) {
+				leaks = append(leaks, fmt.Sprintf("%s (%s) in: %.300s", what, s, strings.TrimSpace(line)))
+			}
+		}
+		if m := jwtPattern.FindString(line); m != "" {
+			leaks = append(leaks, fmt.Sprintf("a JWT (%s…) in: %.300s", m[:20], strings.TrimSpace(line)))
 		}
 	}
-	if jwtPattern.MatchString(logs) {
-		leaks = append(leaks, "a JWT: "+jwtPattern.FindString(logs)[:20]+"…")
-	}
 	return leaks
+}
+
+// TestLeakCheckFindsSecrets: the check watch runs finds each kind of
+// secret, and passes a clean log.
+func TestLeakCheckFindsSecrets(t *testing.T) {
+	clean := `{"level":"INFO","msg":"report stored","user":"acme","id_number":"10******50"}` + "\n"
+	if leaks := logLeaks(clean); len(leaks) != 0 {
+		t.Fatalf("a clean log: %v", leaks)
+	}
+	for _, secret := range []string{password, "JVBERi0xLjQK", "1020304050", "1.020.304.050", "-----BEGIN PRIVATE KEY-----",
+		"bearer eyJhbGciOiJSUzI1NiJ9", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhY21lIn0.sig"} {
+		if leaks := logLeaks(clean + `{"msg":"x","v":"` + secret + `"}` + "\n"); len(leaks) == 0 {
+			t.Errorf("the leak check missed %q", secret)
+		}
+	}
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 )
 
 // Every exchange the suite has through http.DefaultClient (call, and
 // http.Get) is recorded, request and answer with their headers, so that
-// TestMain can check them against openapi.yaml after the run.
+// the test that started the server can check them against openapi.yaml
+// when it ends (watch).
 func init() {
 	http.DefaultClient.Transport = recordingTransport{next: http.DefaultTransport}
 }
@@ -118,4 +120,23 @@ func (b *teeBody) bytes() ([]byte, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return bytes.Clone(b.buf.Bytes()), b.complete && !b.cut
+}
+
+// takeExchanges removes and returns the recorded exchanges with the server
+// at base (scheme, host and port).
+func takeExchanges(base string) []*recordedExchange {
+	recorded.mu.Lock()
+	defer recorded.mu.Unlock()
+	var mine []*recordedExchange
+	rest := recorded.exchanges[:0]
+	for _, ex := range recorded.exchanges {
+		if strings.HasPrefix(ex.url, base+"/") {
+			mine = append(mine, ex)
+		} else {
+			rest = append(rest, ex)
+		}
+	}
+	clear(recorded.exchanges[len(rest):])
+	recorded.exchanges = rest
+	return mine
 }

@@ -67,9 +67,7 @@ func startProcess(t testing.TB, dir string, env []string) *process {
 	t.Helper()
 	port := freePort(t.(*testing.T))
 	p := &process{URL: "http://127.0.0.1:" + port, logs: &syncBuffer{}, done: make(chan error, 1)}
-	allLogs.mu.Lock()
-	allLogs.bufs = append(allLogs.bufs, p.logs)
-	allLogs.mu.Unlock()
+	watch(t, func() string { return p.URL }, p.logs)
 	p.cmd = exec.Command(binaryPath(t), "serve")
 	p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
