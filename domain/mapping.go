@@ -5,12 +5,26 @@ import (
 	"time"
 )
 
-// MapReport turns the members of a report object into a validated Report.
-// It lists every problem it finds, not just the first: unknown and
+// MapOptions change how a report is read; the zero value reads it as the
+// legacy path does.
+type MapOptions struct {
+	// DecimalsAsStrings refuses a JSON number for a money or rate field
+	// (CodeNumberNotAllowed): the v1 API takes them as strings only.
+	DecimalsAsStrings bool
+}
+
+// MapReport turns the members of a report object into a validated Report,
+// read as the legacy path reads it (MapReportWith with zero options).
+func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time) (*Report, error) {
+	return c.MapReportWith(members, rules, now, MapOptions{})
+}
+
+// MapReportWith turns the members of a report object into a validated
+// Report. It lists every problem it finds, not just the first: unknown and
 // duplicate keys, missing required fields, values of the wrong type or
 // format, cross-field rules and a bad file. now is the time of receipt;
 // "today" is its UTC date.
-func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time) (*Report, error) {
+func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.Time, opts MapOptions) (*Report, error) {
 	var problems []Problem
 	add := func(field string, fe *fieldErr) {
 		problems = append(problems, Problem{Field: field, Code: fe.code, Message: fe.msg})
@@ -44,6 +58,10 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 			rep.File = file
 			continue
 		}
+		if opts.DecimalsAsStrings && m.Value.Kind == RawNumber && (f.Type == TypeMoney || f.Type == TypeRate) {
+			add(f.Partner, bad(CodeNumberNotAllowed, "debe enviarse como texto, p. ej. \""+exampleDecimal(f.Type)+"\": un número JSON pudo haber perdido decimales"))
+			continue
+		}
 		v, present, fe := parseValue(f, m.Value)
 		if fe != nil {
 			add(f.Partner, fe)
@@ -70,6 +88,13 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 		return nil, err
 	}
 	return rep, nil
+}
+
+func exampleDecimal(t FieldType) string {
+	if t == TypeRate {
+		return "1.8500"
+	}
+	return "14334900.00"
 }
 
 func hasProblem(ps []Problem, field string) bool {

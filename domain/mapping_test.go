@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -220,5 +221,43 @@ func TestActiveContentAcrossChunks(t *testing.T) {
 		if ps := problems(t, err); len(ps) != 1 || ps[0].Code != domain.CodeFileType {
 			t.Errorf("marker at %d: %+v", at, ps)
 		}
+	}
+}
+
+// TestDecimalsAsStrings: with the v1 option a money or rate value sent as
+// a JSON number is a problem naming the field (every one listed, beside
+// the others); the same report with strings maps, and the legacy reading
+// takes both.
+func TestDecimalsAsStrings(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	cat := domain.DefaultCatalogue()
+	body := fixture.Minimal(now, "CR-V1-0001")
+	body["Monto Aprobado"] = json.Number("14334900.55")
+	body["Tasa de Interés Nominal Mes Vencido (%)"] = json.Number("1.85")
+	v1 := domain.MapOptions{DecimalsAsStrings: true}
+	_, err := cat.MapReportWith(fixture.Members(body), domain.DefaultFileRules(), now, v1)
+	var de *domain.Error
+	if !errors.As(err, &de) {
+		t.Fatalf("MapReportWith = %v; want the problems", err)
+	}
+	got := map[string]string{}
+	for _, p := range de.Problems {
+		got[p.Field] = p.Code
+	}
+	for _, f := range []string{"Monto Aprobado", "Tasa de Interés Nominal Mes Vencido (%)"} {
+		if got[f] != domain.CodeNumberNotAllowed {
+			t.Errorf("%s: %q, want %s (all problems: %v)", f, got[f], domain.CodeNumberNotAllowed, got)
+		}
+	}
+	if _, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now); err != nil {
+		t.Fatalf("the legacy reading refused numbers: %v", err)
+	}
+	body["Monto Aprobado"], body["Tasa de Interés Nominal Mes Vencido (%)"] = "14334900.55", "1.85"
+	rep, err := cat.MapReportWith(fixture.Members(body), domain.DefaultFileRules(), now, v1)
+	if err != nil {
+		t.Fatalf("strings under the v1 option: %v", err)
+	}
+	if v, _ := rep.Get("monto_aprobado"); v.Dec.String() != "14334900.55" {
+		t.Errorf("monto_aprobado = %s", v.Dec)
 	}
 }

@@ -8,24 +8,28 @@ import (
 
 // problem codes sent to the partner.
 const (
-	CodeRequired        = "required"
-	CodeUnknownField    = "unknown_field"
-	CodeDuplicateField  = "duplicate_field"
-	CodeInvalidType     = "invalid_type"
-	CodeInvalidFormat   = "invalid_format"
-	CodeTooLong         = "too_long"
-	CodeOutOfRange      = "out_of_range"
-	CodeInvalidValue    = "invalid_value"
-	CodeCheckDigit      = "invalid_check_digit"
-	CodeInvalidFile     = "invalid_file"
-	CodeFileType        = "file_type_not_allowed"
-	CodeFileMismatch    = "file_type_mismatch"
-	CodeFileTooLarge    = "file_too_large"
-	CodeInconsistent    = "inconsistent"
-	codeAbsent          = "" // not a problem: the value counts as absent
-	maxYear, minYear    = 2199, 1900
-	moneyPrec, moneyScl = 18, 2
-	ratePrec, rateScl   = 9, 4
+	CodeRequired       = "required"
+	CodeUnknownField   = "unknown_field"
+	CodeDuplicateField = "duplicate_field"
+	CodeInvalidType    = "invalid_type"
+	CodeInvalidFormat  = "invalid_format"
+	CodeTooLong        = "too_long"
+	CodeOutOfRange     = "out_of_range"
+	CodeInvalidValue   = "invalid_value"
+	CodeCheckDigit     = "invalid_check_digit"
+	CodeInvalidFile    = "invalid_file"
+	CodeFileType       = "file_type_not_allowed"
+	CodeFileMismatch   = "file_type_mismatch"
+	CodeFileTooLarge   = "file_too_large"
+	CodeInconsistent   = "inconsistent"
+	// CodeNumberNotAllowed: a JSON number for money or a rate where only
+	// strings are taken (the v1 API: a client that sent a float has
+	// already rounded it).
+	CodeNumberNotAllowed = "number_not_allowed"
+	codeAbsent           = "" // not a problem: the value counts as absent
+	maxYear, minYear     = 2199, 1900
+	moneyPrec, moneyScl  = 18, 2
+	ratePrec, rateScl    = 9, 4
 )
 
 // problem codes of the file rules of contract §7, beside the file codes above.
