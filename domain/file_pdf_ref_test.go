@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestPDFReferenceBounds(t *testing.T) {
 		{"a predictor at the end of a chain", pdfWithPredictedObjStm(" /DecodeParms 7 0 R", chain(4, "<< /Predictor 12 /Columns 16 >>")...), CodeFileActiveContent},
 		{"a cycle", harmless("", "8 0 R", "7 0 R"), CodeFileActiveContent},
 		{"a definition whose value cannot be read", harmless("", "[ 8 0 R %\n ]"), CodeFileActiveContent},
-		{"two definitions, one with a predictor", harmless("7 0 obj << /Predictor 12 >> endobj\n", "<< /Columns 4 >>"), CodeFileActiveContent},
+		{"two definitions, one with a predictor", harmless("7 0 obj << /Predictor 12 >> endobj\n", "[ << /Columns 4 >> ]"), CodeFileActiveContent},
 		{"a definition inside a string", harmless("11 0 obj << /X (7 0 obj << /Predictor 12 >>) >> endobj\n", "<< >>"), CodeFileActiveContent},
 		{"a definition inside a comment", harmless("% 7 0 obj << /Predictor 12 >>\n", "<< >>"), CodeFileActiveContent},
 		{"the number in an object stream's header", harmless(objStmHolding("7 0 "), "<< >>"), CodeFileActiveContent},
@@ -182,6 +183,26 @@ func TestPDFReferenceBounds(t *testing.T) {
 			}
 		})
 	}
+	t.Run("memory of the table", func(t *testing.T) {
+		// The same bytes with every definition turned into a comment:
+		// the difference is what the table took.
+		pdf := harmless(many.String(), "<< >>")
+		control := harmless(strings.ReplaceAll(many.String(), " 0 obj", " %0 ob"), "<< >>")
+		alloc := func(pdf []byte) uint64 {
+			text := base64.StdEncoding.EncodeToString(pdf)
+			var before, after runtimeMem
+			before.read()
+			inspect(text, DefaultFileRules())
+			after.read()
+			return after.alloc - before.alloc
+		}
+		// About 170 bytes a kept definition, map growth included.
+		if a, c := alloc(pdf), alloc(control); len(pdf) != len(control) || a > c+maxDefs*256 {
+			t.Fatalf("%d KiB of PDF: %d KiB allocated, %d KiB without definitions", len(pdf)>>10, a>>10, c>>10)
+		} else {
+			t.Logf("%d KiB allocated, %d KiB without definitions", a>>10, c>>10)
+		}
+	})
 	t.Run("a /DecodeParms value that cannot be read", func(t *testing.T) {
 		p := newXrefPDF()
 		p.objStm(5, " /Filter /FlateDecode /DecodeParms % comment\n 7 0 R", scriptMembers("<< >>"), deflate)
