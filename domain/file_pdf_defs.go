@@ -24,13 +24,12 @@ import (
 //     stream's header names is not followed (the stream is refused), and
 //     every resolution takes in what all object streams' contents name.
 //
-// Bounds: maxDefs definitions kept (only those whose text names a filter
-// or /Predictor, or whose value holds references or cannot be read),
+// Bounds: maxDefs definitions kept (only those a resolution could use),
 // maxHeldRuns runs of object-stream numbers, maxValueRefs references a
 // value. Past a bound nothing more is followed and every reference is
 // taken as one that cannot be (the object stream is refused).
 type pdfDefs struct {
-	defs     map[uint32]*pdfDef
+	defs     map[uint32]pdfDef
 	seg      pdfSegment
 	held     []pdfRun // numbers named in object streams' headers
 	wild     pdfNames // what object streams' contents and unnumbered objects name
@@ -40,7 +39,7 @@ type pdfDefs struct {
 }
 
 const (
-	maxDefs     = 1 << 16
+	maxDefs     = 1 << 12 // in an object-stream file few top-level objects are kept: streams are dictionaries
 	maxHeldRuns = 4096
 	maxRefDepth = 8
 	maxSegDefs  = 16 // definitions in one top-level object's text
@@ -49,7 +48,8 @@ const (
 // pdfDef is what the definitions of one object number say.
 type pdfDef struct {
 	names   pdfNames
-	refs    []uint32
+	nrefs   uint8
+	refs    [maxValueRefs]uint32
 	unread  bool
 	state   uint8 // resolution: 0 not yet, 1 under way, 2 done
 	result  pdfNames
@@ -114,29 +114,30 @@ func (d *pdfDefs) endSegment() {
 		d.wild = d.wild.or(s.names)
 	}
 	for _, sd := range s.defs {
+		// Kept only when a resolution could use it: a /Predictor, a
+		// filter name as the value, references, or a value not read. A
+		// dictionary used as a /Filter is no filter, which reading the
+		// data as it is covers.
 		k := sd.val.kind
-		if !s.names.predictor && s.names.filters == 0 && k != valRef && k != valArray && k != valUnreadable {
-			continue // says nothing a resolution could use
+		if !s.names.predictor && k != valRef && k != valArray && k != valUnreadable && (k != valName || s.names.filters == 0) {
+			continue
 		}
-		def := d.defs[sd.num]
-		if def == nil {
-			if len(d.defs) == maxDefs {
-				d.unknown = true
-				continue
-			}
-			if d.defs == nil {
-				d.defs = map[uint32]*pdfDef{}
-			}
-			def = &pdfDef{}
-			d.defs[sd.num] = def
+		def, ok := d.defs[sd.num]
+		if !ok && len(d.defs) == maxDefs {
+			d.unknown = true
+			continue
+		}
+		if d.defs == nil {
+			d.defs = map[uint32]pdfDef{}
 		}
 		def.names = def.names.or(s.names)
 		def.unread = def.unread || k == valUnreadable
-		if len(def.refs)+int(sd.val.nrefs) > maxValueRefs*2 {
+		if int(def.nrefs)+int(sd.val.nrefs) > len(def.refs) {
 			def.unread = true
-			continue
+		} else {
+			def.nrefs += uint8(copy(def.refs[def.nrefs:], sd.val.refs[:sd.val.nrefs]))
 		}
-		def.refs = append(def.refs, sd.val.refs[:sd.val.nrefs]...)
+		d.defs[sd.num] = def
 	}
 	*s = pdfSegment{defs: s.defs[:0]}
 }
@@ -160,8 +161,8 @@ func (d *pdfDefs) resolve(num uint32, depth int) (pdfNames, bool) {
 	if d.unknown || depth > maxRefDepth || d.isHeld(num) {
 		return pdfNames{}, false
 	}
-	def := d.defs[num]
-	if def == nil {
+	def, ok := d.defs[num]
+	if !ok {
 		return d.wild, true // no definition: null, or an object in an object stream
 	}
 	switch def.state {
@@ -171,12 +172,14 @@ func (d *pdfDefs) resolve(num uint32, depth int) (pdfNames, bool) {
 		return def.result, def.resolve
 	}
 	def.state = 1
+	d.defs[num] = def
 	res, known := def.names.or(d.wild), !def.unread
-	for _, r := range def.refs {
+	for _, r := range def.refs[:def.nrefs] {
 		n, k := d.resolve(r, depth+1)
 		res, known = res.or(n), known && k
 	}
 	def.state, def.result, def.resolve = 2, res, known
+	d.defs[num] = def
 	return res, known
 }
 
