@@ -42,7 +42,8 @@ var pdfcpuConfig = sync.OnceValue(func() *model.Configuration {
 // inputs are skipped (pdfcpuRecurses), which never decides a case
 // against the check. The scan decodes #xx escapes first, as pdfcpu does.
 var (
-	pdfObjStart   = regexp.MustCompile(`(\d+)\s+\d+\s+obj\b`)
+	pdfObjStart   = regexp.MustCompile(`((?:\d+\s*)+)obj\b`)
+	pdfNumber     = regexp.MustCompile(`\d+`)
 	pdfFilterRefs = regexp.MustCompile(`/(?:DecodeParms|DP|Filter|F)[^0-9]{0,40}((?:\d+\s+\d+\s*R[\s\]]*)+)`)
 	pdfRef        = regexp.MustCompile(`(\d+)\s+\d+\s*R`)
 	pdfEscape     = regexp.MustCompile(`#[0-9A-Fa-f]{2}`)
@@ -54,7 +55,9 @@ func pdfcpuRecurses(pdf []byte) bool {
 		return []byte{byte(b)}
 	})
 	// An object's text runs to the next definition: a missing endobj
-	// still makes it a stream when "stream" follows.
+	// still makes it a stream when "stream" follows. Every number in
+	// the run before obj may be its number (pdfcpu's repair reads
+	// "7 5 0 obj" as object 7).
 	streams := map[string]bool{}
 	starts := pdfObjStart.FindAllSubmatchIndex(pdf, -1)
 	for i, m := range starts {
@@ -63,7 +66,9 @@ func pdfcpuRecurses(pdf []byte) bool {
 			end = starts[i+1][0]
 		}
 		if bytes.Contains(pdf[m[1]:end], []byte("stream")) {
-			streams[string(pdf[m[2]:m[3]])] = true
+			for _, n := range pdfNumber.FindAll(pdf[m[2]:m[3]], -1) {
+				streams[string(n)] = true
+			}
 		}
 	}
 	for _, m := range pdfFilterRefs.FindAllSubmatch(pdf, -1) {
@@ -214,14 +219,15 @@ func TestPDFAgainstOracle(t *testing.T) {
 	}
 }
 
-// TestPDFOracleSkipsWhatCrashesIt: the input that overflowed pdfcpu's
-// stack in the first fuzzing run (an object stream whose /DecodeParms is
-// itself), and the same through another stream or an escaped key, are
-// skipped.
+// TestPDFOracleSkipsWhatCrashesIt: the inputs that overflowed pdfcpu's
+// stack in the first fuzzing runs (an object stream whose /DecodeParms is
+// itself; the same under a number pdfcpu's repair reads otherwise), and
+// the same through another stream or an escaped key, are skipped.
 func TestPDFOracleSkipsWhatCrashesIt(t *testing.T) {
 	self := "7 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms 7 0 R /Length 3 >>\nstream\nabc\nendstream\nendobj\n"
 	other := "5 0 obj\n<< /Filter [ /FlateDecode ] /D#50 [ 6 0 R ] >>\nstream\nabc\nendstream\nendobj\n6 0 obj << /Length 0 >>\nstream\n"
-	for _, pdf := range []string{self, other} {
+	repaired := "7 5 0 obj<</Filter//DecodeParms 7 0 R>>stream\n\nendstream\nendobj\n"
+	for _, pdf := range []string{self, other, repaired} {
 		if !pdfcpuRecurses([]byte("%PDF-1.5\n" + pdf + "%%EOF\n")) {
 			t.Fatalf("not skipped: %q", pdf)
 		}
