@@ -1,13 +1,18 @@
 package domain
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"regexp"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
 	"slices"
-	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +28,12 @@ import (
 // resolved, a broken file repaired) and lists the names of contract §7
 // in every object it read. Whatever it finds, the check must refuse.
 // pdfcpu is a test dependency only: no file of the service imports it.
+//
+// pdfcpu runs in a child process, this test binary started again with
+// DISB_TEST_PDF_ORACLE=child: on some hostile inputs it recurses until
+// its stack overflows (a stream whose /DecodeParms names itself), a fatal
+// error that recover does not catch, and a crash or a hang of the oracle
+// must cost one input, not the test run or the fuzzing.
 
 // oracleActive are contract §7's names, spelled here again on purpose:
 // the oracle shares no code with the check.
@@ -34,52 +45,6 @@ var pdfcpuConfig = sync.OnceValue(func() *model.Configuration {
 	conf.ValidationMode = model.ValidationRelaxed
 	return conf
 })
-
-// pdfcpu v0.15.0 follows a /Filter or /DecodeParms reference to a stream
-// object by parsing that stream, whose own filters it sets up again: a
-// stream that names itself (or another that names it) recurses until the
-// stack overflows, a fatal error that recover does not catch. Such
-// inputs are skipped (pdfcpuRecurses), which never decides a case
-// against the check. The scan decodes #xx escapes first, as pdfcpu does.
-var (
-	pdfObjStart   = regexp.MustCompile(`((?:\d+\s*)+)obj\b`)
-	pdfNumber     = regexp.MustCompile(`\d+`)
-	pdfFilterRefs = regexp.MustCompile(`/(?:DecodeParms|DP|Filter|F)[^0-9]{0,40}((?:\d+\s+\d+\s*R[\s\]]*)+)`)
-	pdfRef        = regexp.MustCompile(`(\d+)\s+\d+\s*R`)
-	pdfEscape     = regexp.MustCompile(`#[0-9A-Fa-f]{2}`)
-)
-
-func pdfcpuRecurses(pdf []byte) bool {
-	pdf = pdfEscape.ReplaceAllFunc(pdf, func(h []byte) []byte {
-		b, _ := strconv.ParseUint(string(h[1:]), 16, 8)
-		return []byte{byte(b)}
-	})
-	// An object's text runs to the next definition: a missing endobj
-	// still makes it a stream when "stream" follows. Every number in
-	// the run before obj may be its number (pdfcpu's repair reads
-	// "7 5 0 obj" as object 7).
-	streams := map[string]bool{}
-	starts := pdfObjStart.FindAllSubmatchIndex(pdf, -1)
-	for i, m := range starts {
-		end := len(pdf)
-		if i+1 < len(starts) {
-			end = starts[i+1][0]
-		}
-		if bytes.Contains(pdf[m[1]:end], []byte("stream")) {
-			for _, n := range pdfNumber.FindAll(pdf[m[2]:m[3]], -1) {
-				streams[string(n)] = true
-			}
-		}
-	}
-	for _, m := range pdfFilterRefs.FindAllSubmatch(pdf, -1) {
-		for _, r := range pdfRef.FindAllSubmatch(m[1], -1) {
-			if streams[string(r[1])] {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // oracleNames returns the active names pdfcpu finds in the objects it
 // reads from pdf, as keys or values, #xx escapes decoded; err when it
@@ -146,113 +111,120 @@ func oracleNames(pdf []byte) (found []string, err error) {
 	return found, nil
 }
 
-// oracleSeed is a generated PDF; wantFound says the oracle must find an
-// active name in it (else the seed proves nothing about the check).
-type oracleSeed struct {
-	name      string
-	pdf       []byte
-	wantFound bool
+// TestMain serves the oracle when this binary is its child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("DISB_TEST_PDF_ORACLE") == "child" {
+		debug.SetMaxStack(64 << 20) // a runaway recursion dies soon
+		serveOracle(os.Stdin, os.NewFile(3, "replies"))
+		return
+	}
+	os.Exit(m.Run())
 }
 
-func oracleSeeds() []oracleSeed {
-	inStm := func(dict string, encode func([]byte) []byte, action string, defs ...string) []byte {
-		p := newXrefPDF()
-		p.objStm(5, dict, scriptMembers(action), encode)
-		for i, d := range defs {
-			p.obj(7+i, d)
-		}
-		return p.finish(20, " /Root 1 0 R")
-	}
-	goTo := "<< /S /GoTo /D [ 2 0 R /Fit ] >>"
-	escaped := "<< /S /J#61vaScript /J#53 (app.alert\\(1\\)) >>"
-	launch := "<< /S /Launch /F (cmd.exe) >>"
-	return []oracleSeed{
-		{"plain, JavaScript", onePagePDF(" /OpenAction 4 0 R", jsAction), true},
-		{"plain, escaped", onePagePDF(" /OpenAction << /S /J#61vaScript /JS (x) >>"), true},
-		{"plain, harmless", onePagePDF(""), false},
-		{"object stream, Flate", inStm(" /Filter /FlateDecode", deflate, jsAction), true},
-		{"object stream, escaped names", inStm(" /Filter /FlateDecode", deflate, escaped), true},
-		{"object stream, Launch", inStm(" /Filter /FlateDecode", deflate, launch), true},
-		{"object stream, uncompressed", inStm("", identity, jsAction), true},
-		{"object stream, harmless", inStm(" /Filter /FlateDecode", deflate, goTo), false},
-		{"predictor inline", inStm(" /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 16 >>", predicted, jsAction), true},
-		{"DecodeParms as a reference (issue 17)", indirectParmsPDF("<< /Predictor 12 /Columns 16 >>", false), true},
-		{"DecodeParms as a reference written before", indirectParmsPDF("<< /Predictor 12 /Columns 16 >>", true), true},
-		{"DecodeParms as a reference, escaped names", inStm(" /Filter /FlateDecode /DecodeParms 7 0 R", predicted, escaped, "<< /Predictor 12 /Columns 16 >>"), true},
-		{"DecodeParms as a reference, harmless", inStm(" /Filter /FlateDecode /DecodeParms 7 0 R", predicted, goTo, "<< /Predictor 12 /Columns 16 >>"), false},
-		{"DecodeParms as a reference without predictor", inStm(" /Filter /FlateDecode /DecodeParms 7 0 R", deflate, jsAction, "<< /Columns 16 >>"), true},
-		{"Filter as a reference", inStm(" /Filter 7 0 R", deflate, jsAction, "/FlateDecode"), true},
-		{"Filter as a reference, harmless", inStm(" /Filter 7 0 R", deflate, goTo, "/FlateDecode"), false},
-		{"Filter and DecodeParms as references", inStm(" /Filter 7 0 R /DecodeParms 8 0 R", predicted, launch, "/FlateDecode", "<< /Predictor 12 /Columns 16 >>"), true},
-		{"two filters, hex inside", inStm(" /Filter [ /FlateDecode /ASCIIHexDecode ]", func(b []byte) []byte { return deflate(asHex(b)) }, jsAction), true},
-		{"Length as a reference past an early endstream", earlyEndstreamPDF("/Length 8 0 R", true), true},
-	}
-}
-
-// refusedByCheck reports whether the check refuses pdf.
-func refusedByCheck(pdf []byte) bool {
-	_, fe := inspect(base64.StdEncoding.EncodeToString(pdf), DefaultFileRules())
-	return fe != nil
-}
-
-// TestPDFAgainstOracle runs the seed corpus of FuzzPDFAgainstOracle in
-// every go test: each file in which pdfcpu finds an active name is
-// refused, and pdfcpu reads every seed and finds the names the seeds
-// were built with (an oracle that reads nothing would prove nothing).
-func TestPDFAgainstOracle(t *testing.T) {
-	for _, s := range oracleSeeds() {
-		t.Run(s.name, func(t *testing.T) {
-			if pdfcpuRecurses(s.pdf) {
-				t.Fatal("the seed would be skipped by the fuzz target")
-			}
-			found, err := oracleNames(s.pdf)
-			if err != nil {
-				t.Fatalf("pdfcpu cannot read the seed: %v", err)
-			}
-			if (len(found) > 0) != s.wantFound {
-				t.Fatalf("pdfcpu found %v; the seed was built to have them: %v", found, s.wantFound)
-			}
-			if len(found) > 0 && !refusedByCheck(s.pdf) {
-				t.Fatalf("pdfcpu finds %v; the check accepts the file", found)
-			}
-		})
-	}
-}
-
-// TestPDFOracleSkipsWhatCrashesIt: the inputs that overflowed pdfcpu's
-// stack in the first fuzzing runs (an object stream whose /DecodeParms is
-// itself; the same under a number pdfcpu's repair reads otherwise), and
-// the same through another stream or an escaped key, are skipped.
-func TestPDFOracleSkipsWhatCrashesIt(t *testing.T) {
-	self := "7 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms 7 0 R /Length 3 >>\nstream\nabc\nendstream\nendobj\n"
-	other := "5 0 obj\n<< /Filter [ /FlateDecode ] /D#50 [ 6 0 R ] >>\nstream\nabc\nendstream\nendobj\n6 0 obj << /Length 0 >>\nstream\n"
-	repaired := "7 5 0 obj<</Filter//DecodeParms 7 0 R>>stream\n\nendstream\nendobj\n"
-	for _, pdf := range []string{self, other, repaired} {
-		if !pdfcpuRecurses([]byte("%PDF-1.5\n" + pdf + "%%EOF\n")) {
-			t.Fatalf("not skipped: %q", pdf)
-		}
-	}
-}
-
-// FuzzPDFAgainstOracle mutates the seeds (and any PDF): a file in which
-// pdfcpu finds an active name is never accepted by the check.
-func FuzzPDFAgainstOracle(f *testing.F) {
-	for _, s := range oracleSeeds() {
-		f.Add(s.pdf)
-	}
-	f.Fuzz(func(t *testing.T, pdf []byte) {
-		if len(pdf) > 1<<20 {
+// serveOracle answers requests (an 8-byte length, then the PDF) with a
+// line: "ok" and the names found, or "err" and why pdfcpu could not
+// read the file. It returns when in ends.
+func serveOracle(in io.Reader, out io.Writer) {
+	r := bufio.NewReader(in)
+	for {
+		var n uint64
+		if binary.Read(r, binary.BigEndian, &n) != nil {
 			return
 		}
-		if pdfcpuRecurses(pdf) {
+		pdf := make([]byte, n)
+		if _, err := io.ReadFull(r, pdf); err != nil {
 			return
 		}
+		line := "ok"
 		found, err := oracleNames(pdf)
-		if err != nil || len(found) == 0 {
-			return
+		if err != nil {
+			line = "err " + strings.ReplaceAll(err.Error(), "\n", " ")
 		}
-		if !refusedByCheck(pdf) {
-			t.Fatalf("pdfcpu finds %v; the check accepts the file", found)
+		for _, name := range found {
+			line += " " + name
 		}
-	})
+		fmt.Fprintln(out, line)
+	}
+}
+
+// oracleChild is the child process that runs pdfcpu, started when first
+// needed and again after it dies.
+type oracleChild struct {
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	replies *bufio.Reader
+}
+
+var theOracle oracleChild
+
+// errOracleDied is an input the oracle crashed or hung on.
+var errOracleDied = errors.New("pdfcpu crashed or hung")
+
+// ask returns what the oracle finds in pdf.
+func (o *oracleChild) ask(pdf []byte) ([]string, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cmd == nil {
+		if err := o.start(); err != nil {
+			return nil, err
+		}
+	}
+	reply := make(chan string, 1)
+	go func() {
+		line, err := o.replies.ReadString('\n')
+		if err != nil {
+			line = ""
+		}
+		reply <- line
+	}()
+	if binary.Write(o.in, binary.BigEndian, uint64(len(pdf))) != nil || func() error { _, err := o.in.Write(pdf); return err }() != nil {
+		o.stop()
+		<-reply
+		return nil, errOracleDied
+	}
+	select {
+	case line := <-reply:
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0:
+			o.stop()
+			return nil, errOracleDied
+		case fields[0] == "err":
+			return nil, errors.New(strings.Join(fields[1:], " "))
+		}
+		return fields[1:], nil
+	case <-time.After(30 * time.Second):
+		o.stop()
+		<-reply
+		return nil, errOracleDied
+	}
+}
+
+func (o *oracleChild) start() error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "DISB_TEST_PDF_ORACLE=child")
+	cmd.ExtraFiles = []*os.File{w} // the child's file 3
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	w.Close()
+	o.cmd, o.in, o.replies = cmd, in, bufio.NewReader(r)
+	return nil
+}
+
+// stop ends the child: closing its input ends a live one, Kill a hung one.
+func (o *oracleChild) stop() {
+	o.in.Close()
+	o.cmd.Process.Kill()
+	o.cmd.Wait()
+	o.cmd = nil
 }
