@@ -24,6 +24,18 @@ import "bytes"
 //     keeps what the outer one said too. So the letters obj, stream or
 //     endstream inside a string, a comment, a dictionary or another
 //     stream's data do not make an object stream's dictionary forgotten.
+//   - How an object stream's data is decoded may be written by reference
+//     (/Filter 7 0 R, /DecodeParms [ 7 0 R ]): the values of /Filter,
+//     /DecodeParms and /Length are read where they are written
+//     (file_pdf_value.go, file_pdf_keys.go) and references followed,
+//     within bounds, once the whole file is read (file_pdf_defs.go). A
+//     stream whose /Filter is a reference is read both ways until then:
+//     as it is, every name counting, and inflated. What cannot be read or
+//     followed refuses the stream as one that cannot be inspected.
+//   - A viewer reads an uncompressed object stream by its /Length, which
+//     may reach past an "endstream" spelled inside its data; when the
+//     length is longer than the data read here, or is not a direct
+//     integer, every name counts from there to the end of the file.
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
 type pdfCheck struct {
 	allowScripts bool
