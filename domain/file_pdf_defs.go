@@ -29,13 +29,12 @@ import (
 // value. Past a bound nothing more is followed and every reference is
 // taken as one that cannot be (the object stream is refused).
 type pdfDefs struct {
-	defs     map[uint32]pdfDef
-	seg      pdfSegment
-	held     []pdfRun // numbers named in object streams' headers
-	wild     pdfNames // what object streams' contents and unnumbered objects name
-	unknown  bool     // a bound was passed, or a definition could not be read
-	pending  []pdfPending
-	resolved bool
+	defs    map[uint32]pdfDef
+	seg     pdfSegment
+	held    []pdfRun // numbers named in object streams' headers
+	wild    pdfNames // what object streams' contents and unnumbered objects name
+	unknown bool     // a bound was passed, or a definition could not be read
+	pending []pdfPending
 }
 
 const (
