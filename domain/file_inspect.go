@@ -14,8 +14,8 @@ import (
 // position before the window's limit is whole inside the window: a token
 // split by a block boundary is seen once, whole, in the next window.
 const (
-	lookBehind  = 16
-	lookAhead   = 64 // the longest token read: a PDF name of 16 characters, each written #xx
+	lookBehind  = 32  // the most read back: the "N G" before a PDF object's obj keyword
+	lookAhead   = 256 // the most read on: a PDF name of 16 characters, each written #xx, and the value after it
 	windowCarry = lookBehind + lookAhead
 )
 

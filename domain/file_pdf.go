@@ -24,6 +24,18 @@ import "bytes"
 //     keeps what the outer one said too. So the letters obj, stream or
 //     endstream inside a string, a comment, a dictionary or another
 //     stream's data do not make an object stream's dictionary forgotten.
+//   - How an object stream's data is decoded may be written by reference
+//     (/Filter 7 0 R, /DecodeParms [ 7 0 R ]): the values of /Filter,
+//     /DecodeParms and /Length are read where they are written
+//     (file_pdf_value.go, file_pdf_keys.go) and references followed,
+//     within bounds, once the whole file is read (file_pdf_defs.go). A
+//     stream whose /Filter is a reference is read both ways until then:
+//     as it is, every name counting, and inflated. What cannot be read or
+//     followed refuses the stream as one that cannot be inspected.
+//   - A viewer reads an uncompressed object stream by its /Length, which
+//     may reach past an "endstream" spelled inside its data; when the
+//     length is longer than the data read here, or is not a direct
+//     integer, every name counts from there to the end of the file.
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
 type pdfCheck struct {
 	allowScripts bool
@@ -33,28 +45,34 @@ type pdfCheck struct {
 	dict         pdfDict // what was said since the object started or data ended
 	region       pdfDict // what the current stream's dictionary said
 	inData       bool    // between stream and endstream
-	rawObjStm    bool    // the data is an uncompressed object stream
-	encrypted    bool    // an /Encrypt entry: strings and streams are ciphertext
+	rawObjStm    bool    // the data is read as an uncompressed object stream
+	rawFrom      int64   // where that data started, or -1
+	rawToEOF     bool    // a viewer may read one on to the end of the file
+	hdr          objStmHeader
+	hdrNext      int64 // the first offset of its data not yet fed to hdr
+	encrypted    bool  // an /Encrypt entry: strings and streams are ciphertext
 	objStms      objStms
+	defs         pdfDefs
 }
 
 // pdfDict is what a stream's dictionary says about its data.
 type pdfDict struct {
 	objStm    bool // /ObjStm or /First
 	filterKey bool // /Filter (or /F, which some viewers read as it)
-	filters   int  // filter names
-	flate     bool // one of them is FlateDecode
-	predictor bool // /Predictor: the inflated bytes are differences
+	names     pdfNames
+	vals      pdfVals
 }
 
 func (d pdfDict) or(e pdfDict) pdfDict {
-	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.filters + e.filters, d.flate || e.flate, d.predictor || e.predictor}
+	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.names.or(e.names), d.vals.or(e.vals)}
 }
 
 const pdfTail = 1024
 
 func newPDFCheck(r FileRules) contentCheck {
-	return &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail)}
+	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1}
+	p.objStms.defs = &p.defs
+	return p
 }
 
 // pdfActive is the refusal of a PDF with the active name name.
@@ -88,14 +106,16 @@ func (p *pdfCheck) check(w *window) *fieldErr {
 		switch e {
 		case slash:
 			if name, ok := pdfNameAt(buf, e, &p.name); ok {
-				fe = p.onName(name)
+				fe = p.onName(w, e, name)
 			}
 		case obj:
+			top := false
 			if !p.inData && pdfKeyword(w, e, 3) {
 				if p.syntax.advance(w, w.base+int64(e)); p.syntax.top() {
-					p.dict = pdfDict{}
+					p.dict, top = pdfDict{}, true
 				}
 			}
+			p.defs.define(w, e, top)
 		case stream:
 			if e >= 3 && string(buf[e-3:e]) == "end" {
 				// Nine bytes no compressor spells by chance: whatever
@@ -115,32 +135,36 @@ func (p *pdfCheck) check(w *window) *fieldErr {
 	if !p.inData {
 		p.syntax.advance(w, w.limit)
 	}
+	if p.rawObjStm {
+		p.feedHeader(w, w.limit, w.final)
+	}
 	return p.objStms.take(w, w.limit)
 }
 
-// onName handles a decoded name.
-func (p *pdfCheck) onName(name []byte) *fieldErr {
+// onName handles a decoded name whose solidus is at w.buf[e].
+func (p *pdfCheck) onName(w *window, e int, name []byte) *fieldErr {
+	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
-		if string(name) == "JS" && p.inData && !p.rawObjStm {
+		if string(name) == "JS" && p.inData && !raw {
 			return nil
 		}
 		return pdfActive(string(name))
 	}
+	p.defs.name(name)
+	if raw {
+		p.defs.content(name)
+	}
+	p.dict.names.add(name)
 	switch string(name) {
 	case "ObjStm", "First":
 		p.dict.objStm = true
 	case "Filter", "F":
 		p.dict.filterKey = true
-	case "FlateDecode", "Fl":
-		p.dict.flate = true
-		p.dict.filters++
-	case "ASCIIHexDecode", "AHx", "ASCII85Decode", "A85", "LZWDecode", "LZW", "RunLengthDecode", "RL",
-		"CCITTFaxDecode", "CCF", "JBIG2Decode", "DCTDecode", "DCT", "JPXDecode", "Crypt":
-		p.dict.filters++
-	case "Predictor":
-		p.dict.predictor = true
 	case "Encrypt":
 		p.encrypted = true
+	}
+	if key := pdfStreamKey(name); key != 0 {
+		p.dict.vals.add(key, pdfValueAt(w.buf, pdfNameEnd(w.buf, e), w.final))
 	}
 	return nil
 }
@@ -150,7 +174,8 @@ func (p *pdfCheck) startData(w *window, off int64) *fieldErr {
 	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
 		return fe
 	}
-	if p.inData {
+	nested := p.inData
+	if nested {
 		p.region = p.region.or(p.dict)
 	} else {
 		p.region = p.dict
@@ -161,20 +186,59 @@ func (p *pdfCheck) startData(w *window, off int64) *fieldErr {
 		return nil
 	}
 	switch {
-	case d.predictor:
+	case d.names.predictor:
 		return pdfUninspectable("un flujo de objetos usa un predictor")
-	case d.filters == 1 && d.flate:
+	case d.vals.unread&(keyFilter|keyParms) != 0:
+		return pdfUninspectable("el /Filter o /DecodeParms de un flujo de objetos no se puede leer")
+	case d.vals.has(keyFilter):
+		// Decided once the references are followed, at the end; until
+		// then the data is read both ways, as it is and inflated.
+		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
+		p.startRaw(off)
 		return p.objStms.start(off)
-	case d.filters == 0 && !d.filterKey:
-		p.rawObjStm = true
+	case d.names.filters == 1 && d.names.flate == 1:
+		if d.vals.has(keyParms) {
+			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
+		}
+		return p.objStms.start(off)
+	case d.names.filters == 0 && !d.filterKey:
+		p.startRaw(off)
 		return p.objStms.count1()
 	}
 	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
 }
 
-// endData handles the keyword endstream, at off.
+// startRaw reads the data from off as an uncompressed object stream:
+// every name counts, and its header's object numbers are noted.
+func (p *pdfCheck) startRaw(off int64) {
+	p.rawObjStm = true
+	if p.rawFrom < 0 {
+		p.rawFrom, p.hdr, p.hdrNext = off, objStmHeader{on: true}, off
+	}
+}
+
+// feedHeader feeds the raw object stream's data up to offset to.
+func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
+	if p.hdr.on && to > p.hdrNext {
+		p.hdr.feed(w.buf[w.index(p.hdrNext):w.index(to)], &p.defs, last)
+		p.hdrNext = to
+	}
+}
+
+// endData handles the keyword endstream, at off. A viewer reads an
+// uncompressed object stream's data by its /Length: when that is longer
+// than the data read here, or is not a direct integer (a reference may
+// lead to any number, see pdfDefs), the stream's names go on counting as
+// its own to the end of the file.
 func (p *pdfCheck) endData(w *window, off int64) *fieldErr {
-	p.dict, p.region, p.inData, p.rawObjStm = pdfDict{}, pdfDict{}, false, false
+	if p.rawObjStm {
+		p.feedHeader(w, off, true)
+		v := p.region.vals
+		if v.unread&keyLength != 0 || v.directLn && v.length > off-p.rawFrom {
+			p.rawToEOF = true
+		}
+	}
+	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
 	p.syntax.reset(off + int64(len("endstream")))
 	return p.objStms.end(w, off)
 }
@@ -192,7 +256,7 @@ func (p *pdfCheck) finish(int64) *fieldErr {
 	if p.encrypted && p.objStms.count > 0 {
 		return bad(CodeFileActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
 	}
-	return nil
+	return p.defs.finish()
 }
 
 // keepTail keeps the last pdfTail bytes of the file in p.tail.

@@ -1,6 +1,9 @@
 package domain
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
 
 // The lexical rules of PDF (ISO 32000-1 §7.2) that pdfCheck needs.
 
@@ -65,6 +68,13 @@ func pdfNameAt(buf []byte, i int, dst *[16]byte) ([]byte, bool) {
 	return dst[:n], true
 }
 
+// pdfNameEnd returns the index after the name whose solidus is at buf[i].
+func pdfNameEnd(buf []byte, i int) int {
+	for i++; i < len(buf) && !pdfEnds(buf[i]); i++ {
+	}
+	return i
+}
+
 // pdfKeyword reports whether the n letters at w.buf[e] stand alone as a
 // keyword: not inside a longer run of regular characters, not a name.
 func pdfKeyword(w *window, e, n int) bool {
@@ -76,6 +86,40 @@ func pdfKeyword(w *window, e, n int) bool {
 		return pdfEnds(buf[e+n])
 	}
 	return w.final
+}
+
+// pdfObjNumber reads the object number before the keyword obj at
+// w.buf[e]: "12 0 obj", or "12 0obj" as lenient lexers read it. ok says
+// it was read; keyword says obj stands alone, so that a viewer may start
+// an object there even when its number could not be read here.
+func pdfObjNumber(w *window, e int) (num uint32, ok, keyword bool) {
+	buf := w.buf
+	if e+3 < len(buf) && !pdfEnds(buf[e+3]) || e+3 >= len(buf) && !w.final {
+		return 0, false, false
+	}
+	keyword = pdfKeyword(w, e, 3)
+	back := func(j int, in func(byte) bool) int {
+		for j > 0 && in(buf[j-1]) {
+			j--
+		}
+		return j
+	}
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	genEnd := back(e, pdfWhite)
+	gen := back(genEnd, digit)
+	numEnd := back(gen, pdfWhite)
+	start := back(numEnd, digit)
+	switch {
+	case gen == genEnd || genEnd-gen > 5 || numEnd == gen || start == numEnd || numEnd-start > 10:
+		return 0, false, keyword
+	case start == 0 && w.base != 0, start > 0 && (!pdfEnds(buf[start-1]) || buf[start-1] == '/'):
+		return 0, false, keyword // more digits may come before, or it is part of a name
+	}
+	n, err := strconv.ParseUint(string(buf[start:numEnd]), 10, 32)
+	if err != nil {
+		return 0, false, keyword
+	}
+	return uint32(n), true, keyword
 }
 
 // pdfActiveName reports whether name is one of contract §7's: scripts,

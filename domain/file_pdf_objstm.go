@@ -41,6 +41,7 @@ type objStms struct {
 	zr, fr    io.ReadCloser // reused across streams
 	out       []byte
 	name      [16]byte
+	defs      *pdfDefs // told the names and header numbers found inside
 }
 
 func pdfUninspectable(why string) *fieldErr {
@@ -108,6 +109,7 @@ func (o *objStms) end(w *window, off int64) *fieldErr {
 		o.out = make([]byte, windowCarry+32<<10)
 	}
 	budget := io.LimitReader(r, maxInflated-o.inflated+1)
+	hdr := objStmHeader{on: true}
 	var win window
 	carry, produced := 0, int64(0)
 	for !win.final {
@@ -125,6 +127,7 @@ func (o *objStms) end(w *window, off int64) *fieldErr {
 		if !win.final {
 			win.limit = max(win.from, win.end()-lookAhead)
 		}
+		hdr.feed(win.buf[win.index(win.from):win.index(win.limit)], o.defs, win.final)
 		if fe := o.names(&win); fe != nil {
 			return fe
 		}
@@ -158,8 +161,11 @@ func (o *objStms) names(w *window) *fieldErr {
 		if j < 0 {
 			break
 		}
-		if name, ok := pdfNameAt(buf, i+j, &o.name); ok && pdfActiveName(name) {
-			return pdfActive(string(name))
+		if name, ok := pdfNameAt(buf, i+j, &o.name); ok {
+			if pdfActiveName(name) {
+				return pdfActive(string(name))
+			}
+			o.defs.content(name)
 		}
 		i += j + 1
 	}
@@ -186,4 +192,54 @@ func (o *objStms) reader(data []byte) (io.Reader, error) {
 		return o.fr, nil
 	}
 	return o.fr, o.fr.(flate.Resetter).Reset(src, nil)
+}
+
+// objStmHeader reads the pairs of integers that open an object stream's
+// data (object number, offset) and tells defs each object number. It
+// stops at the first byte that is neither a digit nor whitespace; when
+// that byte is one a lenient lexer reads as part of a number (a sign, a
+// point, an exponent) or a comment, which number a viewer reads there is
+// not known, and defs is told so.
+type objStmHeader struct {
+	on    bool
+	inNum bool
+	n     uint64
+	count int
+}
+
+// feed reads b, the next bytes of the data; last says none follow.
+func (h *objStmHeader) feed(b []byte, defs *pdfDefs, last bool) {
+	for _, c := range b {
+		if !h.on {
+			return
+		}
+		switch {
+		case c >= '0' && c <= '9':
+			h.n, h.inNum = min(h.n*10+uint64(c-'0'), 1<<33), true
+		case pdfWhite(c):
+			h.emit(defs)
+		default:
+			h.emit(defs)
+			h.on = false
+			switch c {
+			case '+', '-', '.', 'e', 'E', '%':
+				defs.unknown = true
+			}
+		}
+	}
+	if last && h.on {
+		h.emit(defs)
+		h.on = false
+	}
+}
+
+func (h *objStmHeader) emit(defs *pdfDefs) {
+	if !h.inNum {
+		return
+	}
+	if h.count%2 == 0 && h.n <= 1<<32-1 {
+		defs.inObjStm(uint32(h.n))
+	}
+	h.count++
+	h.n, h.inNum = 0, false
 }
