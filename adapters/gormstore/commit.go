@@ -106,6 +106,9 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, -1, err
 		}
 	}
+	if s.beforeCommit != nil {
+		s.beforeCommit()
+	}
 	if err := tx.Commit(); err != nil {
 		return out, -1, &commitError{err}
 	}
