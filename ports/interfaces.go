@@ -36,9 +36,25 @@ type ReportStore interface {
 type ReconcileStore interface {
 	// NamedFiles returns which of names a staging row names.
 	NamedFiles(ctx context.Context, names []string) (map[string]bool, error)
+	// TombstoneFile decides, in the store that decides rows, that the file
+	// name is removed: true when no report can store a row naming it any
+	// more (the caller may remove the file); false when a report has
+	// claimed it, or is claiming it in a transaction not yet settled (the
+	// file stays). StoreReport of a report whose file name has a tombstone
+	// fails and stores nothing.
+	TombstoneFile(ctx context.Context, name string) (bool, error)
+	// UncheckedClaims returns up to limit files of stored rows, created
+	// before before, that MarkChecked has not yet marked, oldest first. A
+	// row is listed once it has committed, however late.
+	UncheckedClaims(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error)
+	// MarkChecked marks the files of stored rows as checked.
+	MarkChecked(ctx context.Context, names []string) error
+	// PurgeTombstones deletes at most limit tombstones created before
+	// before and says how many; without apply it only counts them all.
+	PurgeTombstones(ctx context.Context, before time.Time, limit int, apply bool) (int64, error)
 	// FileRows returns up to limit rows that name a file, with ids above
-	// afterID and received at or after since, in id order.
-	FileRows(ctx context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error)
+	// afterID, in id order.
+	FileRows(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error)
 	// PurgeKeys deletes at most limit idempotency records that are pending
 	// since before pendingBefore or expired before expiredBefore, and says
 	// how many of each it deleted; without apply it only counts them all.
@@ -71,6 +87,8 @@ type UploadStore interface {
 	Save(ctx context.Context, creditNumber string, at time.Time, f *domain.File) (string, error)
 	// Remove deletes a file written by Save; a missing file is no error.
 	Remove(ctx context.Context, name string) error
+	// Exists reports whether a published file is there.
+	Exists(ctx context.Context, name string) (bool, error)
 	// Check says whether files can be written now: reachable, writable,
 	// enough free space, still the configured place.
 	Check(ctx context.Context) error
@@ -81,8 +99,6 @@ type UploadInventory interface {
 	// Walk calls fn for every published file and every leftover of an
 	// unfinished Save (Temp), in no particular order.
 	Walk(ctx context.Context, fn func(StoredObject) error) error
-	// Exists reports whether a published file is there.
-	Exists(ctx context.Context, name string) (bool, error)
 	// RemoveLeftover deletes a leftover that Walk reported.
 	RemoveLeftover(ctx context.Context, o StoredObject) error
 }

@@ -11,15 +11,35 @@ import (
 // published files that no row names, pending claims and expired
 // idempotency records, and reports rows whose file is missing (those it
 // cannot mend). Nothing younger than Stale is touched: a report still in
-// flight, on this replica or another, may own it.
+// flight, on this replica or another, may own it. A published file is
+// removed only once the store has recorded its tombstone, which no report
+// can claim past: a report whose COMMIT reaches the database late either
+// landed first (the file stays) or fails (no row names the file).
 type Reconciler struct {
 	Store   ReconcileStore
 	Uploads UploadStore
 	Files   UploadInventory
 	Clock   Clock
 	Stale   time.Duration
-	Batch   int // names looked up, records deleted, rows read per statement
+	// TombstoneTTL is how long a tombstone is kept (idempotency.ttl): far
+	// longer than a batch can run, since a batch ends once the time of
+	// every report in it is up.
+	TombstoneTTL time.Duration
+	Batch        int // names looked up, records deleted, rows read per statement
 }
+
+// RowCheck says which rows a run checks for their file.
+type RowCheck int
+
+// Row checks.
+const (
+	// NewRows checks each stored row's file once, once the row is older
+	// than Stale, however late its commit landed (serve's sweep). It needs
+	// apply, which records what was checked; a dry run checks every row.
+	NewRows RowCheck = iota
+	// EveryRow checks every row that names a file (reconcile).
+	EveryRow
+)
 
 // Finding kinds.
 const (
@@ -27,8 +47,12 @@ const (
 	FoundOrphanFile   = "orphan_file"   // a published file no row names
 	FoundPendingClaim = "pending_claim" // a claim whose request died
 	FoundExpiredKey   = "expired_key"   // an idempotency record past its TTL
+	FoundTombstone    = "old_tombstone" // a removed file's tombstone past TombstoneTTL
 	FoundMissingFile  = "missing_file"  // a row whose file is not there (reported only)
 )
+
+// FindingKinds lists the kinds, in the order a report shows them.
+var FindingKinds = []string{FoundLeftover, FoundOrphanFile, FoundPendingClaim, FoundExpiredKey, FoundTombstone, FoundMissingFile}
 
 // maxListed bounds the findings a run keeps by name; the counts are whole.
 const maxListed = 1000
@@ -54,10 +78,9 @@ func (r *ReconcileReport) add(kind, name, reason string) {
 	}
 }
 
-// Run looks for what a crash can leave and, with apply, removes it. Rows
-// are checked for their file when received at or after rowsSince (the
-// zero time: every row).
-func (r *Reconciler) Run(ctx context.Context, apply bool, rowsSince time.Time) (ReconcileReport, error) {
+// Run looks for what a crash can leave and, with apply, removes it; check
+// says which rows are checked for their file.
+func (r *Reconciler) Run(ctx context.Context, apply bool, check RowCheck) (ReconcileReport, error) {
 	rep := ReconcileReport{Counts: map[string]int64{}, Applied: apply}
 	now := r.Clock.Now().UTC()
 	cutoff := now.Add(-r.Stale)
@@ -67,7 +90,10 @@ func (r *Reconciler) Run(ctx context.Context, apply bool, rowsSince time.Time) (
 	if err := r.keys(ctx, &rep, cutoff, now, apply); err != nil {
 		return rep, err
 	}
-	return rep, r.rows(ctx, &rep, rowsSince, cutoff)
+	if check == NewRows && apply {
+		return rep, r.newRows(ctx, &rep, cutoff)
+	}
+	return rep, r.everyRow(ctx, &rep, cutoff)
 }
 
 // files removes leftovers and published files without a row, older than
@@ -90,12 +116,19 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 			if named[o.Name] {
 				continue
 			}
-			rep.add(FoundOrphanFile, o.Name, "no staging row names it; written "+o.ModTime.UTC().Format(time.RFC3339))
 			if apply {
+				gone, err := r.Store.TombstoneFile(ctx, o.Name)
+				if err != nil {
+					return fmt.Errorf("decide orphan file: %w", err)
+				}
+				if !gone {
+					continue // a report's row has claimed it: its COMMIT landed late
+				}
 				if err := r.Uploads.Remove(ctx, o.Name); err != nil {
 					return fmt.Errorf("remove orphan file: %w", err)
 				}
 			}
+			rep.add(FoundOrphanFile, o.Name, "no staging row names it; written "+o.ModTime.UTC().Format(time.RFC3339))
 		}
 		batch = batch[:0]
 		return nil
@@ -122,8 +155,8 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 	return flush()
 }
 
-// keys deletes pending claims older than cutoff and records past their
-// TTL, in bounded batches.
+// keys deletes pending claims older than cutoff, records past their TTL
+// and tombstones past TombstoneTTL, in bounded batches.
 func (r *Reconciler) keys(ctx context.Context, rep *ReconcileReport, cutoff, now time.Time, apply bool) error {
 	for {
 		pending, expired, err := r.Store.PurgeKeys(ctx, cutoff, now, r.batch(), apply)
@@ -133,16 +166,54 @@ func (r *Reconciler) keys(ctx context.Context, rep *ReconcileReport, cutoff, now
 		rep.Counts[FoundPendingClaim] += pending
 		rep.Counts[FoundExpiredKey] += expired
 		if !apply || pending+expired < int64(r.batch()) {
+			break
+		}
+	}
+	if r.TombstoneTTL <= 0 {
+		return nil // kept for good
+	}
+	for {
+		n, err := r.Store.PurgeTombstones(ctx, now.Add(-r.TombstoneTTL), r.batch(), apply)
+		if err != nil {
+			return fmt.Errorf("purge tombstones: %w", err)
+		}
+		rep.Counts[FoundTombstone] += n
+		if !apply || n < int64(r.batch()) {
 			return nil
 		}
 	}
 }
 
-// rows reports rows received since whose file is gone; it mends nothing
-// (the file cannot be made again), so an operator must look.
-func (r *Reconciler) rows(ctx context.Context, rep *ReconcileReport, since, cutoff time.Time) error {
+// newRows checks the files of the rows stored since the last run, each
+// once: the claims not yet checked, older than cutoff. A row whose commit
+// landed late is among them at the next run. A file that is missing is
+// reported; nothing can mend it, so an operator must look.
+func (r *Reconciler) newRows(ctx context.Context, rep *ReconcileReport, cutoff time.Time) error {
+	for {
+		claims, err := r.Store.UncheckedClaims(ctx, cutoff, r.batch())
+		if err != nil {
+			return fmt.Errorf("read rows to check: %w", err)
+		}
+		names := make([]string, len(claims))
+		for i, c := range claims {
+			if err := r.checkFile(ctx, rep, c.ID, c.FileName); err != nil {
+				return err
+			}
+			names[i] = c.FileName
+		}
+		if err := r.Store.MarkChecked(ctx, names); err != nil {
+			return fmt.Errorf("record checked rows: %w", err)
+		}
+		if len(claims) < r.batch() {
+			return nil
+		}
+	}
+}
+
+// everyRow checks the file of every row older than cutoff.
+func (r *Reconciler) everyRow(ctx context.Context, rep *ReconcileReport, cutoff time.Time) error {
 	for after := int64(0); ; {
-		rows, err := r.Store.FileRows(ctx, after, since, r.batch())
+		rows, err := r.Store.FileRows(ctx, after, r.batch())
 		if err != nil {
 			return fmt.Errorf("read rows with files: %w", err)
 		}
@@ -151,18 +222,25 @@ func (r *Reconciler) rows(ctx context.Context, rep *ReconcileReport, since, cuto
 			if !row.ReceivedAt.Before(cutoff) {
 				continue
 			}
-			ok, err := r.Files.Exists(ctx, row.FileName)
-			if err != nil {
-				return fmt.Errorf("look for %s: %w", row.FileName, err)
-			}
-			if !ok {
-				rep.add(FoundMissingFile, row.FileName, fmt.Sprintf("row %d names it; the file is not there", row.ID))
+			if err := r.checkFile(ctx, rep, row.ID, row.FileName); err != nil {
+				return err
 			}
 		}
 		if len(rows) < r.batch() {
 			return nil
 		}
 	}
+}
+
+func (r *Reconciler) checkFile(ctx context.Context, rep *ReconcileReport, id int64, name string) error {
+	ok, err := r.Uploads.Exists(ctx, name)
+	if err != nil {
+		return fmt.Errorf("look for %s: %w", name, err)
+	}
+	if !ok {
+		rep.add(FoundMissingFile, name, fmt.Sprintf("row %d names it; the file is not there", id))
+	}
+	return nil
 }
 
 func (r *Reconciler) batch() int {

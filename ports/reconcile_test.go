@@ -41,7 +41,7 @@ func TestReconcileAfterACrash(t *testing.T) {
 
 	r := &ports.Reconciler{Store: store, Uploads: up, Files: up, Clock: clock, Stale: 65 * time.Second, Batch: 2}
 	keysBefore, filesBefore := store.Keys(), up.Count()
-	dry, err := r.Run(ctx, false, time.Time{})
+	dry, err := r.Run(ctx, false, ports.EveryRow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +55,10 @@ func TestReconcileAfterACrash(t *testing.T) {
 	if store.Keys() != keysBefore || up.Count() != filesBefore {
 		t.Fatal("the dry run removed something")
 	}
-	if _, err := r.Run(ctx, true, time.Time{}); err != nil {
+	if _, err := r.Run(ctx, true, ports.EveryRow); err != nil {
 		t.Fatal(err)
 	}
-	again, err := r.Run(ctx, false, time.Time{})
+	again, err := r.Run(ctx, false, ports.EveryRow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,5 +77,49 @@ func TestReconcileAfterACrash(t *testing.T) {
 	}
 	if r, err := svc.Submit(ctx, submission(withFile("CR-1"), "")); err != nil || !r.Replayed {
 		t.Errorf("a retry after the sweep: %+v %v; want the first answer again", r, err)
+	}
+}
+
+// TestSweepChecksLateRowsOnce: serve's sweep checks each stored row's file
+// once, once the row is older than the stale bound, however late its
+// commit landed: a row that became visible after earlier runs had passed
+// its time is still checked, and reported once.
+func TestSweepChecksLateRowsOnce(t *testing.T) {
+	ctx := context.Background()
+	clock := fakes.NewClock(t0)
+	store, up := fixtures(clock)
+	svc := newReports(store, up, clock)
+	r := &ports.Reconciler{Store: store, Uploads: up, Files: up, Clock: clock, Stale: 65 * time.Second, Batch: 2}
+	clock.Add(10 * time.Minute)
+	for range 2 {
+		if rep, err := r.Run(ctx, true, ports.NewRows); err != nil || rep.Counts[ports.FoundMissingFile] != 0 {
+			t.Fatalf("sweep before the row = %+v, %v", rep.Counts, err)
+		}
+		clock.Add(time.Minute)
+	}
+	// A report received at t0 whose row lands only now, its file lost.
+	clock.Add(-12 * time.Minute) // back to t0
+	late, err := svc.Submit(ctx, submission(withFile("CR-LATE"), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := svc.Submit(ctx, submission(withFile("CR-OK"), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = up.Remove(ctx, late.FileName)
+	clock.Add(13 * time.Minute)
+	rep, err := r.Run(ctx, true, ports.NewRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts[ports.FoundMissingFile] != 1 || rep.Findings[0].Name != late.FileName {
+		t.Fatalf("first sweep after the late row: %+v %+v; want its missing file reported", rep.Counts, rep.Findings)
+	}
+	if rep, err = r.Run(ctx, true, ports.NewRows); err != nil || rep.Counts[ports.FoundMissingFile] != 0 {
+		t.Fatalf("second sweep: %+v, %v; a row is reported once", rep.Counts, err)
+	}
+	if found, _ := up.Exists(ctx, ok.FileName); !found {
+		t.Fatal("the sweep removed a stored report's file")
 	}
 }

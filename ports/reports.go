@@ -71,8 +71,16 @@ type Submission struct {
 	BodySHA256 func() string
 }
 
+// storeFailed is the answer to a store that failed: store_failed when
+// nothing was stored, outcome_unknown when the report may have been (a
+// commit whose outcome could not be known), so that the partner retries
+// with the same key, never a new one.
 func storeFailed(err error) error {
-	return domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgStoreFailed).WithCause(err)
+	code := "store_failed"
+	if errors.Is(err, domain.ErrOutcomeUnknown) {
+		code = "outcome_unknown"
+	}
+	return domain.NewError(domain.ErrUnavailable, code, domain.MsgStoreFailed).WithCause(err)
 }
 
 // Submit stores a report once. Errors: domain.ErrInvalidInput (with the
@@ -181,7 +189,8 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 			return domain.Receipt{}, false, domain.NewError(domain.ErrKeyReused, "idempotency_key_reused",
 				"Idempotency-Key ya usada con otro contenido; use una clave nueva para un reporte distinto")
 		case existing.State == domain.KeyDone:
-			return domain.Receipt{ReportID: existing.ReportID, FileName: existing.FileName, Replayed: true}, true, nil
+			receipt, err := s.replay(ctx, existing)
+			return receipt, err == nil, err
 		}
 		if !now.Before(deadline) {
 			break
@@ -212,7 +221,24 @@ func (s *Reports) legacyAnswer(ctx context.Context, sub Submission, rec domain.I
 	case err != nil:
 		return domain.Receipt{}, false, storeFailed(err)
 	case old.State == domain.KeyDone && old.PayloadSHA256 == raw && old.ExpiresAt.After(s.Clock.Now()):
-		return domain.Receipt{ReportID: old.ReportID, FileName: old.FileName, Replayed: true}, true, nil
+		receipt, err := s.replay(ctx, old)
+		return receipt, err == nil, err
 	}
 	return domain.Receipt{}, false, nil
+}
+
+// replay is the first answer again, from its record. When the record names
+// a file, the file is looked for first: a 200 never names a file that is
+// not there (503 instead; the cause, logged, names the row and the file).
+func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, error) {
+	if rec.FileName != "" {
+		ok, err := s.Uploads.Exists(ctx, rec.FileName)
+		if err == nil && !ok {
+			err = fmt.Errorf("a stored report's file is missing: report %d names %s", rec.ReportID, rec.FileName)
+		}
+		if err != nil {
+			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
+		}
+	}
+	return domain.Receipt{ReportID: rec.ReportID, FileName: rec.FileName, Replayed: true}, nil
 }

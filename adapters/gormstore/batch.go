@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -168,12 +167,6 @@ func (c *committer) run(batch []*request) {
 			q.done <- result{kind: failed, err: err}
 			continue
 		}
-		if d, ok := q.ctx.Deadline(); ok && time.Until(d) < minBatchTime {
-			// Too little time left to run a batch: never started, so
-			// nothing is stored, and the batch is not cut short for it.
-			q.done <- result{kind: failed, err: errNoTimeLeft}
-			continue
-		}
 		live = append(live, q)
 	}
 	if c.s.driver == MySQL {
@@ -217,27 +210,29 @@ func (c *committer) run(batch []*request) {
 	}
 }
 
-// minBatchTime is the least time a request must have left to join a
-// batch (see batchContext).
-const minBatchTime = time.Second
-
-var errNoTimeLeft = errors.New("too little of the request's time left to store it")
-
-// batchContext ends with the earliest deadline of the batch's callers, so
-// that no row commits after the deadline of the request that wrote it:
-// the crash sweep takes a file without a row for an orphan once it is
-// older than the report timeout and a margin, and must never race a
-// commit that is still to come. A caller that cancels (gives up) does not
-// cancel its neighbours' commit; only the deadline ends the batch.
+// batchContext ends once every caller of the batch has given up (its own
+// deadline passed, or it was cancelled): no caller's time cuts short a
+// batch that others still wait for. A caller whose time is up while its
+// batch runs is answered on its own, its outcome unknown (submit); its row
+// may still commit, and then keeps its file: the sweep removes a file only
+// through a tombstone that a committed claim refuses (claims.go), so it
+// does not depend on when a commit lands.
 func batchContext(live []*request) (context.Context, context.CancelFunc) {
-	var earliest time.Time
-	for _, q := range live {
-		if d, ok := q.ctx.Deadline(); ok && (earliest.IsZero() || d.Before(earliest)) {
-			earliest = d
+	ctx, cancel := context.WithCancel(context.Background())
+	left := atomic.Int64{}
+	left.Store(int64(len(live)))
+	stops := make([]func() bool, len(live))
+	for i, q := range live {
+		stops[i] = context.AfterFunc(q.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
 		}
+		cancel()
 	}
-	if earliest.IsZero() {
-		return context.WithCancel(context.Background())
-	}
-	return context.WithDeadline(context.Background(), earliest)
 }

@@ -55,27 +55,26 @@ func (c *stmtCache) close() {
 	c.m = nil
 }
 
-// batchTx runs the group commit's three prepared statements in one
-// transaction.
+// batchTx runs the group commit's prepared statements in one transaction.
 type batchTx struct {
-	tx                 *sql.Tx
-	staging, key, undo *sql.Stmt
+	tx                        *sql.Tx
+	staging, key, undo, claim *sql.Stmt
 }
 
 func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
 	return st.ExecContext(ctx, args...)
 }
 
-// commitBatch inserts each request's staging row and record in one
-// transaction and commits once. A request whose key is taken has its
-// staging row removed again and is reported conflicted. When the database
+// commitBatch inserts each request's staging row, record and file claim
+// in one transaction and commits once. A request whose key is taken has
+// its staging row removed again and is reported conflicted. When the database
 // refuses one request's row (and the connection is sound), it returns that
 // request's index and the error, having rolled back; a failed commit is a
 // *commitError, with the per-request results as they were before it.
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
 	b := &batchTx{}
 	var opts *sql.TxOptions
-	var prep [3]*sql.Stmt
+	var prep [4]*sql.Stmt
 	if s.driver == MySQL {
 		// Read committed: the batch reads nothing, and it keeps InnoDB from
 		// taking gap locks that would make concurrent batches wait.
@@ -84,7 +83,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	// Prepared once per connection (database/sql keeps them), then one
 	// round trip an execution in the binary protocol: MySQL parses the
 	// 101-column INSERT once, not per report, and nothing is interpolated.
-	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo} {
+	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.claim} {
 		var err error
 		if prep[i], err = s.wstmts.get(ctx, q); err != nil {
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
@@ -95,9 +94,8 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
 	b.tx = tx
-	if prep[0] != nil {
-		b.staging, b.key, b.undo = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]), tx.StmtContext(ctx, prep[2])
-	}
+	b.staging, b.key, b.undo, b.claim = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
+		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3])
 	out := make([]result, len(reqs))
 	for i, q := range reqs {
 		if out[i], err = s.insertOne(ctx, b, q); err != nil {
@@ -108,14 +106,19 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, -1, err
 		}
 	}
+	if s.beforeCommit != nil {
+		s.beforeCommit()
+	}
 	if err := tx.Commit(); err != nil {
 		return out, -1, &commitError{err}
 	}
 	return out, -1, nil
 }
 
-// insertOne inserts q's staging row and its record; a taken key undoes
-// the row.
+// insertOne inserts q's staging row, its record and, when it names a
+// file, the claim on the file's name; a taken key undoes the row. A
+// tombstone under the name (the sweep removed the file) refuses the claim:
+// the request fails like a refused row, and nothing of it is stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
 	res, err := b.exec(ctx, b.staging, stagingArgs(s.columns, q.r)...)
 	if err != nil {
@@ -135,6 +138,11 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 		return result{}, fmt.Errorf("insert idempotency record: %w", err)
 	}
 	if n > 0 {
+		if q.r.FileName != "" {
+			if _, err := b.exec(ctx, b.claim, q.r.FileName, id, q.r.ReceivedAt.UTC()); err != nil {
+				return result{}, fmt.Errorf("claim file %s: %w", q.r.FileName, err)
+			}
+		}
 		return result{kind: stored, id: id}, nil
 	}
 	if _, err := b.exec(ctx, b.undo, id); err != nil {

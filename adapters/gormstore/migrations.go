@@ -35,6 +35,7 @@ var shipped = []struct {
 }{
 	{1, "users, staging table, idempotency keys"},
 	{2, "byte-exact user names, sweep indexes, login throttle"},
+	{3, "file claims and tombstones"},
 }
 
 // Migrations returns the released migrations, in order.

@@ -80,6 +80,9 @@ type Store struct {
 	batch      *committer
 	readback   time.Duration // bound of the read that settles an unknown commit
 	migrations []Migration
+	// beforeCommit, set only by tests (export_test.go), runs before each
+	// batch's COMMIT: it holds a transaction open as a slow network would.
+	beforeCommit func()
 }
 
 var (

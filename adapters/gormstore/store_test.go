@@ -136,21 +136,3 @@ func TestLegacyUntil(t *testing.T) {
 		})
 	}
 }
-
-// TestTooLittleTimeLeftStoresNothing: a request that reaches its batch
-// with less than a second before its deadline is not written at all (it
-// would cut its neighbours' commit short), and its caller gets a plain
-// failure, not an unknown outcome.
-func TestTooLittleTimeLeftStoresNothing(t *testing.T) {
-	dsn := storetest.SQLitePath(t)
-	st := storetest.MustOpen(t, gormstore.SQLite, dsn, gormstore.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	_, _, err := st.StoreReport(ctx, fullReport(t, "CR-LATE-1"), recordT("late", time.Now()))
-	if err == nil || errors.Is(err, domain.ErrOutcomeUnknown) {
-		t.Fatalf("StoreReport with 300 ms left = %v; want a plain failure", err)
-	}
-	if n := storetest.CountReports(t, gormstore.SQLite, dsn); n != 0 {
-		t.Fatalf("%d rows stored; want none", n)
-	}
-}

@@ -29,31 +29,18 @@ func (s *Store) NamedFiles(ctx context.Context, names []string) (map[string]bool
 }
 
 // FileRows returns up to limit rows that name a file, with ids above
-// afterID and received at or after since, in id order. The first row
-// received since is found on ix_staging_received, so a sweep of the
-// recent rows reads those, not the whole table.
-func (s *Store) FileRows(ctx context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error) {
+// afterID, in id order (reconcile's check of every row).
+func (s *Store) FileRows(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error) {
 	if limit <= 0 {
 		return nil, nil
-	}
-	db := s.read.WithContext(ctx)
-	if !since.IsZero() {
-		var first *int64
-		if err := db.Table(StagingTable).Where("received_at >= ?", since.UTC()).Select("MIN(id)").Scan(&first).Error; err != nil {
-			return nil, fmt.Errorf("file rows: %w", err)
-		}
-		if first == nil {
-			return nil, nil
-		}
-		afterID = max(afterID, *first-1)
 	}
 	var rows []struct {
 		ID         int64
 		FileName   string
 		ReceivedAt time.Time
 	}
-	err := db.Table(StagingTable).Select("id, file_name, received_at").
-		Where("id > ? AND received_at >= ? AND file_name IS NOT NULL", afterID, since.UTC()).Order("id").Limit(limit).Scan(&rows).Error
+	err := s.read.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
+		Where("id > ? AND file_name IS NOT NULL", afterID).Order("id").Limit(limit).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("file rows: %w", err)
 	}

@@ -23,6 +23,9 @@ type Metrics struct {
 	Upstream       *prometheus.HistogramVec
 	StoreErrors    prometheus.Counter
 	Overloaded     prometheus.Counter
+	// MissingFiles counts stored rows whose file the sweep found missing
+	// (each row once); the sweep also logs each.
+	MissingFiles prometheus.Counter
 }
 
 // NewMetrics registers the metrics and the Go and process collectors.
@@ -47,8 +50,10 @@ func NewMetrics() *Metrics {
 	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
 	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
 		Help: "Reports turned away at once with 503 because http.max_in_flight were being processed."})
+	m.MissingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
+		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
-		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded,
+		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

@@ -69,6 +69,7 @@ type Store struct {
 
 	conditional atomic.Bool // the server was seen to refuse a second If-None-Match: * PUT
 	probing     sync.Mutex  // one probe at a time
+	names       *nameBook   // names this Store is writing or wrote lately
 }
 
 var (
@@ -128,7 +129,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if c.Endpoint != "" {
 		where += " at " + c.Endpoint
 	}
-	return &Store{client: client, transport: tr, bucket: c.Bucket, prefix: c.Prefix, where: where}, nil
+	return &Store{client: client, transport: tr, bucket: c.Bucket, prefix: c.Prefix, where: where, names: newNameBook()}, nil
 }
 
 // Close drops the idle connections to the server.
@@ -199,7 +200,9 @@ const probePrefix = ".disbursementd-probe-"
 // Save uploads f's content in one PUT under domain.FileName, created only
 // if no object has that name (on a clash the timestamp moves on by a
 // millisecond), with its SHA-256 for the server to verify. It returns
-// once the server has stored the object.
+// once the server has stored the object. Names this Store is writing or
+// wrote lately are skipped before the upload (nameBook), so Saves of one
+// credit number at once on one replica upload once each.
 func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *domain.File) (string, error) {
 	if !domain.ValidCreditNumber(creditNumber) {
 		return "", fmt.Errorf("refusing file name for credit number %q", creditNumber)
@@ -209,7 +212,11 @@ func (s *Store) Save(ctx context.Context, creditNumber string, at time.Time, f *
 	}
 	for i := 0; i <= maxClashes; i++ {
 		name := domain.FileName(creditNumber, at.Add(time.Duration(i)*time.Millisecond), f.Ext)
+		if !s.names.reserve(name) {
+			continue
+		}
 		err := s.put(ctx, name, f)
+		s.names.release(name, err == nil || nameTaken(err))
 		if err == nil {
 			return name, nil
 		}

@@ -13,11 +13,13 @@ import (
 )
 
 // ReportStore is an in-memory ports.ReportStore and ports.ReconcileStore:
-// the unique key is the map key.
+// the unique key is the map key; files are claimed and tombstoned under
+// their name as the real store does (files.go).
 type ReportStore struct {
-	mu   sync.Mutex
-	keys map[string]domain.IdempotencyRecord
-	rows []domain.StagedReport
+	mu    sync.Mutex
+	keys  map[string]domain.IdempotencyRecord
+	rows  []domain.StagedReport
+	files map[string]*fileEntry
 	// Fail makes StoreReport fail before storing anything.
 	Fail error
 	// LostAnswer makes StoreReport store and then answer that the outcome
@@ -41,7 +43,7 @@ var (
 
 // NewReportStore returns an empty store.
 func NewReportStore() *ReportStore {
-	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}}
+	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}, files: map[string]*fileEntry{}}
 }
 
 // StoreReport inserts the row and its record unless the key is taken or
@@ -63,6 +65,12 @@ func (m *ReportStore) StoreReport(ctx context.Context, r domain.StagedReport, re
 		if err := m.refuse(r); err != nil {
 			return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: %w", err)
 		}
+	}
+	if r.FileName != "" {
+		if _, taken := m.files[r.FileName]; taken {
+			return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: claim file %s: taken", r.FileName)
+		}
+		m.files[r.FileName] = &fileEntry{report: int64(len(m.rows) + 1), at: r.ReceivedAt}
 	}
 	m.rows = append(m.rows, r)
 	rec.ReportID = int64(len(m.rows))
@@ -146,13 +154,13 @@ func (m *ReportStore) NamedFiles(_ context.Context, names []string) (map[string]
 }
 
 // FileRows returns rows that name a file, by id.
-func (m *ReportStore) FileRows(_ context.Context, afterID int64, since time.Time, limit int) ([]domain.FileRow, error) {
+func (m *ReportStore) FileRows(_ context.Context, afterID int64, limit int) ([]domain.FileRow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []domain.FileRow
 	for i, r := range m.rows {
 		id := int64(i + 1)
-		if id > afterID && r.FileName != "" && !r.ReceivedAt.Before(since) && len(out) < limit {
+		if id > afterID && r.FileName != "" && len(out) < limit {
 			out = append(out, domain.FileRow{ID: id, FileName: r.FileName, ReceivedAt: r.ReceivedAt})
 		}
 	}

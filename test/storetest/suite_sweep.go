@@ -40,7 +40,7 @@ func runSweepQueries(t *testing.T, open func(testing.TB) Harness, now time.Time)
 		// Every row with a file, two at a time.
 		var got []int64
 		for after := int64(0); ; {
-			rows, err := h.Sweep.FileRows(ctx, after, time.Time{}, 2)
+			rows, err := h.Sweep.FileRows(ctx, after, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,16 +52,15 @@ func runSweepQueries(t *testing.T, open func(testing.TB) Harness, now time.Time)
 				break
 			}
 		}
-		if len(got) != 6 {
+		if len(got) != 6 || got[5] != ids[6] {
 			t.Fatalf("FileRows over all: %v, want the 6 rows with files", got)
 		}
-		// Only those received since: rows 5 and 6.
-		rows, err := h.Sweep.FileRows(ctx, 0, now.Add(-2*time.Hour-time.Minute), 10)
+		rows, err := h.Sweep.FileRows(ctx, ids[4], 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) != 2 || rows[0].ID != ids[5] || rows[1].ID != ids[6] || rows[1].FileName != "partner_CR-SWEEP-6_x.pdf" {
-			t.Fatalf("FileRows since = %+v, want rows %d and %d", rows, ids[5], ids[6])
+		if len(rows) != 2 || rows[0].ID != ids[5] || rows[1].FileName != "partner_CR-SWEEP-6_x.pdf" {
+			t.Fatalf("FileRows after row %d = %+v, want rows %d and %d", ids[4], rows, ids[5], ids[6])
 		}
 		if !rows[0].ReceivedAt.Equal(now.Add(-2 * time.Hour)) {
 			t.Fatalf("received_at = %v, want %v", rows[0].ReceivedAt, now.Add(-2*time.Hour))

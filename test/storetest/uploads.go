@@ -50,7 +50,7 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 				t.Fatalf("Save named the file %s, want %s", name, want)
 			}
 			mustHold(t, h, name, c.data)
-			if ok, err := h.Inventory.Exists(ctx, name); !ok || err != nil {
+			if ok, err := h.Store.Exists(ctx, name); !ok || err != nil {
 				t.Fatalf("Exists(%s) = %v, %v", name, ok, err)
 			}
 			at = at.Add(time.Second)
@@ -148,7 +148,7 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 			if err := h.Store.Remove(ctx, name); err != nil {
 				t.Fatal(err)
 			}
-			if ok, err := h.Inventory.Exists(ctx, name); ok || err != nil {
+			if ok, err := h.Store.Exists(ctx, name); ok || err != nil {
 				t.Fatalf("Exists after Remove = %v, %v", ok, err)
 			}
 		}
@@ -222,7 +222,7 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 
 	t.Run("exists", func(t *testing.T) {
 		h := open(t)
-		if ok, err := h.Inventory.Exists(ctx, domain.FileName("CR-NONE", at, "pdf")); ok || err != nil {
+		if ok, err := h.Store.Exists(ctx, domain.FileName("CR-NONE", at, "pdf")); ok || err != nil {
 			t.Fatalf("Exists of nothing = %v, %v", ok, err)
 		}
 	})

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/sysclock"
@@ -42,11 +41,14 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 const reconcileHelp = `Looks for what a crash can leave behind, older than the stale bound
 (http.report_timeout + 5s): temporary files and unfinished uploads,
 published files that no stored report names, pending claims, idempotency
-records past their TTL; and rows whose file is missing (reported only: a
-file cannot be made again). Without --apply it only lists them and why;
-with --apply it removes them. serve runs the same sweep at start and every
+records past their TTL, tombstones of removed files past idempotency.ttl;
+and every row whose file is missing (reported only: a file cannot be made
+again). Without --apply it only lists them and why; with --apply it
+removes them. serve runs the same sweep at start and every
 uploads.sweep_interval. Safe beside running replicas: nothing younger than
-the stale bound is touched. Exit code 1 when a row's file is missing.`
+the stale bound is touched, and a file is removed only once the database
+has recorded that no report can claim it. Exit code 1 when a row's file
+is missing.`
 
 func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	apply := fs.Bool("apply", false, "remove what is found (default: only list it)")
@@ -62,9 +64,8 @@ func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 			return ExitUsage
 		}
 		defer up.Close()
-		r := &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: sysclock.Clock{},
-			Stale: cfg.HTTP.ReportTimeout + 5*time.Second, Batch: cfg.Idempotency.SweepBatch}
-		rep, err := r.Run(ctx, *apply, time.Time{})
+		r := reconciler(cfg, st, up, sysclock.Clock{})
+		rep, err := r.Run(ctx, *apply, ports.EveryRow)
 		verb := "would remove"
 		if *apply {
 			verb = "removed"
@@ -76,7 +77,7 @@ func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 			}
 			fmt.Fprintf(io.Stdout, "%s %s %s: %s\n", verb, f.Kind, f.Name, f.Reason)
 		}
-		for _, k := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingClaim, ports.FoundExpiredKey, ports.FoundMissingFile} {
+		for _, k := range ports.FindingKinds {
 			fmt.Fprintf(io.Stdout, "%s: %d\n", k, rep.Counts[k])
 		}
 		if err != nil {

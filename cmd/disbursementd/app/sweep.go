@@ -4,29 +4,41 @@ import (
 	"context"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/ports"
 )
 
+// staleBound is the age past which the sweep may take what a report left
+// for a crash's leftover (contract §7): longer than any report can take.
+func staleBound(cfg *config.Config) time.Duration { return cfg.HTTP.ReportTimeout + 5*time.Second }
+
+// reconciler is the crash sweep on st and up, as serve and reconcile run
+// it. Tombstones are kept as long as idempotency records.
+func reconciler(cfg *config.Config, st ports.ReconcileStore, up Uploads, clock ports.Clock) *ports.Reconciler {
+	return &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: clock, Stale: staleBound(cfg),
+		TombstoneTTL: cfg.Idempotency.TTL, Batch: cfg.Idempotency.SweepBatch}
+}
+
 // startSweep runs the crash sweep (contract §7) in the background: once
-// at start, then every uploads.sweep_interval, until Close. Each run after
-// the first checks for missing files only the rows received since the run
-// before (the first: since twice the interval, or an hour, before start).
-func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler) {
+// at start, then every uploads.sweep_interval, until Close. Each run
+// checks the files of the rows stored since (each row once, however late
+// its commit landed); a missing one is logged and counted in missing.
+func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler, missing prometheus.Counter) {
 	every := m.Config.Uploads.SweepInterval
 	m.goBackground(func() {
-		since := m.Clock.Now().Add(-max(2*every, time.Hour))
 		for {
-			started := m.Clock.Now()
-			rep, err := r.Run(ctx, true, since)
-			switch {
-			case ctx.Err() != nil:
+			rep, err := r.Run(ctx, true, ports.NewRows)
+			if ctx.Err() != nil {
 				return
-			case err != nil:
-				m.Log.Error("sweep failed; it runs again at the next interval", "error", err.Error())
-			default:
-				since = started.Add(-r.Stale)
-				m.logSweep(rep)
 			}
+			if err != nil {
+				m.Log.Error("sweep failed; it runs again at the next interval", "error", err.Error())
+			}
+			// What a failed run found before it stopped is reported too.
+			missing.Add(float64(rep.Counts[ports.FoundMissingFile]))
+			m.logSweep(rep)
 			if every <= 0 {
 				return
 			}
@@ -41,8 +53,8 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler) {
 
 func (m *Main) logSweep(rep ports.ReconcileReport) {
 	attrs := []any{}
-	for kind, n := range rep.Counts {
-		if n > 0 {
+	for _, kind := range ports.FindingKinds {
+		if n := rep.Counts[kind]; n > 0 {
 			attrs = append(attrs, kind, n)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/lender/disbursementd/adapters/fsupload"
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
@@ -32,8 +34,9 @@ type Uploads interface {
 
 // wired is what Run serves.
 type wired struct {
-	http       *httpapi.Server
-	reconciler *ports.Reconciler
+	http         *httpapi.Server
+	reconciler   *ports.Reconciler
+	missingFiles prometheus.Counter // rows whose file the sweep found missing
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -107,11 +110,10 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			Users:   m.Store, Statuses: statuses, Staleness: cfg.Auth.UserStaleness, Tokens: tokens}
 	}
 	partners := auth(exchanger)
-	stale := cfg.HTTP.ReportTimeout + 5*time.Second
 	reports := &ports.Reports{
 		Catalogue: domain.DefaultCatalogue(), Rules: FileRules(cfg),
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
-		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: stale,
+		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
 	}
 	srv := httpapi.New(httpapi.Server{
 		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
@@ -132,8 +134,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
 	}, metrics)
-	rec := &ports.Reconciler{Store: m.Store, Uploads: m.Uploads, Files: m.Uploads, Clock: m.Clock,
-		Stale: stale, Batch: cfg.Idempotency.SweepBatch}
+	rec := reconciler(cfg, m.Store, m.Uploads, m.Clock)
 	select {
 	case <-migrated:
 		m.readLegacy(bg, reports)
@@ -148,7 +149,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	return wired{http: srv, reconciler: rec}, nil
+	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles}, nil
 }
 
 // readLegacy tells the reports use case until when idempotency records of

@@ -1,0 +1,139 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// A file's fate is decided by the database that decides its row. The batch
+// that stores a report inserts a claim on its file name (upload_files) in
+// the row's transaction; the sweep removes a published file only after it
+// has committed a tombstone under the same key. The key is unique, so one
+// of them wins: a claim not yet committed holds the key (MySQL's row lock,
+// SQLite's one writer), the tombstone waits for it and fails once it has
+// landed; a committed tombstone makes a later claim fail, and with it that
+// report's row. No clock decides it, however late a COMMIT arrives.
+
+// filesTable keeps one entry per file name: a claim or a tombstone.
+const filesTable = "upload_files"
+
+// The states of an upload_files entry.
+const (
+	fileClaimed   = "claimed"   // a committed row names the file
+	fileTombstone = "tombstone" // the sweep took the file: no row may claim it
+)
+
+// TombstoneFile records that the sweep removes the file name, unless a
+// report claims it. It returns true when the tombstone is committed (or
+// was already): from then on no report can store a row naming the file.
+// It returns false when a committed claim names the file, or when a claim
+// still being written holds the key past the database's lock wait: the
+// file stays. A claim whose row has since been deleted (by hand: the
+// service never deletes a stored row) is turned into a tombstone.
+func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
+	now := s.clock.Now().UTC()
+	db := s.db.WithContext(ctx)
+	err := db.Exec("INSERT INTO "+filesTable+" (file_name, state, created_at, checked) VALUES (?, ?, ?, 1)",
+		name, fileTombstone, now).Error
+	switch {
+	case err == nil:
+		return true, nil
+	case isRetryable(err):
+		return false, nil // a claim is being written and has not settled: not ours to decide now
+	case !isDuplicate(err):
+		return false, fmt.Errorf("tombstone %s: %w", name, err)
+	}
+	var state string
+	if err := db.Raw("SELECT state FROM "+filesTable+" WHERE file_name = ?", name).Scan(&state).Error; err != nil {
+		return false, fmt.Errorf("tombstone %s: read its entry: %w", name, err)
+	}
+	if state == fileTombstone {
+		return true, nil // an earlier run's, which did not get to remove the file
+	}
+	// A committed claim: its row was committed with it, so a row still
+	// naming the file keeps it.
+	var rows int64
+	if err := db.Table(StagingTable).Where("file_name = ?", name).Count(&rows).Error; err != nil {
+		return false, fmt.Errorf("tombstone %s: look for its row: %w", name, err)
+	}
+	if rows > 0 {
+		return false, nil
+	}
+	res := db.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name = ? AND state = ?",
+		fileTombstone, now, name, fileClaimed)
+	if res.Error != nil {
+		return false, fmt.Errorf("tombstone %s: %w", name, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// UncheckedClaims returns up to limit claims not yet checked for their
+// file and created before before, oldest first (on
+// ix_upload_files_checked). A claim becomes visible when its row commits,
+// however late, and stays unchecked until MarkChecked: so every stored row
+// is checked once, whenever it landed.
+func (s *Store) UncheckedClaims(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []struct {
+		FileName  string
+		ReportID  *int64
+		CreatedAt time.Time
+	}
+	err := s.read.WithContext(ctx).Table(filesTable).Select("file_name, report_id, created_at").
+		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("unchecked claims: %w", err)
+	}
+	out := make([]domain.FileRow, len(rows))
+	for i, r := range rows {
+		out[i] = domain.FileRow{FileName: r.FileName, ReceivedAt: r.CreatedAt.UTC()}
+		if r.ReportID != nil {
+			out[i].ID = *r.ReportID
+		}
+	}
+	return out, nil
+}
+
+// MarkChecked marks claims as checked for their file (one statement).
+func (s *Store) MarkChecked(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if err := s.db.WithContext(ctx).Exec("UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN ?", names).Error; err != nil {
+		return fmt.Errorf("mark claims checked: %w", err)
+	}
+	return nil
+}
+
+// PurgeTombstones deletes at most limit tombstones created before before
+// (on ix_upload_files_state); without apply it counts them all.
+func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int, apply bool) (int64, error) {
+	if limit <= 0 {
+		return 0, fmt.Errorf("purge tombstones: limit %d, want > 0", limit)
+	}
+	q := s.db.WithContext(ctx).Table(filesTable).Where("state = ? AND created_at < ?", fileTombstone, before.UTC())
+	if !apply {
+		var n int64
+		if err := q.Count(&n).Error; err != nil {
+			return 0, fmt.Errorf("count tombstones: %w", err)
+		}
+		return n, nil
+	}
+	var names []string
+	if err := q.Limit(limit).Pluck("file_name", &names).Error; err != nil {
+		return 0, fmt.Errorf("find old tombstones: %w", err)
+	}
+	if len(names) == 0 {
+		return 0, nil
+	}
+	res := s.db.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state = ? AND file_name IN ?", fileTombstone, names)
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete old tombstones: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}

@@ -1,0 +1,113 @@
+package faultproxy_test
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/test/faultproxy"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// TestMySQLHoldsTheNextCommit: the held COMMIT reaches the server only
+// when released, after the client gave up waiting for it, and applies.
+func TestMySQLHoldsTheNextCommit(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	direct, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := faultproxy.StartMySQL(t, cfg.Addr)
+	cfg.Addr, cfg.ReadTimeout = p.Addr(), 300*time.Millisecond // the client gives up on the COMMIT
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	h := p.HoldNext("commit", 1500*time.Millisecond)
+	if err := tx.Commit(); err == nil {
+		t.Fatal("the COMMIT was answered while held")
+	}
+	<-h.Seen
+	var n int
+	if err := direct.QueryRow("SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d rows (%v) while the COMMIT is held, want 0", n, err)
+	}
+	<-h.Released
+	for deadline := time.Now().Add(10 * time.Second); n == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_ = direct.QueryRow("SELECT COUNT(*) FROM t").Scan(&n)
+	}
+	if n != 1 || p.Held() != 1 {
+		t.Fatalf("%d rows after the held COMMIT reached the server, %d held; want 1 and 1", n, p.Held())
+	}
+}
+
+// TestHTTPFaultsAndCounts: each fault does what it says, and requests are
+// counted by method, report objects apart.
+func TestHTTPFaultsAndCounts(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte("ok"))
+	}))
+	defer backend.Close()
+	p := faultproxy.StartHTTP(t, backend.URL)
+	p.SetFaults(func(r *http.Request) faultproxy.Fault {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "fail"):
+			return faultproxy.Fault{Status: 503}
+		case strings.HasSuffix(r.URL.Path, "cut"):
+			return faultproxy.Fault{Cut: true}
+		}
+		return faultproxy.Fault{}
+	})
+	do := func(method, path string) (int, error) {
+		req, _ := http.NewRequestWithContext(context.Background(), method, p.URL()+path, strings.NewReader("body"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := do("PUT", "/b/x/partner_CR-1_a.pdf"); err != nil || code != 200 {
+		t.Fatalf("forwarded PUT = %d, %v", code, err)
+	}
+	if code, err := do("PUT", "/b/x/partner_fail"); err != nil || code != 503 {
+		t.Fatalf("failed PUT = %d, %v; want 503", code, err)
+	}
+	if _, err := do("PUT", "/b/cut"); err == nil {
+		t.Fatal("a cut request got an answer")
+	}
+	if code, _ := do("GET", "/b/x"); code != 200 {
+		t.Fatalf("GET = %d", code)
+	}
+	if p.Requests("PUT") != 3 || p.Objects("PUT") != 2 || p.Requests("GET") != 1 {
+		t.Fatalf("counts: %d PUT, %d on objects, %d GET; want 3, 2, 1", p.Requests("PUT"), p.Objects("PUT"), p.Requests("GET"))
+	}
+	p.Reset()
+	if p.Requests("PUT") != 0 {
+		t.Fatal("Reset kept the counts")
+	}
+}
