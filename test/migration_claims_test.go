@@ -48,7 +48,7 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 					r.FileName, r.FileSize = domain.FileName(credit, now, "pdf"), 10
 					files = append(files, r.FileName)
 				}
-				q, args := storetest.StagingInsert(driver, cat, r)
+				q, args := gormstore.StagingInsert(driver, cat, r)
 				if _, err := db.ExecContext(ctx, q, args...); err != nil {
 					t.Fatal(err)
 				}
