@@ -34,7 +34,7 @@ type reportReply struct {
 
 // The codes of the 503s that turn a report away before it starts.
 const (
-	codeOverloaded   = "overloaded"    // http.max_in_flight reports already running
+	codeOverloaded   = "overloaded"    // http.max_in_flight reports running, or the bounds of bodies being received full
 	codeShuttingDown = "shutting_down" // Stop was called
 )
 
@@ -103,8 +103,10 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 }
 
 // handleReport is POST /api/partner_api.php. Order of checks: token (401)
-// before the body is read, then the in-flight bound (503 at once), then
-// Content-Type (415), size (413), JSON, and the fields.
+// before the body is read, Content-Type (415), declared size (413), a
+// place among the bodies being received (503 at once), the body itself
+// (413, 408 when too slow), then the in-flight bound (503 at once), JSON
+// and the fields. A body still arriving holds no in-flight slot.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	ri := info(r)
 	tok, why := bearerToken(r)
@@ -120,16 +122,6 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.user = principal.User
-	select {
-	case s.inFlight <- struct{}{}:
-		defer func() { <-s.inFlight }()
-	default:
-		s.metrics.Overloaded.Inc()
-		e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "Servicio ocupado: demasiados reportes en proceso; reintente en un momento")
-		e.RetryAfter = time.Second
-		s.reportError(w, r, e)
-		return
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		s.reportError(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type debe ser application/json"))
@@ -139,15 +131,17 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.reportError(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.Limits.MaxBody), r.ContentLength)
+	body, err := s.receive(w, r, principal.User)
 	defer s.reclaim.after(len(body))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.reportError(w, r, tooLarge(s.Limits.MaxBody))
-			return
-		}
-		s.reportError(w, r, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"})
+		s.reportError(w, r, err)
+		return
+	}
+	select {
+	case s.inFlight <- struct{}{}:
+		defer func() { <-s.inFlight }()
+	default:
+		s.reportError(w, r, s.overloaded("Servicio ocupado: demasiados reportes en proceso; reintente en un momento"))
 		return
 	}
 	members, err := DecodeObject(body, s.Limits.MaxMembers)
@@ -200,6 +194,46 @@ func successBody(r domain.Receipt) []byte {
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
+}
+
+// receive reads the body once a place among the bodies being received is
+// free for partner, and gives the place back when the body is in.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string) ([]byte, error) {
+	if !s.receiving.enter(partner) {
+		// The body is left unread; so that the server does not wait for
+		// it either, the connection closes after the answer.
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+		return nil, s.overloaded("Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
+	}
+	defer s.receiving.leave(partner)
+	s.metrics.receiving.Inc()
+	defer s.metrics.receiving.Dec()
+	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
+	defer guard.stop()
+	body, err := readBody(http.MaxBytesReader(w, io.NopCloser(guard), s.Limits.MaxBody), r.ContentLength)
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &mbe):
+		return body, tooLarge(s.Limits.MaxBody)
+	case errors.Is(err, errBodyTooSlow):
+		s.metrics.BodiesTooSlow.Inc()
+		// The connection's read side is spent: nothing more is read on it.
+		w.Header().Set("Connection", "close")
+		return body, &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
+			Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"}
+	}
+	return body, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"}
+}
+
+// overloaded is the 503 of a report turned away before it starts.
+func (s *Server) overloaded(msg string) error {
+	s.metrics.Overloaded.Inc()
+	e := domain.NewError(domain.ErrUnavailable, codeOverloaded, msg)
+	e.RetryAfter = time.Second
+	return e
 }
 
 func tooLarge(limit int64) error {

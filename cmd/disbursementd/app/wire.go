@@ -113,7 +113,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: stale,
 	}
-	srv := httpapi.New(httpapi.Server{
+	srv, err := httpapi.New(httpapi.Server{
 		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
@@ -129,9 +129,14 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			{Name: "keys", Fn: func(context.Context) error { return nil }},
 		},
 		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
-			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
+			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
+			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
+			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
 	}, metrics)
+	if err != nil {
+		return wired{}, err
+	}
 	rec := &ports.Reconciler{Store: m.Store, Uploads: m.Uploads, Files: m.Uploads, Clock: m.Clock,
 		Stale: stale, Batch: cfg.Idempotency.SweepBatch}
 	select {
