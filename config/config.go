@@ -126,7 +126,8 @@ type ThrottleConfig struct {
 	AddrFailures int           `mapstructure:"addr_failures" default:"30" doc:"attempts per client address (an IPv6 address counts as its /64) ..."`
 	AddrWindow   time.Duration `mapstructure:"addr_window" default:"1m" doc:"... in this sliding window"`
 	Backend      string        `mapstructure:"backend" default:"auto" doc:"auto (database on mysql, else memory), memory or database (shared by replicas)"`
-	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"in-memory counters kept of each kind, user names and client addresses (least recently used evicted)"`
+	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"counters kept of each kind, user names and client addresses (memory: least recently used evicted; database: those whose window ends first)"`
+	DBConns      int           `mapstructure:"db_conns" default:"4" doc:"database throttle: connections of its own pool (never the reports' connections; SQLite: always 1)"`
 }
 
 // IdempotencyConfig is how long answers are remembered.

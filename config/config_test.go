@@ -108,6 +108,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_LOGIN_URL", "ftp://x", "login.url"},
 		{"DISB_THROTTLE_BACKEND", "redis", "throttle.backend"},
 		{"DISB_THROTTLE_MAX_ENTRIES", "0", "throttle.max_entries"},
+		{"DISB_THROTTLE_DB_CONNS", "0", "throttle.db_conns"},
 		{"DISB_THROTTLE_USER_WINDOW", "0s", "throttle.user_window"},
 		{"DISB_THROTTLE_ADDR_WINDOW", "-1m", "throttle.addr_window"},
 		{"DISB_THROTTLE_ADDR_FAILURES", "-1", "throttle.addr_failures"},

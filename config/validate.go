@@ -204,6 +204,7 @@ func (c *Config) finishRest() error {
 	}
 	if err := firstErr(
 		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),
+		between("throttle.db_conns", c.Throttle.DBConns, 1, 64),
 		between("idempotency.sweep_batch", c.Idempotency.SweepBatch, 1, 100_000),
 	); err != nil {
 		return err

@@ -80,6 +80,8 @@ type Store struct {
 	batch      *committer
 	readback   time.Duration // bound of the read that settles an unknown commit
 	migrations []Migration
+	dsn        string           // what the pools were opened with, for openPool
+	connLife   [2]time.Duration // Options.ConnMaxLifetime and ConnMaxIdleTime, for openPool
 }
 
 var (
@@ -99,7 +101,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, errors.New("gormstore: Options.Clock is required")
 	}
 	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline,
-		migrations: opts.Migrations}
+		migrations: opts.Migrations, connLife: [2]time.Duration{opts.ConnMaxLifetime, opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
 	}
@@ -159,6 +161,7 @@ func (s *Store) openSQLite(path string, opts Options) error {
 		}
 	}
 	dsn := SQLiteDSN(path, opts.BusyTimeout)
+	s.dsn = dsn
 	var err error
 	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
@@ -194,6 +197,7 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	s.dsn = d
 	// No version query at open: the database may come up later, and the
 	// service must start, stay not ready and reconnect.
 	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig()); err != nil {
@@ -218,6 +222,29 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	s.wsql.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	s.wsql.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	return nil
+}
+
+// openPool opens another pool of at most n connections on the store's
+// database, for a component that must never wait for, nor take, the
+// connections reports use (the login throttle). Its owner closes it.
+func (s *Store) openPool(n int) (*gorm.DB, *sql.DB, error) {
+	dialector := sqliteDialector(s.dsn)
+	if s.driver == MySQL {
+		dialector = mysql.New(mysql.Config{DSN: s.dsn, SkipInitializeWithVersion: true})
+	}
+	g, err := gorm.Open(dialector, s.gormConfig())
+	if err != nil {
+		return nil, nil, fmt.Errorf("open a pool of its own: %w", err)
+	}
+	pool, err := g.DB()
+	if err != nil {
+		return nil, nil, err
+	}
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxLifetime(s.connLife[0])
+	pool.SetConnMaxIdleTime(s.connLife[1])
+	return g, pool, nil
 }
 
 func (s *Store) pools() (w, r *sql.DB, err error) {

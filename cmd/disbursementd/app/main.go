@@ -35,6 +35,7 @@ type Main struct {
 	Uploads Uploads
 	Keys    *jwtkeys.Keys
 
+	pruner     throttlePruner // the database throttle, pruned by the sweep; nil in memory
 	srv, debug *http.Server
 	api        *httpapi.Server
 	ln         net.Listener

@@ -18,6 +18,7 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler) {
 		for {
 			started := m.Clock.Now()
 			rep, err := r.Run(ctx, true, since)
+			m.pruneThrottle(ctx)
 			switch {
 			case ctx.Err() != nil:
 				return

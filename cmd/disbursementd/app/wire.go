@@ -176,7 +176,13 @@ func (m *Main) readLegacy(ctx context.Context, reports *ports.Reports) {
 func (m *Main) throttle() (ports.LoginThrottle, error) {
 	switch m.Config.ThrottleBackend() {
 	case "database":
-		return gormstore.NewThrottle(m.Store), nil
+		t, err := gormstore.NewThrottle(m.Store, gormstore.ThrottleOptions{Conns: m.Config.Throttle.DBConns, MaxKeys: m.Config.Throttle.MaxEntries})
+		if err != nil {
+			return nil, err
+		}
+		m.closers = append(m.closers, t)
+		m.pruner = t
+		return t, nil
 	default:
 		t, err := memstate.NewThrottle(m.Config.Throttle.MaxEntries)
 		if err != nil {
