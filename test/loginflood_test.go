@@ -144,3 +144,43 @@ func TestLoginFloodSparesReports(t *testing.T) {
 	}
 	t.Logf("%d refused, %d passed, %d throttle statements on %d connections", refused, passed, throttleStmts, throttleConns)
 }
+
+// TestSweepPrunesTheThrottle: the database throttle's rows whose window
+// has ended are deleted by serve's sweep (Takes no longer prune).
+func TestSweepPrunesTheThrottle(t *testing.T) {
+	in := mustStart(t, func(c *config.Config) {
+		c.Throttle.Backend, c.Uploads.SweepInterval = "database", time.Second
+	})
+	for i := range 3 {
+		if r := exchange(t, in, fmt.Sprintf("nobody-%d", i), "guess", nil); r.Status != 400 {
+			t.Fatalf("login %d: %d %s", i, r.Status, r.Raw)
+		}
+	}
+	db, err := storetest.OpenDB(in.Config.Store.Driver, in.Config.Store.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storetest.CloseDB(db)
+	rows := func() (n int64) {
+		var a, k int64
+		if err := db.Raw("SELECT COUNT(*) FROM login_attempts").Scan(&a).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Raw("SELECT COUNT(*) FROM login_throttle_keys").Scan(&k).Error; err != nil {
+			t.Fatal(err)
+		}
+		return a + k
+	}
+	if n := rows(); n != 10 { // the address: 3 attempts and its key; each name: 1 and its key
+		t.Fatalf("%d throttle rows after 3 failed logins, want 10", n)
+	}
+	// Their windows end: what an hour passing looks like on the database's clock.
+	hour := int64(time.Hour)
+	if err := db.Exec("UPDATE login_attempts SET at_ns = at_ns - ?, expires_ns = expires_ns - ?", hour, hour).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("UPDATE login_throttle_keys SET expires_ns = expires_ns - ?", hour).Error; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the sweep to delete the expired throttle rows", 20*time.Second, func() bool { return rows() == 0 })
+}
