@@ -12,7 +12,7 @@
 //	mapstructure:"read_timeout"  the key within its section
 //	default:"60s"                the default, written as in the YAML file
 //	doc:"..."                    one line for the example file and the docs
-//	redact:"secret"              logged as *** (also "dsn": password hidden; "url": userinfo password hidden)
+//	redact:"secret"              logged as *** (also "dsn" and "url": the password of a user:password@ hidden)
 //
 // A section (a struct field) has mapstructure and may have doc.
 package config
@@ -88,7 +88,7 @@ type UploadsConfig struct {
 
 // S3Config is an S3-compatible bucket for report files.
 type S3Config struct {
-	Endpoint        string `mapstructure:"endpoint" default:"" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
+	Endpoint        string `mapstructure:"endpoint" default:"" redact:"url" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
 	Bucket          string `mapstructure:"bucket" default:"" doc:"required when uploads.backend is s3"`
 	Prefix          string `mapstructure:"prefix" default:"" doc:"prepended to every object name, e.g. disbursements/"`
 	Region          string `mapstructure:"region" default:"" doc:"the bucket's region; empty: the AWS chain (AWS_REGION, shared config), else us-east-1"`

@@ -177,7 +177,7 @@ func (c *Config) finishAuth() error {
 
 func (c *Config) finishRest() error {
 	if c.Login.URL != "" && !isHTTPURL(c.Login.URL) {
-		return keyError("login.url", "%q is not an http(s) URL", RedactURL(c.Login.URL))
+		return keyError("login.url", "%q is not an http(s) URL", c.Login.URL)
 	}
 	switch c.Throttle.Backend {
 	case "auto", "memory", "database":

@@ -22,6 +22,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -291,7 +292,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 func MySQLDSN(dsn string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
-		return "", fmt.Errorf("store.dsn: %w", err)
+		return "", fmt.Errorf("store.dsn: %w", redact.Error(err))
 	}
 	cfg.ClientFoundRows = false
 	cfg.ParseTime = true
