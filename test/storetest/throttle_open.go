@@ -7,19 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/memstate"
 )
-
-// MemoryThrottle is the in-memory throttle; its time is the now its
-// callers pass, which Pass moves on.
-func MemoryThrottle(tb testing.TB) ThrottleSubject {
-	th, err := memstate.NewThrottle(1000)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	return ThrottleSubject{LoginThrottle: th, Now: func() time.Time { return now }, Pass: func(d time.Duration) { now = now.Add(d) }}
-}
 
 // ThrottleDefaults are the database throttle's options in these tests.
 var ThrottleDefaults = gormstore.ThrottleOptions{Conns: 4, MaxKeys: 100_000}
