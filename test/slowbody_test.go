@@ -2,6 +2,7 @@ package test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -51,15 +53,37 @@ func startSlowBody(t *testing.T, in *instance, tok string, every time.Duration) 
 	return s
 }
 
-// answer reads the answer the server sent on the slow connection.
-func (s *slowBody) answer(t *testing.T, within time.Duration) *http.Response {
+// answer reads the answer the server sent on the slow connection, checks
+// it against openapi.yaml (as TestMain checks the answers of
+// http.DefaultClient) and returns it with its decoded body.
+func (s *slowBody) answer(t *testing.T, in *instance, within time.Duration) (*http.Response, map[string]any) {
 	t.Helper()
 	_ = s.conn.SetReadDeadline(time.Now().Add(within))
 	resp, err := http.ReadResponse(bufio.NewReader(s.conn), nil)
 	if err != nil {
 		t.Fatalf("no answer on the slow connection within %s: %v", within, err)
 	}
-	return resp
+	raw, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	ex := &recordedExchange{method: "POST", url: in.URL + "/api/partner_api.php", status: resp.StatusCode, header: resp.Header,
+		reqHeader: http.Header{"Content-Type": {"application/json"}, "Authentication-Type": {"bearer x"}},
+		body: &teeBody{src: io.NopCloser(bytes.NewReader(raw))}}
+	_, _ = io.ReadAll(ex.body)
+	c, err := newOpenAPIChecker(app.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, problems := c.check(ex); len(problems) > 0 {
+		t.Errorf("the %d answer does not conform to openapi.yaml: %v", resp.StatusCode, problems)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatalf("answer %d %q: %v", resp.StatusCode, raw, err)
+	}
+	return resp, body
 }
 
 func (s *slowBody) close() {
@@ -151,10 +175,7 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 	refused := func(who string, tok string) {
 		t.Helper()
 		s := startSlowBody(t, in, tok, 2*time.Second)
-		resp := s.answer(t, 10*time.Second)
-		defer resp.Body.Close()
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp, body := s.answer(t, in, 10*time.Second)
 		if resp.StatusCode != 503 || body["code"] != "overloaded" || body["status"] != "400" || resp.Header.Get("Retry-After") == "" || !resp.Close {
 			t.Fatalf("%s: %d %v %v, want 503 overloaded with Retry-After, connection closed", who, resp.StatusCode, body, resp.Header)
 		}
@@ -183,11 +204,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 	})
 	toks := in.partners(t, 1)
 	s := startSlowBody(t, in, toks[0], 2*time.Second)
-	resp := s.answer(t, 20*time.Second)
-	var body map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
+	resp, body := s.answer(t, in, 20*time.Second)
 	if resp.StatusCode != http.StatusRequestTimeout || body["status"] != "400" || body["code"] != "body_too_slow" || !resp.Close {
 		t.Fatalf("slow body: %d %v %v, want 408 body_too_slow with status \"400\", connection closed", resp.StatusCode, body, resp.Header)
 	}
