@@ -70,7 +70,7 @@ func (s *slowBody) answer(t *testing.T, in *instance, within time.Duration) (*ht
 	}
 	ex := &recordedExchange{method: "POST", url: in.URL + "/api/partner_api.php", status: resp.StatusCode, header: resp.Header,
 		reqHeader: http.Header{"Content-Type": {"application/json"}, "Authentication-Type": {"bearer x"}},
-		body: &teeBody{src: io.NopCloser(bytes.NewReader(raw))}}
+		body:      &teeBody{src: io.NopCloser(bytes.NewReader(raw))}}
 	_, _ = io.ReadAll(ex.body)
 	c, err := newOpenAPIChecker(app.OpenAPI())
 	if err != nil {
