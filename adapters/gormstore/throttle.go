@@ -96,9 +96,6 @@ func NewThrottle(s *Store, o ThrottleOptions) (*Throttle, error) {
 // Close closes the throttle's pool.
 func (t *Throttle) Close() error { return t.pool.Close() }
 
-// Stats are the throttle's pool's statistics.
-func (t *Throttle) Stats() sql.DBStats { return t.pool.Stats() }
-
 // Take reserves one attempt for key when fewer than limit were reserved
 // in the window before the database's now. The caller's now is not used:
 // see the type's invariants.
