@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -194,46 +193,6 @@ func successBody(r domain.Receipt) []byte {
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
-}
-
-// receive reads the body once a place among the bodies being received is
-// free for partner, and gives the place back when the body is in.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string) ([]byte, error) {
-	if !s.receiving.enter(partner) {
-		// The body is left unread; so that the server does not wait for
-		// it either, the connection closes after the answer.
-		w.Header().Set("Connection", "close")
-		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
-		return nil, s.overloaded("Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
-	}
-	defer s.receiving.leave(partner)
-	s.metrics.receiving.Inc()
-	defer s.metrics.receiving.Dec()
-	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
-	defer guard.stop()
-	body, err := readBody(http.MaxBytesReader(w, io.NopCloser(guard), s.Limits.MaxBody), r.ContentLength)
-	var mbe *http.MaxBytesError
-	switch {
-	case err == nil:
-		return body, nil
-	case errors.As(err, &mbe):
-		return body, tooLarge(s.Limits.MaxBody)
-	case errors.Is(err, errBodyTooSlow):
-		s.metrics.BodiesTooSlow.Inc()
-		// The connection's read side is spent: nothing more is read on it.
-		w.Header().Set("Connection", "close")
-		return body, &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
-			Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"}
-	}
-	return body, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"}
-}
-
-// overloaded is the 503 of a report turned away before it starts.
-func (s *Server) overloaded(msg string) error {
-	s.metrics.Overloaded.Inc()
-	e := domain.NewError(domain.ErrUnavailable, codeOverloaded, msg)
-	e.RetryAfter = time.Second
-	return e
 }
 
 func tooLarge(limit int64) error {
