@@ -12,7 +12,7 @@
 //	mapstructure:"read_timeout"  the key within its section
 //	default:"60s"                the default, written as in the YAML file
 //	doc:"..."                    one line for the example file and the docs
-//	redact:"secret"              logged as *** (also "dsn": password hidden; "url": userinfo password hidden)
+//	redact:"secret"              logged as *** (also "dsn" and "url": the password of a user:password@ hidden)
 //
 // A section (a struct field) has mapstructure and may have doc.
 package config
@@ -41,18 +41,22 @@ type Config struct {
 
 // HTTPConfig is the listener and the bounds of one request.
 type HTTPConfig struct {
-	Addr              string         `mapstructure:"addr" default:"127.0.0.1:8080" doc:"listen address; use 0.0.0.0:8080 in a container"`
-	ReadHeaderTimeout time.Duration  `mapstructure:"read_header_timeout" default:"10s" doc:"time to read a request's headers (cuts slowloris clients)"`
-	ReadTimeout       time.Duration  `mapstructure:"read_timeout" default:"60s" doc:"time to read a whole request (a 32 MiB report on a slow link)"`
-	WriteTimeout      time.Duration  `mapstructure:"write_timeout" default:"90s" doc:"time to write a response, counted from the end of the request headers"`
-	IdleTimeout       time.Duration  `mapstructure:"idle_timeout" default:"120s" doc:"keep-alive connections idle longer than this are closed"`
-	ShutdownGrace     time.Duration  `mapstructure:"shutdown_grace" default:"30s" doc:"on SIGTERM: time for in-flight reports to finish"`
-	MaxBodyBytes      ByteSize       `mapstructure:"max_body_bytes" default:"32MiB" doc:"larger report bodies get 413"`
-	ReportTimeout     time.Duration  `mapstructure:"report_timeout" default:"60s" doc:"longest a report may take once accepted; stale claims are swept after this + 5s"`
-	TrustedProxies    []netip.Prefix `mapstructure:"trusted_proxies" default:"" doc:"addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed"`
-	MaxInFlight       int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
-	MaxMembers        int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
-	MaxProblems       int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
+	Addr                   string         `mapstructure:"addr" default:"127.0.0.1:8080" doc:"listen address; use 0.0.0.0:8080 in a container"`
+	ReadHeaderTimeout      time.Duration  `mapstructure:"read_header_timeout" default:"10s" doc:"time to read a request's headers (cuts slowloris clients)"`
+	ReadTimeout            time.Duration  `mapstructure:"read_timeout" default:"60s" doc:"time to read a whole request (a 32 MiB report on a slow link)"`
+	WriteTimeout           time.Duration  `mapstructure:"write_timeout" default:"90s" doc:"time to write a response, counted from the end of the request headers"`
+	IdleTimeout            time.Duration  `mapstructure:"idle_timeout" default:"120s" doc:"keep-alive connections idle longer than this are closed"`
+	ShutdownGrace          time.Duration  `mapstructure:"shutdown_grace" default:"30s" doc:"on SIGTERM: time for in-flight reports to finish"`
+	MaxBodyBytes           ByteSize       `mapstructure:"max_body_bytes" default:"32MiB" doc:"larger report bodies get 413"`
+	ReportTimeout          time.Duration  `mapstructure:"report_timeout" default:"60s" doc:"longest a report may take once accepted; stale claims are swept after this + 5s"`
+	TrustedProxies         []netip.Prefix `mapstructure:"trusted_proxies" default:"" doc:"addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed"`
+	MaxInFlight            int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
+	MaxReceiving           int            `mapstructure:"max_receiving" default:"0" doc:"report bodies being received at once (they hold no max_in_flight slot); beyond it 503 overloaded; 0 = 4 x max_in_flight"`
+	MaxReceivingPerPartner int            `mapstructure:"max_receiving_per_partner" default:"0" doc:"of those, bodies of one partner (token subject); beyond it 503 overloaded; 0 = max_in_flight"`
+	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must average once body_rate_grace has passed; slower bodies get 408 body_too_slow"`
+	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
+	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
+	MaxProblems            int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
 }
 
 // StoreConfig is the database.
@@ -84,7 +88,7 @@ type UploadsConfig struct {
 
 // S3Config is an S3-compatible bucket for report files.
 type S3Config struct {
-	Endpoint        string `mapstructure:"endpoint" default:"" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
+	Endpoint        string `mapstructure:"endpoint" default:"" redact:"url" doc:"empty = AWS; else the URL of an S3-compatible server (MinIO, Ceph, ...)"`
 	Bucket          string `mapstructure:"bucket" default:"" doc:"required when uploads.backend is s3"`
 	Prefix          string `mapstructure:"prefix" default:"" doc:"prepended to every object name, e.g. disbursements/"`
 	Region          string `mapstructure:"region" default:"" doc:"the bucket's region; empty: the AWS chain (AWS_REGION, shared config), else us-east-1"`
@@ -122,7 +126,8 @@ type ThrottleConfig struct {
 	AddrFailures int           `mapstructure:"addr_failures" default:"30" doc:"attempts per client address (an IPv6 address counts as its /64) ..."`
 	AddrWindow   time.Duration `mapstructure:"addr_window" default:"1m" doc:"... in this sliding window"`
 	Backend      string        `mapstructure:"backend" default:"auto" doc:"auto (database on mysql, else memory), memory or database (shared by replicas)"`
-	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"in-memory counters kept of each kind, user names and client addresses (least recently used evicted)"`
+	MaxEntries   int           `mapstructure:"max_entries" default:"100000" doc:"counters kept of each kind, user names and client addresses (memory: least recently used evicted; database: those whose window ends first)"`
+	DBConns      int           `mapstructure:"db_conns" default:"4" doc:"database throttle: connections of its own pool (never the reports' connections; SQLite: always 1)"`
 }
 
 // IdempotencyConfig is how long answers are remembered.

@@ -85,6 +85,10 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_HTTP_READ_TIMEOUT", "soon", "http.read_timeout"},
 		{"DISB_HTTP_MAX_BODY_BYTES", "0", "http.max_body_bytes"},
 		{"DISB_HTTP_MAX_IN_FLIGHT", "0", "http.max_in_flight"},
+		{"DISB_HTTP_MAX_RECEIVING", "-1", "http.max_receiving"},
+		{"DISB_HTTP_MAX_RECEIVING_PER_PARTNER", "1025", "http.max_receiving_per_partner"},
+		{"DISB_HTTP_MIN_BODY_RATE", "0", "http.min_body_rate"},
+		{"DISB_HTTP_BODY_RATE_GRACE", "0s", "http.body_rate_grace"},
 		{"DISB_HTTP_TRUSTED_PROXIES", "10.0.0.0/8,proxy", "http.trusted_proxies"},
 		{"DISB_STORE_DRIVER", "postgres", "store.driver"},
 		{"DISB_STORE_AUTO_MIGRATE", "perhaps", "store.auto_migrate"},
@@ -104,6 +108,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_LOGIN_URL", "ftp://x", "login.url"},
 		{"DISB_THROTTLE_BACKEND", "redis", "throttle.backend"},
 		{"DISB_THROTTLE_MAX_ENTRIES", "0", "throttle.max_entries"},
+		{"DISB_THROTTLE_DB_CONNS", "0", "throttle.db_conns"},
 		{"DISB_THROTTLE_USER_WINDOW", "0s", "throttle.user_window"},
 		{"DISB_THROTTLE_ADDR_WINDOW", "-1m", "throttle.addr_window"},
 		{"DISB_THROTTLE_ADDR_FAILURES", "-1", "throttle.addr_failures"},
@@ -233,6 +238,19 @@ func TestDerived(t *testing.T) {
 	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 2, "memory"
 	if c.Store.IdleConns() != 8 || c.Store.Writers() != 2 || c.ThrottleBackend() != "memory" {
 		t.Errorf("explicit: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	}
+	// Bodies being received: by default 4 × http.max_in_flight in all,
+	// http.max_in_flight for one partner, following a later change.
+	if c.HTTP.Receiving() != 1024 || c.HTTP.ReceivingPerPartner() != 256 {
+		t.Errorf("receiving: %d in all, %d per partner", c.HTTP.Receiving(), c.HTTP.ReceivingPerPartner())
+	}
+	c.HTTP.MaxInFlight = 10
+	if c.HTTP.Receiving() != 40 || c.HTTP.ReceivingPerPartner() != 10 {
+		t.Errorf("receiving after max_in_flight 10: %d in all, %d per partner", c.HTTP.Receiving(), c.HTTP.ReceivingPerPartner())
+	}
+	c.HTTP.MaxReceiving = 5
+	if c.HTTP.Receiving() != 5 || c.HTTP.ReceivingPerPartner() != 5 {
+		t.Errorf("receiving 5: %d in all, %d per partner", c.HTTP.Receiving(), c.HTTP.ReceivingPerPartner())
 	}
 }
 

@@ -5,6 +5,24 @@ package config
 // test) that changes store.driver or store.max_open_conns after Load gets
 // the value that matches.
 
+// Receiving is http.max_receiving, where 0 means 4 × http.max_in_flight
+// (contract §7: by default at least four times the reports processed).
+func (h HTTPConfig) Receiving() int {
+	if h.MaxReceiving == 0 {
+		return 4 * h.MaxInFlight
+	}
+	return h.MaxReceiving
+}
+
+// ReceivingPerPartner is http.max_receiving_per_partner, where 0 means
+// http.max_in_flight (at most Receiving).
+func (h HTTPConfig) ReceivingPerPartner() int {
+	if h.MaxReceivingPerPartner == 0 {
+		return min(h.MaxInFlight, h.Receiving())
+	}
+	return h.MaxReceivingPerPartner
+}
+
 // IdleConns is store.max_idle_conns, where 0 means store.max_open_conns.
 func (s StoreConfig) IdleConns() int {
 	if s.MaxIdleConns == 0 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+
+	"github.com/lender/disbursementd/internal/redact"
 )
 
 // Load reads the file at path ("" means disbursementd.yaml in the working
@@ -92,8 +94,9 @@ func translate(err error) error {
 }
 
 // keyError is the one shape of a configuration error.
+// Whatever a message quotes, a user:password@ in it is masked.
 func keyError(key, format string, a ...any) error {
-	return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), fmt.Sprintf(format, a...))
+	return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), redact.Credentials(fmt.Sprintf(format, a...)))
 }
 
 // oneLine keeps the first line of a message from a library.

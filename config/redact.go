@@ -2,9 +2,10 @@ package config
 
 import (
 	"net/netip"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/internal/redact"
 )
 
 // Redacted returns the effective configuration for the start-up log: every
@@ -19,10 +20,8 @@ func (c *Config) Redacted() map[string]any {
 			if v != "" {
 				v = "***"
 			}
-		case redactDSN:
-			v = RedactDSN(v.(string))
-		case redactURL:
-			v = RedactURL(v.(string))
+		case redactDSN, redactURL:
+			v = redact.Credentials(v.(string))
 		}
 		out[s.Key] = display(v)
 	}
@@ -47,30 +46,4 @@ func display(v any) any {
 		return strings.Join(parts, ",")
 	}
 	return v
-}
-
-// RedactDSN hides the password of a go-sql-driver DSN (user:pass@...).
-func RedactDSN(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	if at < 0 {
-		return dsn
-	}
-	cred := dsn[:at]
-	if i := strings.Index(cred, ":"); i >= 0 {
-		return cred[:i] + ":***" + dsn[at:]
-	}
-	return dsn
-}
-
-// RedactURL hides the password of a URL's userinfo (https://u:pass@host).
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		// Unparseable: a password in it cannot be found, so show no userinfo.
-		if at := strings.LastIndex(s, "@"); at >= 0 {
-			return "***" + s[at:]
-		}
-		return s
-	}
-	return u.Redacted()
 }

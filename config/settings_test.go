@@ -230,11 +230,32 @@ func TestEveryBadValueNamesItsKey(t *testing.T) {
 	}
 }
 
+// TestConfigErrorsMaskCredentials: a refused URL setting is named in
+// its error with its password masked (contract §7, "No credentials in
+// logs or errors").
+func TestConfigErrorsMaskCredentials(t *testing.T) {
+	const secret = "hunter2-sekrit"
+	t.Chdir(t.TempDir())
+	for env, v := range map[string]string{
+		"DISB_UPLOADS_S3_ENDPOINT": "minio://ak:" + secret + "@minio:9000",
+		"DISB_LOGIN_URL":           "ftp://partner:" + secret + "@login.example/",
+	} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, v)
+			_, err := Load("")
+			if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), ":***@") {
+				t.Fatalf("error %v: want the URL named with its password masked", err)
+			}
+		})
+	}
+}
+
 func TestRedactedCoversEveryKey(t *testing.T) {
 	const secret = "hunter2-sekrit"
 	c := Defaults()
 	c.Store.DSN = "disb:" + secret + "@tcp(db:3306)/disb"
 	c.Login.URL = "https://partner:" + secret + "@login.example/auth/login"
+	c.Uploads.S3.Endpoint = "http://minio:" + secret + "@minio.example:9000"
 	for _, s := range Settings() {
 		if s.Redact == redactSecret {
 			s.field(c).SetString(secret)
@@ -254,7 +275,7 @@ func TestRedactedCoversEveryKey(t *testing.T) {
 		}
 	}
 	if r["uploads.s3.secret_access_key"] != "***" || r["store.dsn"] != "disb:***@tcp(db:3306)/disb" ||
-		r["login.url"] != "https://partner:xxxxx@login.example/auth/login" {
+		r["login.url"] != "https://partner:***@login.example/auth/login" {
 		t.Errorf("redacted: %v %v %v", r["uploads.s3.secret_access_key"], r["store.dsn"], r["login.url"])
 	}
 	// Values read as the file takes them.

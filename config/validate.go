@@ -43,11 +43,32 @@ func (c *Config) finishHTTP() error {
 	if h.ShutdownGrace < 0 {
 		return keyError("http.shutdown_grace", "%s, want 0 or more", h.ShutdownGrace)
 	}
-	return firstErr(
+	if err := firstErr(
 		between("http.max_in_flight", h.MaxInFlight, 1, 100_000),
 		between("http.max_members", h.MaxMembers, 1, 100_000),
 		between("http.max_problems", h.MaxProblems, 1, 1_000),
-	)
+		between("http.max_receiving", h.MaxReceiving, 0, 1_000_000),
+		between("http.max_receiving_per_partner", h.MaxReceivingPerPartner, 0, 1_000_000),
+	); err != nil {
+		return err
+	}
+	return c.finishReceiving()
+}
+
+// finishReceiving checks the bounds on report bodies being received
+// (contract §7, "A slow body holds no report slot").
+func (c *Config) finishReceiving() error {
+	h := &c.HTTP
+	if h.ReceivingPerPartner() > h.Receiving() {
+		return keyError("http.max_receiving_per_partner", "%d is more than http.max_receiving (%d)", h.ReceivingPerPartner(), h.Receiving())
+	}
+	if h.MinBodyRate <= 0 {
+		return keyError("http.min_body_rate", "%s, want a size above 0 (bytes per second)", h.MinBodyRate)
+	}
+	if h.BodyRateGrace <= 0 {
+		return keyError("http.body_rate_grace", "%s, want more than 0", h.BodyRateGrace)
+	}
+	return nil
 }
 
 func (c *Config) finishStore() error {
@@ -156,7 +177,7 @@ func (c *Config) finishAuth() error {
 
 func (c *Config) finishRest() error {
 	if c.Login.URL != "" && !isHTTPURL(c.Login.URL) {
-		return keyError("login.url", "%q is not an http(s) URL", RedactURL(c.Login.URL))
+		return keyError("login.url", "%q is not an http(s) URL", c.Login.URL)
 	}
 	switch c.Throttle.Backend {
 	case "auto", "memory", "database":
@@ -183,6 +204,7 @@ func (c *Config) finishRest() error {
 	}
 	if err := firstErr(
 		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),
+		between("throttle.db_conns", c.Throttle.DBConns, 1, 64),
 		between("idempotency.sweep_batch", c.Idempotency.SweepBatch, 1, 100_000),
 	); err != nil {
 		return err

@@ -152,7 +152,9 @@ type LoginThrottle interface {
 	// Take reserves one attempt for key when fewer than limit were
 	// reserved in the window before now. Check and reservation are one
 	// atomic step, however many callers race, on every replica that shares
-	// the adapter. When the budget is spent nothing is reserved and the
+	// the adapter. now is the caller's clock; an adapter shared by
+	// replicas dates attempts by its shared store's clock instead, so
+	// replicas whose clocks differ still share one window. When the budget is spent nothing is reserved and the
 	// reservation says how long until a slot frees.
 	Take(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (Reservation, error)
 	// Cancel gives a reservation back: the attempt does not count.

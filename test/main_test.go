@@ -38,6 +38,7 @@ func logLeaks(logs string) []string {
 	pdfB64 := base64.StdEncoding.EncodeToString(fixture.PDF(4096))[:24]
 	forbidden := map[string]string{
 		"password":              password,
+		"a URL's password":      urlPassword,
 		"base64 of a PDF":       pdfB64,
 		"base64 PDF header":     "JVBERi0",
 		"identification number": "1020304050",

@@ -2,9 +2,10 @@ package test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/memstate"
-	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -22,24 +23,35 @@ func TestReportStoreMySQL(t *testing.T) {
 }
 
 func TestLoginThrottleMemory(t *testing.T) {
-	storetest.RunLoginThrottle(t, func(tb testing.TB) ports.LoginThrottle {
+	storetest.RunLoginThrottle(t, func(tb testing.TB) storetest.ThrottleSubject {
 		th, err := memstate.NewThrottle(1000)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		return th
+		// Its time is the now its callers pass, which Pass moves on.
+		now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+		return storetest.ThrottleSubject{LoginThrottle: th, Now: func() time.Time { return now },
+			Pass: func(d time.Duration) { now = now.Add(d) }}
 	})
 }
 
 func TestLoginThrottleSQLite(t *testing.T) {
 	storetest.RunLoginThrottle(t, storetest.SQLiteThrottle)
 	t.Run("two replicas", func(t *testing.T) { storetest.RunLoginThrottleReplicas(t, storetest.SQLiteThrottles) })
+	t.Run("key rows capped per kind", func(t *testing.T) {
+		path := storetest.SQLitePath(t)
+		storetest.RunThrottleCap(t, gormstore.SQLite, path, storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{}))
+	})
 }
 
 func TestLoginThrottleMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	storetest.RunLoginThrottle(t, storetest.MySQLThrottle)
 	t.Run("two replicas", func(t *testing.T) { storetest.RunLoginThrottleReplicas(t, storetest.MySQLThrottles) })
+	t.Run("key rows capped per kind", func(t *testing.T) {
+		dsn := storetest.MustCreateDatabase(t)
+		storetest.RunThrottleCap(t, gormstore.MySQL, dsn, storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{}))
+	})
 }
 
 func TestStoreReportLostCommitMySQL(t *testing.T) {

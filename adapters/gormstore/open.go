@@ -22,6 +22,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -83,6 +84,8 @@ type Store struct {
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
 	beforeCommit func()
+	dsn          string           // what the pools were opened with, for openPool
+	connLife     [2]time.Duration // Options.ConnMaxLifetime and ConnMaxIdleTime, for openPool
 }
 
 var (
@@ -102,7 +105,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, errors.New("gormstore: Options.Clock is required")
 	}
 	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline,
-		migrations: opts.Migrations}
+		migrations: opts.Migrations, connLife: [2]time.Duration{opts.ConnMaxLifetime, opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
 	}
@@ -162,6 +165,7 @@ func (s *Store) openSQLite(path string, opts Options) error {
 		}
 	}
 	dsn := SQLiteDSN(path, opts.BusyTimeout)
+	s.dsn = dsn
 	var err error
 	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
@@ -197,6 +201,7 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	s.dsn = d
 	// No version query at open: the database may come up later, and the
 	// service must start, stay not ready and reconnect.
 	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig()); err != nil {
@@ -221,6 +226,29 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	s.wsql.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	s.wsql.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	return nil
+}
+
+// openPool opens another pool of at most n connections on the store's
+// database, for a component that must never wait for, nor take, the
+// connections reports use (the login throttle). Its owner closes it.
+func (s *Store) openPool(n int) (*gorm.DB, *sql.DB, error) {
+	dialector := sqliteDialector(s.dsn)
+	if s.driver == MySQL {
+		dialector = mysql.New(mysql.Config{DSN: s.dsn, SkipInitializeWithVersion: true})
+	}
+	g, err := gorm.Open(dialector, s.gormConfig())
+	if err != nil {
+		return nil, nil, fmt.Errorf("open a pool of its own: %w", err)
+	}
+	pool, err := g.DB()
+	if err != nil {
+		return nil, nil, err
+	}
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxLifetime(s.connLife[0])
+	pool.SetConnMaxIdleTime(s.connLife[1])
+	return g, pool, nil
 }
 
 func (s *Store) pools() (w, r *sql.DB, err error) {
@@ -267,7 +295,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 func MySQLDSN(dsn string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
-		return "", fmt.Errorf("store.dsn: %w", err)
+		return "", fmt.Errorf("store.dsn: %w", redact.Error(err))
 	}
 	cfg.ClientFoundRows = false
 	cfg.ParseTime = true

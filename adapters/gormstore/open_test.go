@@ -29,3 +29,19 @@ func TestMySQLDSNKeepsRowsAffectedMeaningChanged(t *testing.T) {
 		t.Fatal("a malformed DSN was accepted")
 	}
 }
+
+// TestStoreErrorsMaskTheDSNsPassword: whatever a malformed DSN makes the
+// driver say, the store's error names store.dsn and shows no password.
+func TestStoreErrorsMaskTheDSNsPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"disb:dsn-secret@tcp(db:3306)disb",
+		"disb:dsn-secret@tcp(db:3306/disb",
+		"disb:dsn-secret@tcp(db)/d%zz",
+		"mysql://disb:dsn-secret@db/disb",
+	} {
+		_, err := gormstore.MySQLDSN(dsn)
+		if err == nil || !strings.Contains(err.Error(), "store.dsn") || strings.Contains(err.Error(), "dsn-secret") {
+			t.Errorf("MySQLDSN(%q) = %v: want an error naming store.dsn without the password", dsn, err)
+		}
+	}
+}

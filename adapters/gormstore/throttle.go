@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -16,90 +17,217 @@ import (
 )
 
 // Throttle is a ports.LoginThrottle kept in the store's database, so every
-// replica on that database shares one budget per key. A Take locks the
-// key's row (MySQL: the upsert's row lock; SQLite: the one writer, and
-// BEGIN IMMEDIATE across processes), counts the attempts in the window
-// and reserves one in the same transaction: the check and the reservation
-// are one step, however many Takes race on however many replicas.
+// replica on that database shares one budget per key (contract §7,
+// "Atomic login throttling").
+//
+// Invariants:
+//   - Windows follow the database's clock, never the caller's: attempts
+//     are dated and counted by one statement's own clock (MySQL
+//     UTC_TIMESTAMP(6), SQLite the host's clock of the one file), so
+//     replicas whose clocks differ share one window ("Replicas share one
+//     clock for the throttle").
+//   - It uses a pool of its own (ThrottleOptions.Conns connections, one on
+//     SQLite), never the connections reports use.
+//   - A refused Take is one non-locking read: no write, no transaction,
+//     no row lock. Only a Take the read found room for locks the key's
+//     row (MySQL: the upsert's row lock; SQLite: BEGIN IMMEDIATE), counts
+//     again and reserves in the same transaction, so the check and the
+//     reservation are one step however many Takes race on however many
+//     replicas. Within one replica, Takes of one key wait on an in-process
+//     gate first, so they neither race each other to the row lock nor
+//     pay for the locking path when the read would have refused them.
+//   - Expired rows are deleted by Prune (the sweep), not by Takes; the key
+//     rows of each kind are capped (ThrottleOptions.MaxKeys), see cap.
 type Throttle struct {
-	s *Store
-	// PruneBatch bounds the expired rows each Take removes; 0 turns it off
-	// (Prune must then be called).
-	PruneBatch int
+	db      *gorm.DB
+	pool    *sql.DB
+	driver  string
+	q       throttleSQL
+	gates   [gateStripes]chan struct{}
+	maxKeys int64
+	// taken counts, per kind, the reservations since this replica last
+	// counted that kind's key rows.
+	taken [len(keyKinds)]atomic.Int64
+}
+
+// ThrottleOptions size the throttle.
+type ThrottleOptions struct {
+	// Conns bounds the throttle's own pool on MySQL (SQLite: always one
+	// connection, the database has one writer).
+	Conns int
+	// MaxKeys bounds the key rows kept of each kind (user names, client
+	// addresses, other), as throttle.max_entries bounds the memory
+	// throttle: past it the rows whose window ends first are evicted.
+	MaxKeys int
 }
 
 var _ ports.LoginThrottle = (*Throttle)(nil)
 
-// NewThrottle returns the database-backed throttle of s.
-func NewThrottle(s *Store) *Throttle { return &Throttle{s: s, PruneBatch: 8} }
+// gateStripes is the number of in-process gates; keys share them by hash,
+// so the gates take fixed memory whatever keys arrive.
+const gateStripes = 64
 
-// maxThrottleRetries bounds the re-runs of a Take that MySQL chose as a
-// deadlock victim (two first Takes of a new key may be).
+// maxThrottleRetries bounds the re-runs of a locking Take that MySQL chose
+// as a deadlock victim (two first Takes of a new key, on two replicas,
+// may be).
 const maxThrottleRetries = 5
 
+// NewThrottle returns the database-backed throttle of s on a pool of its
+// own; Close closes that pool.
+func NewThrottle(s *Store, o ThrottleOptions) (*Throttle, error) {
+	if o.Conns <= 0 || o.MaxKeys <= 0 {
+		return nil, fmt.Errorf("gormstore throttle: Conns (%d) and MaxKeys (%d) must be above 0", o.Conns, o.MaxKeys)
+	}
+	conns := o.Conns
+	if s.driver == SQLite {
+		conns = 1
+	}
+	db, pool, err := s.openPool(conns)
+	if err != nil {
+		return nil, fmt.Errorf("gormstore throttle: %w", err)
+	}
+	t := &Throttle{db: db, pool: pool, driver: s.driver, q: throttleStatements(s.driver), maxKeys: int64(o.MaxKeys)}
+	for i := range t.gates {
+		t.gates[i] = make(chan struct{}, 1)
+	}
+	return t, nil
+}
+
+// Close closes the throttle's pool.
+func (t *Throttle) Close() error { return t.pool.Close() }
+
 // Take reserves one attempt for key when fewer than limit were reserved
-// in the window before now.
-func (t *Throttle) Take(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+// in the window before the database's now. The caller's now is not used:
+// see the type's invariants.
+func (t *Throttle) Take(ctx context.Context, key string, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
 	if limit <= 0 || window <= 0 {
 		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
 	}
 	kh := throttleKey(key)
+	gate := t.gates[gateOf(kh)]
+	select {
+	case gate <- struct{}{}:
+	case <-ctx.Done():
+		return ports.Reservation{}, fmt.Errorf("throttle take: %w", ctx.Err())
+	}
+	r, err := t.takeGated(ctx, kh, limit, window)
+	<-gate
+	if err != nil {
+		return ports.Reservation{}, fmt.Errorf("throttle take: %w", err)
+	}
+	r.Key = key
+	if r.OK {
+		t.afterReserve(ctx, kh)
+	}
+	return r, nil
+}
+
+func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
+	held, now, err := t.held(t.db.WithContext(ctx), kh, limit, window)
+	if err != nil {
+		return ports.Reservation{}, fmt.Errorf("read attempts: %w", err)
+	}
+	if len(held) >= limit {
+		return refused(held, limit, now, window), nil
+	}
 	for tries := 0; ; tries++ {
-		r, err := t.take(ctx, kh, limit, window, now)
+		r, err := t.reserve(ctx, kh, limit, window)
 		if err != nil && isRetryable(err) && tries < maxThrottleRetries && ctx.Err() == nil {
 			continue
 		}
-		if err != nil {
-			return ports.Reservation{}, fmt.Errorf("throttle take: %w", err)
-		}
-		r.Key = key
-		if t.PruneBatch > 0 && t.s.driver == MySQL {
-			// Outside the Take's transaction: pruning other keys' rows
-			// there would make unrelated Takes wait on each other.
-			_, _ = t.Prune(ctx, now, t.PruneBatch)
-		}
-		return r, nil
+		return r, err
 	}
 }
 
-func (t *Throttle) take(ctx context.Context, kh string, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+// held reads, without locking, the at most limit newest attempts of kh
+// still in the window, newest first, and the database's now.
+func (t *Throttle) held(db *gorm.DB, kh string, limit int, window time.Duration) ([]int64, int64, error) {
+	rows, err := db.Raw(t.q.held, kh, int64(window), limit).Rows()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var held []int64
+	var now int64
+	for rows.Next() {
+		var at int64
+		if err := rows.Scan(&at, &now); err != nil {
+			return nil, 0, err
+		}
+		held = append(held, at)
+	}
+	return held, now, rows.Err()
+}
+
+// refused is the answer when held fills the budget: the oldest of the
+// limit newest attempts is the one whose leaving frees a slot.
+func refused(held []int64, limit int, now int64, window time.Duration) ports.Reservation {
+	return ports.Reservation{RetryAfter: time.Duration(held[limit-1] + int64(window) - now)}
+}
+
+// reserve is the locking path: lock the key's row, count again, reserve.
+// It also deletes the key's own expired attempts when it sees some (under
+// the lock it holds anyway), so a key's rows stay near its budget even
+// between sweeps.
+func (t *Throttle) reserve(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
 	var r ports.Reservation
 	var opts *sql.TxOptions
-	lock := "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, ?) ON CONFLICT(key_hash) DO UPDATE SET expires_ns = MAX(expires_ns, excluded.expires_ns)"
-	if t.s.driver == MySQL {
+	if t.driver == MySQL {
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
-		lock = "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, ?) ON DUPLICATE KEY UPDATE expires_ns = GREATEST(expires_ns, VALUES(expires_ns))"
 	}
-	nowNs, fromNs, untilNs := now.UnixNano(), now.Add(-window).UnixNano(), now.Add(window).UnixNano()
-	err := t.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(lock, kh, untilNs).Error; err != nil {
+	err := t.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(t.q.lockKey, kh, int64(window)).Error; err != nil {
 			return fmt.Errorf("lock key: %w", err)
 		}
-		// The limit newest attempts in the window: when there are limit of
-		// them, the oldest of these is the one whose leaving frees a slot.
-		var held []int64
-		if err := tx.Raw("SELECT at_ns FROM login_attempts WHERE key_hash = ? AND at_ns > ? ORDER BY at_ns DESC LIMIT ?", kh, fromNs, limit).
-			Scan(&held).Error; err != nil {
+		held, now, stale, err := t.newest(tx, kh, limit, window)
+		if err != nil {
 			return fmt.Errorf("count attempts: %w", err)
 		}
 		if len(held) >= limit {
-			r.RetryAfter = time.Duration(held[limit-1] - fromNs)
+			r = refused(held, limit, now, window)
 			return nil
 		}
 		id := attemptID()
-		if err := tx.Exec("INSERT INTO login_attempts (key_hash, attempt_id, at_ns, expires_ns) VALUES (?, ?, ?, ?)", kh, id, nowNs, untilNs).Error; err != nil {
+		if err := tx.Exec(t.q.reserve, kh, id, int64(window)).Error; err != nil {
 			return fmt.Errorf("reserve attempt: %w", err)
 		}
-		r.ID, r.OK = id, true
-		if t.PruneBatch > 0 && t.s.driver == SQLite {
-			// The one writer holds the database anyway: pruning here costs
-			// no commit of its own.
-			_, err := t.prune(tx, nowNs, t.PruneBatch)
-			return err
+		if stale {
+			if err := tx.Exec(t.q.dropStale, kh).Error; err != nil {
+				return fmt.Errorf("drop expired attempts: %w", err)
+			}
 		}
+		r.ID, r.OK = id, true
 		return nil
 	}, opts)
 	return r, err
+}
+
+// newest reads the key's limit+1 newest attempts under the key's lock:
+// those still in the window (newest first), the database's now, and
+// whether any has expired (attempts of one key expire in the order they
+// were made, so an expired one, if any, is among them).
+func (t *Throttle) newest(tx *gorm.DB, kh string, limit int, window time.Duration) (held []int64, now int64, stale bool, err error) {
+	rows, err := tx.Raw(t.q.newest, kh, limit+1).Rows()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer rows.Close()
+	type row struct{ at, expires int64 }
+	var all []row
+	for rows.Next() {
+		var x row
+		if err := rows.Scan(&x.at, &x.expires, &now); err != nil {
+			return nil, 0, false, err
+		}
+		all = append(all, x)
+	}
+	for _, x := range all {
+		if x.at > now-int64(window) && len(held) < limit {
+			held = append(held, x.at)
+		}
+		stale = stale || x.expires <= now
+	}
+	return held, now, stale, rows.Err()
 }
 
 // Cancel gives a reservation back: the attempt does not count.
@@ -107,49 +235,29 @@ func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
 	if r.ID == "" {
 		return nil
 	}
-	err := t.s.db.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", throttleKey(r.Key), r.ID).Error
+	err := t.db.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", throttleKey(r.Key), r.ID).Error
 	if err != nil {
 		return fmt.Errorf("throttle cancel: %w", err)
 	}
 	return nil
 }
 
-// Prune deletes at most limit attempts and at most limit key rows whose
-// window ended by now, and says how many rows it deleted.
-func (t *Throttle) Prune(ctx context.Context, now time.Time, limit int) (int64, error) {
-	if limit <= 0 {
-		return 0, errors.New("throttle prune: limit must be positive")
-	}
-	return t.prune(t.s.db.WithContext(ctx), now.UnixNano(), limit)
-}
+// errPruneLimit is Prune's answer to a limit it cannot use.
+var errPruneLimit = errors.New("throttle prune: limit must be positive")
 
-func (t *Throttle) prune(db *gorm.DB, nowNs int64, limit int) (int64, error) {
-	stmts := []string{
-		"DELETE FROM login_attempts WHERE id IN (SELECT id FROM login_attempts WHERE expires_ns <= ? LIMIT ?)",
-		"DELETE FROM login_throttle_keys WHERE key_hash IN (SELECT key_hash FROM login_throttle_keys WHERE expires_ns <= ? LIMIT ?)",
-	}
-	if t.s.driver == MySQL {
-		stmts = []string{
-			"DELETE FROM login_attempts WHERE expires_ns <= ? LIMIT ?",
-			"DELETE FROM login_throttle_keys WHERE expires_ns <= ? LIMIT ?",
-		}
-	}
-	var n int64
-	for _, q := range stmts {
-		res := db.Exec(q, nowNs, limit)
-		if res.Error != nil {
-			return n, fmt.Errorf("throttle prune: %w", res.Error)
-		}
-		n += res.RowsAffected
-	}
-	return n, nil
-}
-
-// throttleKey is the stored form of a key: its SHA-256, so any key is
-// compared byte for byte and stored in 64 characters.
+// throttleKey is the stored form of a key: a letter naming its kind (see
+// keyKinds), then 63 hex digits of its SHA-256, so any key is compared
+// byte for byte in 64 characters and each kind's rows are one range of
+// the primary key.
 func throttleKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
+	return string(kindOf(key)) + hex.EncodeToString(sum[:])[:63]
+}
+
+// gateOf is the gate stripe of a stored key.
+func gateOf(kh string) int {
+	b, _ := hex.DecodeString(kh[1:5])
+	return (int(b[0])<<8 | int(b[1])) % gateStripes
 }
 
 func attemptID() string {

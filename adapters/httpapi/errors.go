@@ -38,6 +38,7 @@ var statusTable = []struct {
 	{domain.ErrInvalidInput, http.StatusBadRequest, http.StatusBadRequest, http.StatusUnauthorized, "invalid_client"},
 	{domain.ErrNotFound, http.StatusNotFound, http.StatusBadRequest, http.StatusUnauthorized, "invalid_client"},
 	{domain.ErrConflict, http.StatusConflict, http.StatusServiceUnavailable, http.StatusServiceUnavailable, "temporarily_unavailable"},
+	{errBodyTooSlow, http.StatusRequestTimeout, http.StatusBadRequest, http.StatusUnauthorized, "invalid_client"},
 	{domain.ErrUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, "temporarily_unavailable"},
 }
 

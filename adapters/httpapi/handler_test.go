@@ -88,9 +88,18 @@ func newHarness(t *testing.T, limits Limits) *harness {
 	h := &harness{reports: &fakeReports{receipt: domain.Receipt{ReportID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}},
 		tokens: &fakeTokens{}, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, nil))
-	srv := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,
+	if limits.MaxReceiving == 0 {
+		limits.MaxReceiving, limits.MaxReceivingPerPartner = 64, 64
+	}
+	if limits.MinBodyRate == 0 {
+		limits.MinBodyRate, limits.BodyRateGrace = 1, time.Minute
+	}
+	srv, err := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,
 		JWKS: func() ([]byte, error) { return []byte(`{"keys":[]}`), nil }, OpenAPI: []byte("openapi: 3.1.0\n"),
 		Log: log, Limits: limits}, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	h.srv, h.url = srv, ts.URL
@@ -421,7 +430,11 @@ func TestPanicAnswersByTheStatusRule(t *testing.T) {
 	h.reports.err = nil
 	h.tokens.issued = ports.Issued{}
 	panicky := &panicReports{}
-	srv := New(Server{Reports: panicky, Exchange: panicky, Auth: h.tokens, Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}, NewMetrics())
+	srv, err := New(Server{Reports: panicky, Exchange: panicky, Auth: h.tokens, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Limits: h.srv.Limits}, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	h.url = ts.URL

@@ -25,7 +25,9 @@ type Metrics struct {
 	Overloaded     prometheus.Counter
 	// MissingFiles counts stored rows whose file the sweep found missing
 	// (each row once); the sweep also logs each.
-	MissingFiles prometheus.Counter
+	MissingFiles  prometheus.Counter
+	BodiesTooSlow prometheus.Counter
+	receiving     prometheus.Gauge
 }
 
 // NewMetrics registers the metrics and the Go and process collectors.
@@ -49,11 +51,14 @@ func NewMetrics() *Metrics {
 		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
 	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
 	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
-		Help: "Reports turned away at once with 503 because http.max_in_flight were being processed."})
+		Help: "Reports turned away at once with 503 overloaded: http.max_in_flight being processed, or a bound on bodies being received full."})
 	m.MissingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
 		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
+	m.BodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
+		Help: "Report bodies cut with 408 for arriving slower than http.min_body_rate."})
+	m.receiving = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bodies_receiving", Help: "Report bodies being received."})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
-		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles,
+		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles, m.BodiesTooSlow, m.receiving,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

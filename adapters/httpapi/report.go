@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -34,7 +33,7 @@ type reportReply struct {
 
 // The codes of the 503s that turn a report away before it starts.
 const (
-	codeOverloaded   = "overloaded"    // http.max_in_flight reports already running
+	codeOverloaded   = "overloaded"    // http.max_in_flight reports running, or the bounds of bodies being received full
 	codeShuttingDown = "shutting_down" // Stop was called
 )
 
@@ -103,8 +102,10 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 }
 
 // handleReport is POST /api/partner_api.php. Order of checks: token (401)
-// before the body is read, then the in-flight bound (503 at once), then
-// Content-Type (415), size (413), JSON, and the fields.
+// before the body is read, Content-Type (415), declared size (413), a
+// place among the bodies being received (503 at once), the body itself
+// (413, 408 when too slow), then the in-flight bound (503 at once), JSON
+// and the fields. A body still arriving holds no in-flight slot.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	ri := info(r)
 	tok, why := bearerToken(r)
@@ -120,16 +121,6 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.user = principal.User
-	select {
-	case s.inFlight <- struct{}{}:
-		defer func() { <-s.inFlight }()
-	default:
-		s.metrics.Overloaded.Inc()
-		e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "Servicio ocupado: demasiados reportes en proceso; reintente en un momento")
-		e.RetryAfter = time.Second
-		s.reportError(w, r, e)
-		return
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		s.reportError(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type debe ser application/json"))
@@ -139,15 +130,17 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.reportError(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.Limits.MaxBody), r.ContentLength)
+	body, err := s.receive(w, r, principal.User)
 	defer s.reclaim.after(len(body))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.reportError(w, r, tooLarge(s.Limits.MaxBody))
-			return
-		}
-		s.reportError(w, r, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"})
+		s.reportError(w, r, err)
+		return
+	}
+	select {
+	case s.inFlight <- struct{}{}:
+		defer func() { <-s.inFlight }()
+	default:
+		s.reportError(w, r, s.overloaded("Servicio ocupado: demasiados reportes en proceso; reintente en un momento"))
 		return
 	}
 	members, err := DecodeObject(body, s.Limits.MaxMembers)

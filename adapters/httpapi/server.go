@@ -10,6 +10,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -32,6 +33,14 @@ type Limits struct {
 	MaxProblems   int           // problems listed in a 400's errors[]
 	MaxInFlight   int           // reports processed at once (503 beyond)
 	ReportTimeout time.Duration // how long a report may take once accepted
+	// The bodies being received (not yet processed): at most MaxReceiving
+	// in all and MaxReceivingPerPartner for one token subject (503
+	// beyond); a body averaging less than MinBodyRate bytes per second
+	// once BodyRateGrace has passed is cut (408). Each must be set.
+	MaxReceiving           int
+	MaxReceivingPerPartner int
+	MinBodyRate            int64
+	BodyRateGrace          time.Duration
 }
 
 // Server holds what the handlers need.
@@ -50,15 +59,27 @@ type Server struct {
 	// Clock dates the log gate's windows (the system's when nil).
 	Clock ports.Clock
 
-	metrics  *Metrics
-	inFlight chan struct{}
-	quiet    *logGate
-	work     *reportWork
-	reclaim  *reclaimer
+	metrics   *Metrics
+	inFlight  chan struct{}
+	receiving *receiving
+	quiet     *logGate
+	work      *reportWork
+	reclaim   *reclaimer
 }
 
-// New returns a server with its metrics; zero limits take the defaults.
-func New(s Server, m *Metrics) *Server {
+// New returns a server with its metrics. Zero limits of the first five
+// take their defaults; the bounds on bodies being received have none here
+// (the configuration gives them) and New refuses them unset.
+func New(s Server, m *Metrics) (*Server, error) {
+	l := &s.Limits
+	switch {
+	case l.MaxReceiving <= 0 || l.MaxReceivingPerPartner <= 0:
+		return nil, fmt.Errorf("httpapi: the bounds on bodies being received (%d in all, %d per partner) must be above 0",
+			l.MaxReceiving, l.MaxReceivingPerPartner)
+	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
+		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
+			l.MinBodyRate, l.BodyRateGrace)
+	}
 	s.metrics = m
 	if s.Log == nil {
 		s.Log = slog.Default()
@@ -66,17 +87,17 @@ func New(s Server, m *Metrics) *Server {
 	if s.Clock == nil {
 		s.Clock = wallClock{}
 	}
-	l := &s.Limits
 	l.MaxBody = orDefault(l.MaxBody, 32<<20)
 	l.MaxMembers = int(orDefault(int64(l.MaxMembers), 256))
 	l.MaxProblems = int(orDefault(int64(l.MaxProblems), 100))
 	l.MaxInFlight = int(orDefault(int64(l.MaxInFlight), 256))
 	l.ReportTimeout = time.Duration(orDefault(int64(l.ReportTimeout), int64(60*time.Second)))
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
+	s.receiving = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()
-	return &s
+	return &s, nil
 }
 
 func orDefault(v, d int64) int64 {

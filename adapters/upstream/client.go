@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -44,6 +45,8 @@ type loginResponse struct {
 	AccessToken string `json:"access_token"`
 }
 
+// unavailable is an outage of the upstream. Errors that may quote the
+// URL (which may hold a user:password@) are masked before they get here.
 func unavailable(cause error) error {
 	return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(cause)
 }
@@ -64,13 +67,13 @@ func (c *Client) Exchange(ctx context.Context, user, password string) (tok strin
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
-		return "", unavailable(err)
+		return "", unavailable(fmt.Errorf("login upstream: %w", redact.Error(err)))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return "", unavailable(fmt.Errorf("login upstream: %w", err))
+		return "", unavailable(fmt.Errorf("login upstream: %w", redact.Error(err)))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

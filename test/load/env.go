@@ -45,6 +45,7 @@ type environment struct {
 	token      string
 	driver     string
 	svcDSN     string
+	svcEnv     []string // the service's environment, for more users add
 	serverDSN  string
 	ceilingDSN string
 	run        int64
@@ -127,10 +128,9 @@ func newEnvironment(o options) (_ *environment, err error) {
 	// Last, so that -env overrides the tool's own settings (exec keeps the
 	// last value of a key).
 	env = append(env, o.env...)
-	add := exec.Command(bin, "users", "add", "--user", user, "--nit", "900123456-8")
-	add.Dir, add.Env, add.Stdin = dir, env, strings.NewReader(password+"\n")
-	if out, err := add.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("users add: %v\n%s", err, out)
+	e.svcEnv = env
+	if err := e.addUser(user); err != nil {
+		return nil, err
 	}
 	if o.replicas > 1 {
 		// Replicas as a fleet runs them: one key, one upload directory (on
@@ -223,8 +223,21 @@ func waitUp(u string) error {
 	return fmt.Errorf("%s did not come up", u)
 }
 
-func (e *environment) getToken() (string, error) {
-	body, _ := json.Marshal(map[string]string{"user": user, "password": password})
+// addUser adds a partner with the tool's password, as an operator does.
+func (e *environment) addUser(name string) error {
+	add := exec.Command(e.bin, "users", "add", "--user", name, "--nit", "900123456-8")
+	add.Dir, add.Env, add.Stdin = e.dir, e.svcEnv, strings.NewReader(password+"\n")
+	if out, err := add.CombinedOutput(); err != nil {
+		return fmt.Errorf("users add %s: %v\n%s", name, err, out)
+	}
+	return nil
+}
+
+func (e *environment) getToken() (string, error) { return e.tokenFor(user) }
+
+// tokenFor takes a token for a partner added with the tool's password.
+func (e *environment) tokenFor(name string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"user": name, "password": password})
 	req, _ := http.NewRequest("GET", e.svcURL+"/api/partner_api.php", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

@@ -5,6 +5,8 @@
 //	go run -C test/load .                          # SQLite (embedded default)
 //	go run -C test/load . -store mysql -dsn 'root@tcp(127.0.0.1:3306)/'
 //	go run -C test/load . -runs 3 -profile /tmp/prof   # for the record
+//	go run -C test/load . -mode slow-body              # reports beside slow bodies
+//	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -58,6 +60,11 @@ type options struct {
 	profileTime         time.Duration
 	bin                 string // a prebuilt service binary instead of building the checkout
 	replicas            int    // service processes on one store, requests spread over them
+	mode                string // levels, or an attack mode (edge.go)
+	edgeConc            int    // the measured reports' concurrency in an attack mode
+	attackConc          int    // login-flood clients
+	slowN               int    // slow bodies kept arriving
+	slowEvery           time.Duration
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -98,12 +105,21 @@ func main() {
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
+	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), slow-body or login-flood (reports alone, then beside that attack; see edge.go)")
+	flag.IntVar(&o.edgeConc, "edge-c", 32, "concurrency of the measured reports, with -mode slow-body or login-flood")
+	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
+	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
+	flag.DurationVar(&o.slowEvery, "slow-every", 5*time.Second, "a slow body's pace: one byte per this, with -mode slow-body")
 	flag.Parse()
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
 	if err := o.complete(); err != nil {
 		log.Fatal(err)
 	}
-	if err := run(o); err != nil {
+	measure := run
+	if o.mode != modeLevels {
+		measure = runEdge
+	}
+	if err := measure(o); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -120,7 +136,11 @@ func (o *options) complete() error {
 	}
 	o.root = root
 	if o.out == "" {
-		o.out = filepath.Join(root, "test", "load", "results", "latest-"+o.store+".md")
+		name := "latest-" + o.store + ".md"
+		if o.mode != modeLevels {
+			name = o.mode + "-" + o.store + ".md"
+		}
+		o.out = filepath.Join(root, "test", "load", "results", name)
 	}
 	o.out = callerPath(o.out)
 	if o.profileDir != "" {

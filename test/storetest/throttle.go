@@ -8,28 +8,41 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/ports"
 )
 
 // Pruner is a throttle that deletes what has left every window.
 type Pruner interface {
-	Prune(ctx context.Context, now time.Time, limit int) (int64, error)
+	Prune(ctx context.Context, limit int) (int64, error)
 }
 
+// ThrottleSubject is a throttle under test and a way to let time pass for
+// it: the memory throttle's time is the now its callers pass; the
+// database throttle's windows follow the database's clock (contract §7,
+// "Replicas share one clock"), so time passes for it when every time it
+// stored moves back.
+type ThrottleSubject struct {
+	ports.LoginThrottle
+	Now  func() time.Time      // what callers pass as now
+	Pass func(d time.Duration) // lets d pass for the throttle
+}
+
+// near tells whether a RetryAfter is want, less at most the few moments
+// the test itself took (a database throttle's clock runs meanwhile).
+func near(got, want time.Duration) bool { return got <= want && got > want-5*time.Second }
+
 // RunLoginThrottle is the one suite every ports.LoginThrottle runs: the
-// budget, the sliding window (with an injected now), RetryAfter, Cancel,
-// byte-exact keys and an atomic budget under concurrent Takes.
-func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
+// budget, the sliding window, RetryAfter, Cancel, byte-exact keys and an
+// atomic budget under concurrent Takes.
+func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 	ctx := context.Background()
-	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	const window = time.Minute
 
-	take := func(t *testing.T, th ports.LoginThrottle, key string, limit int, now time.Time) ports.Reservation {
+	take := func(t *testing.T, th ThrottleSubject, key string, limit int) ports.Reservation {
 		t.Helper()
-		r, err := th.Take(ctx, key, limit, window, now)
+		r, err := th.Take(ctx, key, limit, window, th.Now())
 		if err != nil {
-			t.Fatalf("Take(%q) at %s: %v", key, now.Sub(t0), err)
+			t.Fatalf("Take(%q): %v", key, err)
 		}
 		return r
 	}
@@ -37,35 +50,42 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
 	t.Run("budget and RetryAfter", func(t *testing.T) {
 		th := open(t)
 		for i := 0; i < 3; i++ {
-			if r := take(t, th, "user:acme", 3, t0); !r.OK || r.ID == "" || r.Key != "user:acme" {
+			if r := take(t, th, "user:acme", 3); !r.OK || r.ID == "" || r.Key != "user:acme" {
 				t.Fatalf("take %d = %+v, want a reservation", i, r)
 			}
 		}
-		r := take(t, th, "user:acme", 3, t0.Add(15*time.Second))
-		if r.OK || r.RetryAfter != 45*time.Second {
+		th.Pass(15 * time.Second)
+		r := take(t, th, "user:acme", 3)
+		if r.OK || !near(r.RetryAfter, 45*time.Second) {
 			t.Fatalf("take over the budget = %+v, want refused with RetryAfter 45s", r)
 		}
 	})
 
 	t.Run("sliding window", func(t *testing.T) {
 		th := open(t)
-		for _, at := range []time.Duration{0, 20 * time.Second, 40 * time.Second} {
-			if r := take(t, th, "addr:192.0.2.1", 3, t0.Add(at)); !r.OK {
-				t.Fatalf("take at %s refused: %+v", at, r)
+		for i := range 3 {
+			if i > 0 {
+				th.Pass(20 * time.Second)
+			}
+			if r := take(t, th, "addr:192.0.2.1", 3); !r.OK {
+				t.Fatalf("take at %ds refused: %+v", 20*i, r)
 			}
 		}
-		if r := take(t, th, "addr:192.0.2.1", 3, t0.Add(50*time.Second)); r.OK || r.RetryAfter != 10*time.Second {
+		th.Pass(10 * time.Second)
+		if r := take(t, th, "addr:192.0.2.1", 3); r.OK || !near(r.RetryAfter, 10*time.Second) {
 			t.Fatalf("at 50s = %+v, want refused for 10s", r)
 		}
 		// At 60 s the first attempt has left the window.
-		if r := take(t, th, "addr:192.0.2.1", 3, t0.Add(60*time.Second)); !r.OK {
+		th.Pass(10 * time.Second)
+		if r := take(t, th, "addr:192.0.2.1", 3); !r.OK {
 			t.Fatalf("at 60s = %+v, want a slot", r)
 		}
-		if r := take(t, th, "addr:192.0.2.1", 3, t0.Add(61*time.Second)); r.OK || r.RetryAfter != 19*time.Second {
+		th.Pass(time.Second)
+		if r := take(t, th, "addr:192.0.2.1", 3); r.OK || !near(r.RetryAfter, 19*time.Second) {
 			t.Fatalf("at 61s = %+v, want refused for 19s", r)
 		}
 		// A stricter rule on the same key counts the same attempts.
-		if r := take(t, th, "addr:192.0.2.1", 2, t0.Add(61*time.Second)); r.OK || r.RetryAfter != 39*time.Second {
+		if r := take(t, th, "addr:192.0.2.1", 2); r.OK || !near(r.RetryAfter, 39*time.Second) {
 			t.Fatalf("limit 2 at 61s = %+v, want refused for 39s", r)
 		}
 	})
@@ -74,9 +94,9 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
 		th := open(t)
 		var held []ports.Reservation
 		for i := 0; i < 2; i++ {
-			held = append(held, take(t, th, "user:acme", 2, t0))
+			held = append(held, take(t, th, "user:acme", 2))
 		}
-		if r := take(t, th, "user:acme", 2, t0); r.OK {
+		if r := take(t, th, "user:acme", 2); r.OK {
 			t.Fatal("budget not spent")
 		}
 		if err := th.Cancel(ctx, held[0]); err != nil {
@@ -88,10 +108,10 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
 		if err := th.Cancel(ctx, ports.Reservation{Key: "user:acme", ID: "0123456789abcdef01234567"}); err != nil {
 			t.Fatalf("cancel of a stranger: %v", err)
 		}
-		if r := take(t, th, "user:acme", 2, t0); !r.OK {
+		if r := take(t, th, "user:acme", 2); !r.OK {
 			t.Fatalf("after cancel = %+v, want a slot", r)
 		}
-		if r := take(t, th, "user:acme", 2, t0); r.OK {
+		if r := take(t, th, "user:acme", 2); r.OK {
 			t.Fatal("a cancel freed more than one slot")
 		}
 	})
@@ -99,10 +119,10 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
 	t.Run("keys are byte-exact", func(t *testing.T) {
 		th := open(t)
 		for i := 0; i < 2; i++ {
-			take(t, th, "user:acme", 2, t0)
+			take(t, th, "user:acme", 2)
 		}
-		for _, k := range []string{"user:ACME", "user:Acme", "user:acmé", "user:acme   ", "user: acme", "addr:acme"} {
-			if r := take(t, th, k, 2, t0); !r.OK {
+		for _, k := range []string{"user:ACME", "user:Acme", "user:acmé", "user:acme   ", "user: acme", "addr:acme", "acme", "other:acme"} {
+			if r := take(t, th, k, 2); !r.OK {
 				t.Errorf("key %q shares acme's budget: %+v", k, r)
 			}
 		}
@@ -110,64 +130,88 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ports.LoginThrottle) {
 
 	t.Run("60 concurrent takes: exactly the limit", func(t *testing.T) {
 		th := open(t)
-		if ok := concurrentTakes(t, []ports.LoginThrottle{th}, 60, 10, t0); ok != 10 {
+		if ok := concurrentTakes(t, []ports.LoginThrottle{th}, []time.Time{th.Now()}, 60, 10); ok != 10 {
 			t.Fatalf("%d reservations of 60 concurrent takes, want exactly 10", ok)
 		}
 	})
 
 	t.Run("prune deletes only what left every window, bounded", func(t *testing.T) {
 		th := open(t)
-		p, ok := th.(Pruner)
+		p, ok := th.LoginThrottle.(Pruner)
 		if !ok {
 			t.Skip("no prune: the adapter bounds its state otherwise")
 		}
 		for i := 0; i < 5; i++ {
-			take(t, th, fmt.Sprintf("user:old-%d", i), 3, t0)
+			take(t, th, fmt.Sprintf("user:old-%d", i), 3)
 		}
-		take(t, th, "user:recent", 3, t0.Add(30*time.Second))
-		n, err := p.Prune(ctx, t0.Add(window+time.Second), 3)
+		th.Pass(30 * time.Second)
+		take(t, th, "user:recent", 3)
+		th.Pass(window - 30*time.Second + time.Second)
+		n, err := p.Prune(ctx, 3)
 		if err != nil || n == 0 || n > 6 {
 			t.Fatalf("Prune = %d, %v; want some, at most 3 attempts and 3 keys", n, err)
 		}
 		for n > 0 {
-			if n, err = p.Prune(ctx, t0.Add(window+time.Second), 3); err != nil {
+			if n, err = p.Prune(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if r := take(t, th, "user:recent", 1, t0.Add(window+time.Second)); r.OK {
+		if r := take(t, th, "user:recent", 1); r.OK {
 			t.Fatal("prune removed an attempt still in its window")
 		}
 	})
 }
 
 // RunLoginThrottleReplicas checks that two throttles opened on one
-// backing store (two replicas) allow one budget together.
-func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b ports.LoginThrottle)) {
+// backing store (two replicas) allow one budget together, also when their
+// callers' clocks are 90 s apart (the third round's finding 7: a replica
+// ahead doubled the address budget).
+func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b ThrottleSubject)) {
 	ctx := context.Background()
-	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	a, b := open(t)
-	if ok := concurrentTakes(t, []ports.LoginThrottle{a, b}, 60, 10, t0); ok != 10 {
-		t.Fatalf("%d reservations of 60 concurrent takes on two replicas, want exactly 10", ok)
-	}
-	// A slot given back on one replica is free on the other.
-	r, err := b.Take(ctx, "user:other", 1, time.Minute, t0)
-	if err != nil || !r.OK {
-		t.Fatalf("take on b: %+v, %v", r, err)
-	}
-	if r, _ := a.Take(ctx, "user:other", 1, time.Minute, t0); r.OK {
-		t.Fatal("replica a does not see b's reservation")
-	}
-	if err := a.Cancel(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := a.Take(ctx, "user:other", 1, time.Minute, t0); err != nil || !r.OK {
-		t.Fatalf("after cancel: %+v, %v", r, err)
-	}
+	t.Run("one budget", func(t *testing.T) {
+		a, b := open(t)
+		if ok := concurrentTakes(t, []ports.LoginThrottle{a, b}, []time.Time{a.Now(), b.Now()}, 60, 10); ok != 10 {
+			t.Fatalf("%d reservations of 60 concurrent takes on two replicas, want exactly 10", ok)
+		}
+		// A slot given back on one replica is free on the other.
+		r, err := b.Take(ctx, "user:other", 1, time.Minute, b.Now())
+		if err != nil || !r.OK {
+			t.Fatalf("take on b: %+v, %v", r, err)
+		}
+		if r, _ := a.Take(ctx, "user:other", 1, time.Minute, a.Now()); r.OK {
+			t.Fatal("replica a does not see b's reservation")
+		}
+		if err := a.Cancel(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := a.Take(ctx, "user:other", 1, time.Minute, a.Now()); err != nil || !r.OK {
+			t.Fatalf("after cancel: %+v, %v", r, err)
+		}
+	})
+	t.Run("clocks 90s apart share one budget", func(t *testing.T) {
+		a, b := open(t)
+		now := a.Now()
+		clocks := []time.Time{now, now.Add(90 * time.Second)}
+		ok := 0
+		for i := range 60 { // one at a time, alternating: no race, only the clocks differ
+			th := []ports.LoginThrottle{a, b}[i%2]
+			r, err := th.Take(ctx, "addr:192.0.2.9", 30, time.Minute, clocks[i%2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.OK {
+				ok++
+			}
+		}
+		if ok != 30 {
+			t.Fatalf("%d password checks allowed of an address budget of 30 across replicas 90s apart, want 30", ok)
+		}
+	})
 }
 
-// concurrentTakes races n Takes of one key, spread over throttles, and
-// counts the reservations.
-func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, n, limit int, now time.Time) int {
+// concurrentTakes races n Takes of one key, spread over throttles (each
+// called with its own clock), and counts the reservations.
+func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, clocks []time.Time, n, limit int) int {
 	var ok atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -176,7 +220,7 @@ func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, n, limit int, now 
 		go func() {
 			defer wg.Done()
 			<-start
-			r, err := ths[i%len(ths)].Take(context.Background(), "user:acme", limit, time.Minute, now)
+			r, err := ths[i%len(ths)].Take(context.Background(), "user:acme", limit, time.Minute, clocks[i%len(ths)])
 			if err != nil {
 				t.Errorf("take %d: %v", i, err)
 				return
@@ -189,28 +233,4 @@ func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, n, limit int, now 
 	close(start)
 	wg.Wait()
 	return int(ok.Load())
-}
-
-// SQLiteThrottle is the database throttle of a fresh SQLite store.
-func SQLiteThrottle(tb testing.TB) ports.LoginThrottle {
-	return gormstore.NewThrottle(MustOpenSQLite(tb))
-}
-
-// SQLiteThrottles are two throttles of two stores on one SQLite file.
-func SQLiteThrottles(tb testing.TB) (ports.LoginThrottle, ports.LoginThrottle) {
-	path := SQLitePath(tb)
-	return gormstore.NewThrottle(MustOpen(tb, gormstore.SQLite, path, gormstore.Options{})),
-		gormstore.NewThrottle(MustOpen(tb, gormstore.SQLite, path, gormstore.Options{}))
-}
-
-// MySQLThrottle is the database throttle of a store on a fresh database.
-func MySQLThrottle(tb testing.TB) ports.LoginThrottle {
-	return gormstore.NewThrottle(MustOpenMySQL(tb))
-}
-
-// MySQLThrottles are two throttles of two stores on one MySQL database.
-func MySQLThrottles(tb testing.TB) (ports.LoginThrottle, ports.LoginThrottle) {
-	dsn := MustCreateDatabase(tb)
-	return gormstore.NewThrottle(MustOpen(tb, gormstore.MySQL, dsn, gormstore.Options{})),
-		gormstore.NewThrottle(MustOpen(tb, gormstore.MySQL, dsn, gormstore.Options{}))
 }

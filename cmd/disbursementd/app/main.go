@@ -20,6 +20,7 @@ import (
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -35,6 +36,7 @@ type Main struct {
 	Uploads Uploads
 	Keys    *jwtkeys.Keys
 
+	pruner     throttlePruner // the database throttle, pruned by the sweep; nil in memory
 	srv, debug *http.Server
 	api        *httpapi.Server
 	ln         net.Listener
@@ -121,7 +123,7 @@ func loginName(cfg *config.Config) string {
 	if cfg.Login.URL == "" {
 		return "built-in"
 	}
-	return config.RedactURL(cfg.Login.URL)
+	return redact.Credentials(cfg.Login.URL)
 }
 
 // go runs fn in the background until Close.

@@ -30,6 +30,7 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler, missing prom
 	m.goBackground(func() {
 		for {
 			rep, err := r.Run(ctx, true, ports.NewRows)
+			m.pruneThrottle(ctx)
 			if ctx.Err() != nil {
 				return
 			}

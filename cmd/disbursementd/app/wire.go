@@ -115,7 +115,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
 	}
-	srv := httpapi.New(httpapi.Server{
+	srv, err := httpapi.New(httpapi.Server{
 		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
@@ -131,9 +131,14 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			{Name: "keys", Fn: m.Keys.Check},
 		},
 		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
-			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout},
+			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
+			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
+			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
 	}, metrics)
+	if err != nil {
+		return wired{}, err
+	}
 	rec := reconciler(cfg, m.Store, m.Uploads, m.Clock)
 	select {
 	case <-migrated:
@@ -172,7 +177,13 @@ func (m *Main) readLegacy(ctx context.Context, reports *ports.Reports) {
 func (m *Main) throttle() (ports.LoginThrottle, error) {
 	switch m.Config.ThrottleBackend() {
 	case "database":
-		return gormstore.NewThrottle(m.Store), nil
+		t, err := gormstore.NewThrottle(m.Store, gormstore.ThrottleOptions{Conns: m.Config.Throttle.DBConns, MaxKeys: m.Config.Throttle.MaxEntries})
+		if err != nil {
+			return nil, err
+		}
+		m.closers = append(m.closers, t)
+		m.pruner = t
+		return t, nil
 	default:
 		t, err := memstate.NewThrottle(m.Config.Throttle.MaxEntries)
 		if err != nil {

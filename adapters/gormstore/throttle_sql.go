@@ -1,0 +1,92 @@
+package gormstore
+
+import "strings"
+
+// throttleSQL are the throttle's statements for one driver. Every time in
+// them is the database's own: NOW stands for the database's clock in
+// nanoseconds since 1970 (UTC), evaluated once per statement (MySQL) or
+// per row step (SQLite), never a value a replica sends.
+type throttleSQL struct {
+	held      string // key, window ns, limit → at_ns, now of the newest attempts in the window (no lock)
+	lockKey   string // key, window ns: create or extend the key's row, taking its lock
+	newest    string // key, n → at_ns, expires_ns, now of the key's n newest attempts
+	reserve   string // key, attempt id, window ns
+	dropStale string // key: its expired attempts
+	prune     []string
+	countKind string // low, high → key rows in [low, high)
+	victims   string // low, high, n → the n key rows in [low, high) whose window ends first, locked
+}
+
+// Database clocks in nanoseconds since 1970 UTC. MySQL: microseconds from
+// the epoch to UTC_TIMESTAMP(6), which no session time zone shifts;
+// SQLite: unixepoch('subsec'), milliseconds, on the one host whose file
+// every process shares.
+const (
+	mysqlNowNs  = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) * 1000)"
+	sqliteNowNs = "(CAST(unixepoch('subsec') * 1000 AS INTEGER) * 1000000)"
+)
+
+func throttleStatements(driver string) throttleSQL {
+	q := throttleSQL{
+		held:      "SELECT at_ns, NOW FROM login_attempts WHERE key_hash = ? AND at_ns > NOW - ? ORDER BY at_ns DESC LIMIT ?",
+		newest:    "SELECT at_ns, expires_ns, NOW FROM login_attempts WHERE key_hash = ? ORDER BY at_ns DESC LIMIT ?",
+		reserve:   "INSERT INTO login_attempts (key_hash, attempt_id, at_ns, expires_ns) VALUES (?, ?, NOW, NOW + ?)",
+		dropStale: "DELETE FROM login_attempts WHERE key_hash = ? AND expires_ns <= NOW",
+		countKind: "SELECT COUNT(*) FROM login_throttle_keys WHERE key_hash >= ? AND key_hash < ?",
+	}
+	now := sqliteNowNs
+	if driver == MySQL {
+		now = mysqlNowNs
+		q.lockKey = "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, NOW + ?) " +
+			"ON DUPLICATE KEY UPDATE expires_ns = GREATEST(expires_ns, VALUES(expires_ns))"
+		q.prune = []string{
+			"DELETE FROM login_attempts WHERE expires_ns <= NOW LIMIT ?",
+			"DELETE FROM login_throttle_keys WHERE expires_ns <= NOW LIMIT ?",
+		}
+		q.victims = "SELECT key_hash FROM login_throttle_keys WHERE key_hash >= ? AND key_hash < ? ORDER BY expires_ns LIMIT ? FOR UPDATE"
+	} else {
+		q.lockKey = "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, NOW + ?) " +
+			"ON CONFLICT(key_hash) DO UPDATE SET expires_ns = MAX(expires_ns, excluded.expires_ns)"
+		q.prune = []string{
+			"DELETE FROM login_attempts WHERE id IN (SELECT id FROM login_attempts WHERE expires_ns <= NOW LIMIT ?)",
+			"DELETE FROM login_throttle_keys WHERE key_hash IN (SELECT key_hash FROM login_throttle_keys WHERE expires_ns <= NOW LIMIT ?)",
+		}
+		// BEGIN IMMEDIATE already holds the one write lock.
+		q.victims = "SELECT key_hash FROM login_throttle_keys WHERE key_hash >= ? AND key_hash < ? ORDER BY expires_ns LIMIT ?"
+	}
+	for _, p := range []*string{&q.held, &q.lockKey, &q.newest, &q.reserve, &q.dropStale, &q.prune[0], &q.prune[1]} {
+		*p = strings.ReplaceAll(*p, "NOW", now)
+	}
+	return q
+}
+
+// keyKinds are the kinds of key the throttle tells apart, by what comes
+// before a key's first colon ("user:acme", "addr:192.0.2.1"); any other
+// kind is the last. Each has a letter that starts its stored keys (not a
+// hex digit, so no stored key of one kind falls in another's range) and
+// its own cap, so a flood of one kind evicts only keys of that kind.
+var keyKinds = [...]struct {
+	prefix string
+	tag    byte
+}{{"user", 'U'}, {"addr", 'A'}, {"", 'O'}}
+
+// kindOf is the tag of key's kind.
+func kindOf(key string) byte {
+	prefix, _, _ := strings.Cut(key, ":")
+	for _, k := range keyKinds[:len(keyKinds)-1] {
+		if k.prefix == prefix {
+			return k.tag
+		}
+	}
+	return keyKinds[len(keyKinds)-1].tag
+}
+
+// kindIndex is the index in keyKinds of a tag.
+func kindIndex(tag byte) int {
+	for i, k := range keyKinds {
+		if k.tag == tag {
+			return i
+		}
+	}
+	return len(keyKinds) - 1
+}

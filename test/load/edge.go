@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The attack modes (-mode) measure one partner's reports (W1, closed
+// loop at -edge-c) alone, then again while an attack of the third round
+// runs, so that one command gives a build's before and after figures
+// (with -bin for the older build):
+//
+//	slow-body    -slow-n bodies of another partner, each sending "{" and
+//	             then a byte every -slow-every, reconnecting when cut
+//	             (finding 3: slow bodies held every report slot)
+//	login-flood  -attack-c clients sending wrong logins of unknown users
+//	             from one address as fast as they are answered (finding
+//	             4: with the throttle in the database, each refused login
+//	             cost reports their connections); run it once more with
+//	             -env DISB_THROTTLE_BACKEND=memory for the memory row
+const (
+	modeLevels     = "levels"
+	modeSlowBody   = "slow-body"
+	modeLoginFlood = "login-flood"
+)
+
+// attackOutcomes counts how the attack's requests ended, by HTTP status
+// (or "cut" when the connection ended without an answer).
+type attackOutcomes struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (a *attackOutcomes) add(what string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.n == nil {
+		a.n = map[string]int{}
+	}
+	a.n[what]++
+}
+
+func (a *attackOutcomes) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var parts []string
+	for k, v := range a.n {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, v))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "none answered"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runEdge runs an attack mode and writes its results.
+func runEdge(o options) error {
+	env, err := newEnvironment(o)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	w := workloads(o)[0] // W1: a full report without a file
+	log.Printf("%s: %s reports at c=%d alone", o.mode, w.name, o.edgeConc)
+	alone, err := env.attackService(w, o.edgeConc, 0)
+	if err != nil {
+		return err
+	}
+	var start func(stop <-chan struct{}, out *attackOutcomes, wg *sync.WaitGroup) error
+	var attack string
+	switch o.mode {
+	case modeSlowBody:
+		attack = fmt.Sprintf("%d slow bodies of another partner, a byte every %s", o.slowN, o.slowEvery)
+		start = env.slowBodies
+	case modeLoginFlood:
+		attack = fmt.Sprintf("%d clients of wrong logins from one address", o.attackConc)
+		start = env.loginFlood
+	default:
+		return fmt.Errorf("-mode %q: %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood)
+	}
+	stop, out, wg := make(chan struct{}), &attackOutcomes{}, &sync.WaitGroup{}
+	if err := start(stop, out, wg); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second) // the attack takes its hold first
+	log.Printf("%s: %s reports at c=%d beside %s", o.mode, w.name, o.edgeConc, attack)
+	during, err := env.attackService(w, o.edgeConc, 0)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	text := edgeTable(o, w.name, attack, alone, during, out)
+	fmt.Print(text)
+	rep := newReport(o, env)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Attack results: %s (%s)\n\n", o.mode, time.Now().UTC().Format(time.RFC3339))
+	for _, a := range rep.about {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	b.WriteString("\n" + text)
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nresults written to %s\n", o.out)
+	return nil
+}
+
+func edgeTable(o options, workload, attack string, alone, during result, out *attackOutcomes) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| %s c=%d | reports | answered 200 | req/s | p50 ms | p99 ms | not 200 |\n|---|---|---|---|---|---|---|\n", workload, o.edgeConc)
+	for _, r := range []struct {
+		name string
+		res  result
+	}{{"alone", alone}, {"beside the attack", during}} {
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d |\n", r.name, r.res.Requests, r.res.OK, num(r.res.Throughput),
+			ms(r.res.P50), ms(r.res.P99), r.res.Errors)
+	}
+	fmt.Fprintf(&b, "\nAttack: %s. Its requests ended: %s.\n", attack, out)
+	if alone.Throughput > 0 {
+		fmt.Fprintf(&b, "Throughput kept beside the attack: %.2f of alone.\n", during.Throughput/alone.Throughput)
+	}
+	return b.String()
+}
+
+// slowBodies keeps -slow-n report bodies of a second partner arriving a
+// byte at a time until stop; a body the service cuts or refuses is
+// started again, as a persistent attacker would.
+func (e *environment) slowBodies(stop <-chan struct{}, out *attackOutcomes, wg *sync.WaitGroup) error {
+	const slowUser = "loadtest-slow"
+	if err := e.addUser(slowUser); err != nil {
+		return err
+	}
+	tok, err := e.tokenFor(slowUser)
+	if err != nil {
+		return err
+	}
+	addr := strings.TrimPrefix(e.svcURL, "http://")
+	for range e.o.slowN {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				out.add(slowBody(addr, tok, e.o.slowEvery, stop))
+			}
+		}()
+	}
+	return nil
+}
+
+// slowBody sends one slow report body until the service answers, the
+// connection ends or stop; it returns how it ended.
+func slowBody(addr, tok string, every time.Duration, stop <-chan struct{}) string {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		time.Sleep(100 * time.Millisecond)
+		return "dial failed"
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /api/partner_api.php HTTP/1.1\r\nHost: load\r\nContent-Type: application/json\r\n"+
+		"Authentication-Type: bearer %s\r\nContent-Length: 4096\r\n\r\n{", tok)
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			answered <- "cut"
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		answered <- fmt.Sprint(resp.StatusCode)
+	}()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return "open at the end"
+		case how := <-answered:
+			return how
+		case <-tick.C:
+			if _, err := c.Write([]byte(" ")); err != nil {
+				return <-answered
+			}
+		}
+	}
+}
+
+// loginFlood sends wrong logins of unknown users from one address with
+// -attack-c clients until stop.
+func (e *environment) loginFlood(stop <-chan struct{}, out *attackOutcomes, wg *sync.WaitGroup) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: e.o.attackConc}, Timeout: time.Minute}
+	for i := range e.o.attackConc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; ; j++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body := fmt.Sprintf(`{"user":"flood-%d-%d","password":"wrong"}`, i, j)
+				req, _ := http.NewRequest("GET", e.svcURL+"/api/partner_api.php", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					out.add("failed")
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				out.add(fmt.Sprint(resp.StatusCode))
+			}
+		}()
+	}
+	return nil
+}
