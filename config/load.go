@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lender/disbursementd/domain"
 	"github.com/spf13/viper"
-
-	"github.com/lender/disbursementd/internal/redact"
 )
 
 // Load reads the file at path ("" means disbursementd.yaml in the working
@@ -96,7 +95,7 @@ func translate(err error) error {
 // keyError is the one shape of a configuration error.
 // Whatever a message quotes, a user:password@ in it is masked.
 func keyError(key, format string, a ...any) error {
-	return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), redact.Credentials(fmt.Sprintf(format, a...)))
+	return fmt.Errorf("config: %s (%s): %s", key, EnvName(key), domain.MaskCredentials(fmt.Sprintf(format, a...)))
 }
 
 // oneLine keeps the first line of a message from a library.

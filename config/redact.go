@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lender/disbursementd/internal/redact"
+	"github.com/lender/disbursementd/domain"
 )
 
 // Redacted returns the effective configuration for the start-up log: every
@@ -21,7 +21,7 @@ func (c *Config) Redacted() map[string]any {
 				v = "***"
 			}
 		case redactDSN, redactURL:
-			v = redact.Credentials(v.(string))
+			v = domain.MaskCredentials(v.(string))
 		}
 		out[s.Key] = display(v)
 	}

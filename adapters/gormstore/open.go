@@ -22,7 +22,6 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -295,7 +294,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 func MySQLDSN(dsn string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
-		return "", fmt.Errorf("store.dsn: %w", redact.Error(err))
+		return "", fmt.Errorf("store.dsn: %w", domain.MaskError(err))
 	}
 	cfg.ClientFoundRows = false
 	cfg.ParseTime = true

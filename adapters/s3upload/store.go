@@ -43,7 +43,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -128,7 +127,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	})
 	where := "s3://" + c.Bucket + "/" + c.Prefix
 	if c.Endpoint != "" {
-		where += " at " + redact.Credentials(c.Endpoint) // every error names it
+		where += " at " + domain.MaskCredentials(c.Endpoint) // every error names it
 	}
 	return &Store{client: client, transport: tr, bucket: c.Bucket, prefix: c.Prefix, where: where, names: newNameBook()}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/internal/redact"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -67,13 +66,13 @@ func (c *Client) Exchange(ctx context.Context, user, password string) (tok strin
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
-		return "", unavailable(fmt.Errorf("login upstream: %w", redact.Error(err)))
+		return "", unavailable(fmt.Errorf("login upstream: %w", domain.MaskError(err)))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return "", unavailable(fmt.Errorf("login upstream: %w", redact.Error(err)))
+		return "", unavailable(fmt.Errorf("login upstream: %w", domain.MaskError(err)))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

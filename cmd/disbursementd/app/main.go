@@ -20,7 +20,7 @@ import (
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
-	"github.com/lender/disbursementd/internal/redact"
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -123,7 +123,7 @@ func loginName(cfg *config.Config) string {
 	if cfg.Login.URL == "" {
 		return "built-in"
 	}
-	return redact.Credentials(cfg.Login.URL)
+	return domain.MaskCredentials(cfg.Login.URL)
 }
 
 // go runs fn in the background until Close.

@@ -1,4 +1,4 @@
-package redact
+package domain
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestCredentials(t *testing.T) {
+func TestMaskCredentials(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"https://partner:s3cret@login.example/auth/login", "https://partner:***@login.example/auth/login"},
 		{"http://AKIA:wJalr/XUtn+FEMI@127.0.0.1:9000", "http://AKIA:***@127.0.0.1:9000"},
@@ -25,8 +25,8 @@ func TestCredentials(t *testing.T) {
 		{"u:@h", "u:***@h"},
 		{"@@::@", "@@:***@"},
 	} {
-		if got := Credentials(tt.in); got != tt.want {
-			t.Errorf("Credentials(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := MaskCredentials(tt.in); got != tt.want {
+			t.Errorf("MaskCredentials(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -38,23 +38,23 @@ func TestCredentialsNeverShowsThePassword(t *testing.T) {
 	for _, pw := range []string{"plain", "with@at", "with:colon", "with/slash", "@@lead", "trail@@", "p%2Fq", "a@b:c/d@e"} {
 		for _, form := range []string{"https://user:%s@host:9000/x", "user:%s@tcp(host:3306)/db", `dial "http://user:%s@h/": refused`} {
 			text := fmt.Sprintf(form, pw)
-			got := Credentials(text)
+			got := MaskCredentials(text)
 			for _, part := range strings.FieldsFunc(pw, func(r rune) bool { return strings.ContainsRune("@:/", r) }) {
 				if len(part) > 1 && strings.Contains(got, part) {
-					t.Errorf("Credentials(%q) = %q shows %q of the password", text, got, part)
+					t.Errorf("MaskCredentials(%q) = %q shows %q of the password", text, got, part)
 				}
 			}
 		}
 	}
 }
 
-func TestError(t *testing.T) {
+func TestMaskError(t *testing.T) {
 	base := errors.New("parse \"http://u:secret@h\": bad")
-	err := fmt.Errorf("login upstream: %w", Error(base))
+	err := fmt.Errorf("login upstream: %w", MaskError(base))
 	if strings.Contains(err.Error(), "secret") || !errors.Is(err, base) {
 		t.Fatalf("%v (is base: %v)", err, errors.Is(err, base))
 	}
-	if Error(nil) != nil {
-		t.Fatal("Error(nil) is not nil")
+	if MaskError(nil) != nil {
+		t.Fatal("MaskError(nil) is not nil")
 	}
 }

@@ -1,18 +1,17 @@
-// Package redact masks credentials written into text: the password of
-// every user:password@ in a URL (https://u:p@host/) or a go-sql-driver DSN
-// (u:p@tcp(host:3306)/db). It is the one masking rule of the service
-// (contract §7, "No credentials in logs or errors"): the configuration's
-// start-up line and every adapter whose errors may quote such a setting
-// use it. It imports the standard library only, so any adapter may use it
-// without importing another.
-package redact
+package domain
+
+// The one masking rule of credentials written into text (contract §7, "No
+// credentials in logs or errors"): the password of every user:password@ in
+// a URL (https://u:p@host/) or a go-sql-driver DSN (u:p@tcp(host:3306)/db).
+// The configuration's start-up line and every adapter whose errors may
+// quote such a setting use it.
 
 import "strings"
 
-// Mask is what a password is replaced with.
-const Mask = "***"
+// CredentialMask is what a password is replaced with.
+const CredentialMask = "***"
 
-// Credentials returns s with the password of every user:password@ in it
+// MaskCredentials returns s with the password of every user:password@ in it
 // replaced by ***; the user name stays. The user information before an
 // '@' starts after the last space, quote or "//" before it, and its
 // password after its first ':'. A password that contains '@' is masked
@@ -20,7 +19,7 @@ const Mask = "***"
 // contains ':' or '/'. Text with no ':' before an '@' (an e-mail address)
 // is left as it is; text that only looks like credentials (host:port/
 // path@x) is masked too, which hides nothing secret.
-func Credentials(s string) string {
+func MaskCredentials(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
@@ -45,7 +44,7 @@ func Credentials(s string) string {
 			}
 			b.WriteString(s[done:from])
 			if done <= start+colon { // not yet masked
-				b.WriteString(Mask)
+				b.WriteString(CredentialMask)
 			}
 			done = i
 		}
@@ -54,16 +53,16 @@ func Credentials(s string) string {
 	return b.String()
 }
 
-// Error returns err with its text masked by Credentials; errors.Is and
+// MaskError returns err with its text masked by MaskCredentials; errors.Is and
 // errors.As still see err. A nil err stays nil.
-func Error(err error) error {
+func MaskError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return masked{err}
+	return maskedError{err}
 }
 
-type masked struct{ err error }
+type maskedError struct{ err error }
 
-func (m masked) Error() string { return Credentials(m.err.Error()) }
-func (m masked) Unwrap() error { return m.err }
+func (m maskedError) Error() string { return MaskCredentials(m.err.Error()) }
+func (m maskedError) Unwrap() error { return m.err }
