@@ -121,7 +121,9 @@ func servesV1(t *testing.T, base string) bool {
 // isV1 tells whether a documented path is under /v1.
 func isV1(path string) bool { return strings.HasPrefix(path, "/v1/") }
 
-// successStatus is the lowest 2xx status an operation documents.
+// successStatus is the first 2xx status an operation documents: the
+// answer to a first call (createReport documents its 201 before the 200
+// of a replay).
 func successStatus(t *testing.T, op *v3.Operation) int {
 	t.Helper()
 	for code := range op.Responses.Codes.KeysFromOldest() {
