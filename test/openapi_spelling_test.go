@@ -15,7 +15,9 @@ var fileDtoMembers = []string{"Base64String", "FileName", "ContentType", "Extens
 // field (case, accents, spaces, its internal name) and any case of a
 // FileDto member as the same one, and the document says so in words; its
 // schema can name only one spelling per property. Values are left as sent.
-func documentedSpelling(body []byte) ([]byte, error) {
+// internalFile keeps the file under its internal name when it was sent so,
+// for a schema that documents that name too (the legacy report's).
+func documentedSpelling(body []byte, internalFile bool) ([]byte, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, err
@@ -29,7 +31,7 @@ func documentedSpelling(body []byte) ([]byte, error) {
 			out[k] = v // the schema will say what it makes of it
 		case f.Type == domain.TypeFile:
 			name := f.Partner
-			if k == f.Internal {
+			if internalFile && k == f.Internal {
 				name = k // documented under its internal name too
 			}
 			dto, err := fileDtoSpelling(v)
