@@ -158,6 +158,9 @@ func (s *Store) openSQLite(path string, opts Options) error {
 			return fmt.Errorf("store.dsn: %w", err)
 		}
 	}
+	if err := prepareSQLiteFiles(path); err != nil {
+		return err
+	}
 	dsn := SQLiteDSN(path, opts.BusyTimeout)
 	var err error
 	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
@@ -254,6 +257,8 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	q.Set("_timefmt", sqliteTimeLayout)
+	// The -wal and journal files take the database file's mode.
+	q.Set("modeof", path)
 	return "file:" + path + "?" + q.Encode()
 }
 
