@@ -40,14 +40,16 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	}
 }
 
-const reconcileHelp = `Looks for what a crash can leave behind, older than the stale bound
-(http.report_timeout + 5s): temporary files and unfinished uploads,
+const reconcileHelp = `Looks for what a crash can leave behind, all of it older than the stale
+bound (http.report_timeout + 5s): temporary files and unfinished uploads,
 published files that no stored report names, pending claims, idempotency
-records past their TTL; and rows whose file is missing (reported only: a
-file cannot be made again). Without --apply it only lists them and why;
-with --apply it removes them. serve runs the same sweep at start and every
-uploads.sweep_interval. Safe beside running replicas: nothing younger than
-the stale bound is touched. Exit code 1 when a row's file is missing.`
+records past their TTL; and rows received before the stale bound whose
+file is missing (reported only: a file cannot be made again). Rows and
+files younger than the bound are skipped: a report may still be writing
+them. Without --apply it only lists what it found and why; with --apply
+it removes it. serve runs the same sweep at start and every
+uploads.sweep_interval. Safe beside running replicas. Exit code 1 when a
+row's file is missing.`
 
 func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	apply := fs.Bool("apply", false, "remove what is found (default: only list it)")
@@ -60,7 +62,7 @@ func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 		up, err := OpenUploads(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-			return ExitUsage
+			return ExitFailure
 		}
 		defer up.Close()
 		r := &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: sysclock.Clock{},
