@@ -26,8 +26,8 @@ func nextField(t *testing.T) (*domain.Catalogue, []gormstore.Migration) {
 	shipped := gormstore.Migrations()
 	next := gormstore.Migration{
 		Version: shipped[len(shipped)-1].Version + 1, Name: "field codigo_campana",
-		SQLite:  []string{"ALTER TABLE partner_disbursement_staging ADD COLUMN codigo_campana TEXT NULL"},
-		MySQL:   []string{"ALTER TABLE partner_disbursement_staging ADD COLUMN codigo_campana VARCHAR(40) NULL"},
+		SQLite: []string{"ALTER TABLE partner_disbursement_staging ADD COLUMN codigo_campana TEXT NULL"},
+		MySQL:  []string{"ALTER TABLE partner_disbursement_staging ADD COLUMN codigo_campana VARCHAR(40) NULL"},
 	}
 	return cat, append(shipped, next)
 }
