@@ -147,3 +147,26 @@ func echoing(t *testing.T, tty *os.File) bool {
 	}
 	return tio.Lflag&unix.ECHO != 0
 }
+
+// TestKeygenDirectoryLetsTheServiceReachItsKey: keygen's directory lets
+// another user (the service's) traverse it, while private.pem stays 0600;
+// it used to be 0700, so uid 65532 could not reach a key made by root
+// even after a chown of the key. test/deploy runs the whole set-up as
+// uid 65532 (TestComposeKeySetUpAsUID65532).
+func TestKeygenDirectoryLetsTheServiceReachItsKey(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "keys")
+	if code, out, errs := runCLI(t, "", "keygen", "--out", dir); code != app.ExitOK {
+		t.Fatalf("keygen: %d %s %s", code, out, errs)
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ki, err := os.Stat(filepath.Join(dir, "private.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm()&0o001 == 0 || ki.Mode().Perm() != 0o600 {
+		t.Errorf("keys directory %v, private.pem %v; want a directory others can traverse and a 0600 key", di.Mode().Perm(), ki.Mode().Perm())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -14,8 +15,11 @@ import (
 )
 
 const keygenHelp = `Writes a new RSA-2048 key pair: DIR/private.pem (mode 0600) and
-DIR/public.pem, and prints the new key's kid. It never replaces an existing
-private key. See the operator guide for a key rotation across replicas.`
+DIR/public.pem, and prints the new key's kid. DIR is created 0755 when it
+is missing, so that the service's user can reach the key once private.pem
+is its own (chown it when another user ran keygen). It never replaces an
+existing private key. See the operator guide for a key rotation across
+replicas.`
 
 func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	out := fs.String("out", "", "directory for private.pem (0600) and public.pem")
@@ -23,6 +27,15 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 		if *out == "" {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen: --out DIR is required")
 			return ExitUsage
+		}
+		// The directory holds public.pem, which anyone may read, and
+		// private.pem, which its own mode (0600) protects. It must let
+		// the service's user reach the key after a chown of private.pem
+		// alone: keygen is often run by root or by an operator, not by
+		// that user (uid 65532 in the container).
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
+			return ExitFailure
 		}
 		priv := filepath.Join(*out, "private.pem")
 		key, err := jwtkeys.GenerateKeyFiles(priv, filepath.Join(*out, "public.pem"))
