@@ -98,6 +98,9 @@ func TestDocsMySQLS3Recipe(t *testing.T) {
 	if resp.StatusCode != 200 || tok.AccessToken == "" {
 		t.Errorf("the recipe's user gets no token: %s", resp.Status)
 	}
+	for i := 0; i < 100 && !strings.Contains(out.String(), `"msg":"listening"`); i++ {
+		time.Sleep(50 * time.Millisecond) // the probes may answer just before that line is written
+	}
 	for _, want := range []string{`"store":"mysql"`, `"uploads":"s3"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the service does not run on %s", want)

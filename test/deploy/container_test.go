@@ -161,7 +161,7 @@ func TestDockerImageKeepsStateInItsVolume(t *testing.T) {
 		t.Fatalf("users add in the container: %v\n%s", err, out)
 	}
 	out, stop := serveUntilReady(t, first.run(nil, img.user, env, img.cmd), addr, "/readyz")
-	kid := logValue(out.String(), "listening", "kid")
+	kid := awaitLog(out, "listening", "kid")
 	stop()
 
 	// What the service wrote must all be in a volume: keep the volumes,
@@ -200,7 +200,7 @@ func TestDockerImageKeepsStateInItsVolume(t *testing.T) {
 		t.Errorf("the recreated container lost its users: %v\n%s", err, out)
 	}
 	out, _ = serveUntilReady(t, second.run(binds, img.user, env, img.cmd), addr, "/readyz")
-	if again := logValue(out.String(), "listening", "kid"); again != kid || kid == "" {
+	if again := awaitLog(out, "listening", "kid"); again != kid || kid == "" {
 		t.Errorf("the recreated container signs with key %q; it signed with %q", again, kid)
 	}
 }

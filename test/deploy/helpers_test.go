@@ -175,6 +175,19 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// awaitLog returns the value of key in the first log line with msg,
+// waiting a while for it: the service may answer its probes a moment
+// before it writes its listening line.
+func awaitLog(out *lockedBuffer, msg, key string) string {
+	for i := 0; i < 100; i++ {
+		if v := logValue(out.String(), msg, key); v != "" {
+			return v
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return ""
+}
+
 // logValue returns the value of key in the first JSON log line that has
 // msg, or "".
 func logValue(logs, msg, key string) string {

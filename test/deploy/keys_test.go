@@ -85,7 +85,7 @@ func TestComposeKeySetUpAsUID65532(t *testing.T) {
 	c := newContainer(t)
 	binds := map[string]string{filepath.Join(checkout, "deploy/keys"): keysTarget + ":ro"}
 	logs, _ := serveUntilReady(t, c.run(binds, img.user, env, img.cmd), addr, "/healthz")
-	if got := logValue(logs.String(), "listening", "kid"); got != kid {
+	if got := awaitLog(logs, "listening", "kid"); got != kid {
 		t.Errorf("the replica signs with %q; keygen made %q\n%s", got, kid, logs.String())
 	}
 }

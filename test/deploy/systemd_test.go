@@ -152,7 +152,7 @@ exec %[4]s
 	if err := waitReady(ctx, "http://"+addr+"/readyz", exited); err != nil {
 		t.Fatalf("the unit's service did not become ready: %v\n%s", err, out.String())
 	}
-	if kid := logValue(out.String(), "listening", "kid"); kid == "" {
+	if kid := awaitLog(out, "listening", "kid"); kid == "" {
 		t.Errorf("no listening line with the key's kid:\n%s", out.String())
 	}
 }
