@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/config"
 )
 
 // The administrator's commands say what went wrong in words and exit
@@ -168,5 +169,29 @@ func TestKeygenDirectoryLetsTheServiceReachItsKey(t *testing.T) {
 	}
 	if di.Mode().Perm()&0o001 == 0 || ki.Mode().Perm() != 0o600 {
 		t.Errorf("keys directory %v, private.pem %v; want a directory others can traverse and a 0600 key", di.Mode().Perm(), ki.Mode().Perm())
+	}
+}
+
+// TestBroadTrustedProxiesWarned: a trusted-proxy range broader than a
+// set of proxies (the Kubernetes example's 10.0.0.0/8) is warned about at
+// start, naming the range; a proxy's own address is not.
+func TestBroadTrustedProxiesWarned(t *testing.T) {
+	for _, tt := range []struct {
+		ranges string
+		warned bool
+	}{{"10.0.0.0/8", true}, {"2001:db8::/32", true}, {"10.1.2.3/32,10.9.0.0/16", false}} {
+		in := mustStart(t, func(c *config.Config) {
+			c.HTTP.TrustedProxies = nil
+			for _, r := range strings.Split(tt.ranges, ",") {
+				c.HTTP.TrustedProxies = append(c.HTTP.TrustedProxies, mustPrefix(r))
+			}
+		})
+		logs := in.logs.String()
+		if got := strings.Contains(logs, "http.trusted_proxies holds a broad range"); got != tt.warned {
+			t.Errorf("trusted %s: warned %v, want %v", tt.ranges, got, tt.warned)
+		}
+		if tt.warned && !strings.Contains(logs, strings.Split(tt.ranges, ",")[0]) {
+			t.Errorf("the warning does not name %s", tt.ranges)
+		}
 	}
 }
