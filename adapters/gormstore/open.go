@@ -161,7 +161,9 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	if err := prepareSQLiteFiles(path); err != nil {
 		return err
 	}
-	dsn := SQLiteDSN(path, opts.BusyTimeout)
+	// The -wal and journal files take the database file's mode (the
+	// driver's modeof, which needs the file: prepareSQLiteFiles made it).
+	dsn := SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)
 	var err error
 	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
@@ -257,8 +259,6 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	q.Set("_timefmt", sqliteTimeLayout)
-	// The -wal and journal files take the database file's mode.
-	q.Set("modeof", path)
 	return "file:" + path + "?" + q.Encode()
 }
 
