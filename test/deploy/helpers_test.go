@@ -47,6 +47,15 @@ func needRoot(t *testing.T, tools ...string) {
 	}
 }
 
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 var (
 	buildOnce sync.Once
 	binPath   string
