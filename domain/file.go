@@ -3,7 +3,6 @@ package domain
 import (
 	"encoding/base64"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -57,24 +56,22 @@ func (r FileRules) MaxImagePixels() int64 { return r.limits.MaxImagePixels }
 // AllowPDFScripts reports whether PDFs with active content are let through.
 func (r FileRules) AllowPDFScripts() bool { return r.limits.AllowPDFScripts }
 
-// File is an attached file, checked and typed by its content
-// (filecheck.Inspect). Its bytes are read from Reader or WriteTo.
-type File struct {
-	content     *filecheck.Content
-	Size        int64
-	Ext         string // from the magic bytes, never from the client
-	ContentType string
-	SHA256      [32]byte
-}
+// File is an attached file, checked and typed by its content: what
+// filecheck.Inspect accepted (its Size, Ext and ContentType by magic
+// bytes, never from the client, SHA256), read back through Reader or
+// WriteTo. It is filecheck's type under domain's name, so that a report
+// holds the checked content itself, with nothing copied or allocated
+// beside it.
+type File = filecheck.Content
 
 // inspectFile checks a Base64String against rules; a refusal comes back
 // as the problem of its code.
 func inspectFile(b64 string, rules FileRules) (*File, *fieldErr) {
-	c, found := filecheck.Inspect(b64, rules.limits)
+	f, found := filecheck.Inspect(b64, rules.limits)
 	if found != nil {
 		return nil, bad(fileCodes[found.Kind], found.Detail)
 	}
-	return &File{content: c, Size: c.Size, Ext: c.Ext, ContentType: c.ContentType, SHA256: c.SHA256}, nil
+	return f, nil
 }
 
 // fileCodes are the problem codes of filecheck's findings; a test keeps
@@ -107,14 +104,6 @@ func NewFileFromBytes(data []byte, rules FileRules) (*File, error) {
 	}
 	return f, nil
 }
-
-// Reader returns the decoded content, from the start. It is also an
-// io.WriterTo, so io.Copy and io.CopyBuffer decode straight into the
-// destination in large blocks.
-func (f *File) Reader() io.Reader { return f.content.Reader() }
-
-// WriteTo writes the decoded content to w.
-func (f *File) WriteTo(w io.Writer) (int64, error) { return f.content.WriteTo(w) }
 
 // UploadPrefix starts the name of every file the service stores
 // (FileName): the upload stores list their own files by it.
