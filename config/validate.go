@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // finish fills derived defaults and validates what one field's type cannot:
@@ -116,8 +118,8 @@ func (c *Config) finishUploads() error {
 	}
 	for i, t := range u.AllowedTypes {
 		u.AllowedTypes[i] = strings.ToLower(t)
-		if !slices.Contains([]string{"pdf", "png", "jpg", "tif"}, u.AllowedTypes[i]) {
-			return keyError("uploads.allowed_types", "%q is not one of pdf, png, jpg, tif", t)
+		if known := domain.FileTypes(); !slices.Contains(known, u.AllowedTypes[i]) {
+			return keyError("uploads.allowed_types", "%q is not one of %s", t, strings.Join(known, ", "))
 		}
 	}
 	if u.MinFreeBytes == 0 {
@@ -145,6 +147,13 @@ func (c *Config) finishUploads() error {
 		return keyError("uploads.s3.access_key_id", "set both uploads.s3.access_key_id and uploads.s3.secret_access_key, or neither (the AWS chain)")
 	}
 	return nil
+}
+
+// FileRules are the uploads settings as the domain's file rules: the one
+// place they are built from configuration (the service and its tests).
+// A Config that Load returned always has valid ones.
+func (u UploadsConfig) FileRules() (domain.FileRules, error) {
+	return domain.NewFileRules(u.AllowedTypes, int64(u.MaxFileBytes), int64(u.MaxImagePixels), u.AllowPDFScripts)
 }
 
 func (c *Config) finishAuth() error {

@@ -39,7 +39,7 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 			var files []string
 			for i := range 3 {
 				credit := fmt.Sprintf("CR-PRE3-%d", i)
-				rep, err := cat.MapReport(fixture.Members(fixture.Minimal(now, credit)), domain.DefaultFileRules(), now)
+				rep, err := cat.MapReport(fixture.Members(fixture.Minimal(now, credit)), fixture.FileRules(), now)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -35,7 +35,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 		h := open(t)
 		st := h.Store
 		body := fixture.FullBody(now, "CR-FULL-1", nil)
-		rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+		rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), fixture.FileRules(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func record(user, key string, now time.Time) domain.IdempotencyRecord {
 
 func minimalReport(t *testing.T, now time.Time) *domain.Report {
 	t.Helper()
-	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.Minimal(now, "CR-MIN")), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.Minimal(now, "CR-MIN")), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,8 +110,12 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			Users:   m.Store, Statuses: statuses, Staleness: cfg.Auth.UserStaleness, Tokens: tokens}
 	}
 	partners := auth(exchanger)
+	rules, err := FileRules(cfg)
+	if err != nil {
+		return wired{}, err
+	}
 	reports := &ports.Reports{
-		Catalogue: domain.DefaultCatalogue(), Rules: FileRules(cfg),
+		Catalogue: domain.DefaultCatalogue(), Rules: rules,
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
 	}
@@ -193,10 +197,14 @@ func (m *Main) throttle() (ports.LoginThrottle, error) {
 	}
 }
 
-// FileRules are the configured limits on attached files.
-func FileRules(cfg *config.Config) domain.FileRules {
-	return domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes),
-		AllowPDFScripts: cfg.Uploads.AllowPDFScripts, MaxImagePixels: int64(cfg.Uploads.MaxImagePixels)}
+// FileRules are the configured limits on attached files: the service's
+// only file rules, refused when a value is zero or unknown.
+func FileRules(cfg *config.Config) (domain.FileRules, error) {
+	rules, err := cfg.Uploads.FileRules()
+	if err != nil {
+		return domain.FileRules{}, fmt.Errorf("uploads: %w", err)
+	}
+	return rules, nil
 }
 
 // OpenStore opens the configured store. For SQLite it first makes sure the

@@ -1,56 +1,6 @@
-package domain
+package filecheck
 
-import (
-	"bytes"
-	"strings"
-)
-
-// fileType is a type the service can recognise by content.
-type fileType struct {
-	ext, contentType string
-	aliases          []string
-	magic            [][]byte
-	// checks returns the checks of this type's structure (contract §7),
-	// or nil for a type without any.
-	checks func(FileRules) contentCheck
-}
-
-var fileTypes = []fileType{
-	{"pdf", "application/pdf", nil, [][]byte{[]byte("%PDF-")}, newPDFCheck},
-	{"png", "image/png", nil, [][]byte{[]byte("\x89PNG\r\n\x1a\n")}, newPNGCheck},
-	{"jpg", "image/jpeg", []string{"jpeg", "jpe"}, [][]byte{{0xFF, 0xD8, 0xFF}}, newJPEGCheck},
-	{"tif", "image/tiff", []string{"tiff"}, [][]byte{[]byte("II*\x00"), []byte("MM\x00*")}, newTIFFCheck},
-}
-
-func sniff(data []byte) (fileType, bool) {
-	for _, t := range fileTypes {
-		for _, m := range t.magic {
-			if bytes.HasPrefix(data, m) {
-				return t, true
-			}
-		}
-	}
-	return fileType{}, false
-}
-
-func sniffExt(ext string) (fileType, bool) {
-	for _, t := range fileTypes {
-		if t.ext == ext {
-			return t, true
-		}
-	}
-	return fileType{}, false
-}
-
-func canonicalExt(ext string) string {
-	ext = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(ext), "."))
-	for _, t := range fileTypes {
-		if ext == t.ext || contains(t.aliases, ext) {
-			return t.ext
-		}
-	}
-	return ext
-}
+import "bytes"
 
 // activeMarkers are the openings of script or markup that a document or
 // image has no reason to carry in the clear: a file that holds one is a
@@ -117,7 +67,7 @@ func hasPrefixFold(b []byte, lower string) bool {
 // polyglotCheck looks for active markers anywhere in a file of any type.
 type polyglotCheck struct{}
 
-func (polyglotCheck) check(w *window) *fieldErr {
+func (polyglotCheck) check(w *window) *Finding {
 	buf, lim := w.buf, w.index(w.limit)
 	for i := w.index(w.from); i < lim; {
 		j := bytes.IndexByte(buf[i:lim], '<')
@@ -125,11 +75,11 @@ func (polyglotCheck) check(w *window) *fieldErr {
 			break
 		}
 		if m := activeMarkerAt(buf[i+j:]); m != "" {
-			return bad(CodeFileType, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
+			return refuse(TypeRefused, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
 		}
 		i += j + 1
 	}
 	return nil
 }
 
-func (polyglotCheck) finish(int64) *fieldErr { return nil }
+func (polyglotCheck) finish(int64) *Finding { return nil }

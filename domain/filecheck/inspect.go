@@ -1,8 +1,9 @@
-package domain
+package filecheck
 
 import (
 	"crypto/sha256"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,33 +41,34 @@ func (w *window) has(off int64, n int) bool { return off >= w.base && off+int64(
 // check handles the offsets [w.from, w.limit) and may read the whole of
 // w.buf; finish is called once after the last window, with the size.
 type contentCheck interface {
-	check(w *window) *fieldErr
-	finish(size int64) *fieldErr
+	check(w *window) *Finding
+	finish(size int64) *Finding
 }
 
-// inspect checks a Base64String without keeping its decoded bytes: the
-// standard alphabet with optional padding, CR/LF/tab/space ignored, a
-// data: URL prefix removed. The size limit is checked before decoding;
-// then one streaming pass types the content by its magic bytes, runs the
-// checks of that type and the polyglot check across the whole file, and
-// computes its SHA-256.
-func inspect(s string, rules FileRules) (*File, *fieldErr) { return inspectIn(s, rules, decodedChunk) }
+// Inspect checks base64 text (a report's Base64String) without keeping
+// its decoded bytes: the standard alphabet with optional padding,
+// CR/LF/tab/space ignored, a data: URL prefix removed. The size limit is
+// checked before decoding; then one streaming pass types the content by
+// its magic bytes, runs the checks of that type and the polyglot check
+// across the whole file, and computes its SHA-256. It returns the content
+// or why it is refused, never both.
+func Inspect(text string, lim Limits) (*Content, *Finding) { return inspectIn(text, lim, decodedChunk) }
 
-// inspectIn is inspect decoding chunk bytes at a time (a multiple of 3,
+// inspectIn is Inspect decoding chunk bytes at a time (a multiple of 3,
 // at most decodedChunk); tests make it small to put block boundaries
 // everywhere.
-func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
+func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	s, fe := b64Text(s)
 	if fe != nil {
 		return nil, fe
 	}
 	// len(s) bounds the size from above; count exactly only near the limit.
-	if rules.MaxBytes > 0 && int64(len(s))*3/4 > rules.MaxBytes && decodedSize(s) > rules.MaxBytes {
-		return nil, bad(CodeFileTooLarge, "el archivo supera el máximo de "+strconv.FormatInt(rules.MaxBytes, 10)+" bytes")
+	if int64(len(s))*3/4 > rules.MaxBytes && decodedSize(s) > rules.MaxBytes {
+		return nil, refuse(TooLarge, "el archivo supera el máximo de "+strconv.FormatInt(rules.MaxBytes, 10)+" bytes")
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	f := &File{source: s}
+	f := &Content{source: s}
 	if estimate := len(s) / 4 * 3; estimate <= keepDecoded {
 		f.decoded = make([]byte, 0, estimate+2)
 	}
@@ -79,7 +81,7 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 	for !w.final {
 		n, err := d.read(sc.win[carry:carry+chunk], sc.tmp)
 		if err != nil && err != io.EOF {
-			return nil, bad(CodeInvalidFile, "Base64String no es base64 válido")
+			return nil, refuse(Undecodable, "Base64String no es base64 válido")
 		}
 		h.Write(sc.win[carry : carry+n])
 		if f.decoded != nil {
@@ -94,8 +96,8 @@ func inspectIn(s string, rules FileRules, chunk int) (*File, *fieldErr) {
 		var late contentCheck // the type's own check, once the type is known
 		if !typed && (len(w.buf) >= 16 || w.final) {
 			t, ok := sniff(w.buf)
-			if !ok || !contains(rules.Allowed, t.ext) {
-				return nil, bad(CodeFileType, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
+			if !ok || !slices.Contains(rules.Allowed, t.ext) {
+				return nil, refuse(TypeRefused, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
 			}
 			typed, f.Ext, f.ContentType = true, t.ext, t.contentType
 			if t.checks != nil {

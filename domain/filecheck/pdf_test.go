@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestPDFAccepted(t *testing.T) {
 		"an unbalanced parenthesis before them":     outlinedPDF("garbage ( between objects\n"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, pdf, DefaultFileRules()); code != "" {
+			if code := fileKind(t, pdf, testLimits()); code != accepted {
 				t.Fatalf("refused with %s", code)
 			}
 		})
@@ -102,23 +102,23 @@ func TestPDFActiveContent(t *testing.T) {
 		"an indirect filter":                objStm(" /Filter 12 0 R", js),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, pdf, DefaultFileRules()); code != CodeFileActiveContent {
-				t.Fatalf("got %q, want %s", code, CodeFileActiveContent)
+			if code := fileKind(t, pdf, testLimits()); code != ActiveContent {
+				t.Fatalf("got %q, want %s", code, ActiveContent)
 			}
 		})
 	}
 	t.Run("allowed by the rules", func(t *testing.T) {
-		rules := DefaultFileRules()
+		rules := testLimits()
 		rules.AllowPDFScripts = true
-		if code := fileCode(t, objStmPDF(" /OpenAction << /S /JavaScript /JS (x) >>"), rules); code != "" {
+		if code := fileKind(t, objStmPDF(" /OpenAction << /S /JavaScript /JS (x) >>"), rules); code != accepted {
 			t.Fatalf("refused with %s", code)
 		}
-		if code := fileCode(t, []byte("%PDF-1.7\n"), rules); code != CodeFileTruncated {
+		if code := fileKind(t, []byte("%PDF-1.7\n"), rules); code != Truncated {
 			t.Fatalf("a truncated PDF: %q", code)
 		}
 	})
 	t.Run("encrypted without object streams", func(t *testing.T) {
-		if code := fileCode(t, onePagePDF("", "<< /Filter /Standard /V 2 /R 3 /O <00> /U <00> /P -3904 >>"), DefaultFileRules()); code != "" {
+		if code := fileKind(t, onePagePDF("", "<< /Filter /Standard /V 2 /R 3 /O <00> /U <00> /P -3904 >>"), testLimits()); code != accepted {
 			t.Fatalf("refused with %s", code)
 		}
 	})
@@ -145,8 +145,8 @@ func TestPDFDeflateBombs(t *testing.T) {
 			var before, after runtimeMem
 			before.read()
 			start := time.Now()
-			if _, fe := inspect(text, DefaultFileRules()); fe == nil || fe.code != CodeFileActiveContent {
-				t.Fatalf("got %+v, want %s", fe, CodeFileActiveContent)
+			if _, fe := Inspect(text, testLimits()); fe == nil || fe.Kind != ActiveContent {
+				t.Fatalf("got %+v, want %s", fe, ActiveContent)
 			}
 			after.read()
 			t.Logf("%d bytes of PDF: %v, %d KiB allocated", len(pdf), time.Since(start), (after.alloc-before.alloc)>>10)
@@ -166,16 +166,19 @@ func TestPDFNamesAcrossBlocks(t *testing.T) {
 	for _, boundary := range []int{64 << 10, decodedChunk, 2 * decodedChunk} {
 		for shift := -16; shift <= 2; shift++ {
 			at := boundary + shift
-			for _, tt := range []struct{ name, code string }{
-				{" /J#61vaScript ", CodeFileActiveContent},
-				{" /#4A#53\n", CodeFileActiveContent},
-				{" /RichMedia>", CodeFileActiveContent},
-				{" /JSON ", ""},
-				{" /XFAX ", ""},
+			for _, tt := range []struct {
+				name string
+				code Kind
+			}{
+				{" /J#61vaScript ", ActiveContent},
+				{" /#4A#53\n", ActiveContent},
+				{" /RichMedia>", ActiveContent},
+				{" /JSON ", accepted},
+				{" /XFAX ", accepted},
 			} {
 				pdf := bytes.Clone(filler)
 				copy(pdf[at:], tt.name)
-				if code := blockCode(pdf); code != tt.code {
+				if code := blockKind(pdf); code != tt.code {
 					t.Fatalf("%q at %d: got %q, want %q", tt.name, at, code, tt.code)
 				}
 			}
@@ -188,17 +191,17 @@ func TestPDFNamesAcrossBlocks(t *testing.T) {
 			pdf := bytes.Clone(filler)
 			start := boundary + shift - strings.Index(obj, "stream\r\n")
 			copy(pdf[start:], obj)
-			if code := blockCode(pdf); code != CodeFileActiveContent {
+			if code := blockKind(pdf); code != ActiveContent {
 				t.Fatalf("object stream keyword at %d: got %q", boundary+shift, code)
 			}
 		}
 	}
 }
 
-// blockCode is the code of data checked in the decoder's own blocks.
-func blockCode(data []byte) string {
-	_, fe := inspect(base64.StdEncoding.EncodeToString(data), DefaultFileRules())
-	return codeOf(fe)
+// blockKind is the Kind of data checked in the decoder's own blocks.
+func blockKind(data []byte) Kind {
+	_, fe := Inspect(base64.StdEncoding.EncodeToString(data), testLimits())
+	return kindOf(fe)
 }
 
 func TestPDFTruncated(t *testing.T) {
@@ -211,8 +214,8 @@ func TestPDFTruncated(t *testing.T) {
 		"cut in a large scanned page":   scannedPDF(600).bytes()[:300<<10],
 	} {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, pdf, DefaultFileRules()); code != CodeFileTruncated {
-				t.Fatalf("got %q, want %s", code, CodeFileTruncated)
+			if code := fileKind(t, pdf, testLimits()); code != Truncated {
+				t.Fatalf("got %q, want %s", code, Truncated)
 			}
 		})
 	}
@@ -221,13 +224,13 @@ func TestPDFTruncated(t *testing.T) {
 // TestTinyPDFs: a PDF shorter than the 16 bytes typing needs is checked
 // whole, however its bytes arrive: its %%EOF counts.
 func TestTinyPDFs(t *testing.T) {
-	for s, want := range map[string]string{
-		"%PDF-1.4\n%%EOF": "", "%PDF-1.4\n%%EOF\n": "", "%PDF-\n%%EOF": "",
-		"%PDF-": CodeFileTruncated, "%PDF-1.4\n%%EO": CodeFileTruncated,
+	for s, want := range map[string]Kind{
+		"%PDF-1.4\n%%EOF": accepted, "%PDF-1.4\n%%EOF\n": accepted, "%PDF-\n%%EOF": accepted,
+		"%PDF-": Truncated, "%PDF-1.4\n%%EO": Truncated,
 	} {
 		for _, chunk := range []int{3, 6, decodedChunk} {
-			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), DefaultFileRules(), chunk)
-			if got := codeOf(fe); got != want {
+			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), testLimits(), chunk)
+			if got := kindOf(fe); got != want {
 				t.Errorf("%q in blocks of %d: %q, want %q", s, chunk, got, want)
 			}
 		}

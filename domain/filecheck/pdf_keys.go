@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 // What a stream's dictionary says about how its data is decoded: the
 // filter names and /Predictor it names (pdfNames), and what its /Filter,

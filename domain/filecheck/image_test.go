@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestImagesAccepted(t *testing.T) {
 		"TIFF with 10000×10000":                handTIFF(binary.BigEndian, 10000, 10000, true, false),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, img, DefaultFileRules()); code != "" {
+			if code := fileKind(t, img, testLimits()); code != accepted {
 				t.Fatalf("refused with %s", code)
 			}
 		})
@@ -45,32 +45,32 @@ func TestImagesRefused(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		img  []byte
-		code string
+		code Kind
 	}{
-		{"PNG of 100000×100000", withPNGSize(png, 100000, 100000), CodeFileImageTooLarge},
-		{"PNG of width 0", withPNGSize(png, 0, 48), CodeFileImageTooLarge},
-		{"PNG of height 0", withPNGSize(png, 64, 0), CodeFileImageTooLarge},
-		{"PNG of 2^31-1 squared", withPNGSize(png, 1<<31-1, 1<<31-1), CodeFileImageTooLarge},
-		{"PNG cut before IEND", png[:len(png)-12], CodeFileTruncated},
-		{"PNG cut inside IEND", png[:len(png)-2], CodeFileTruncated},
-		{"PNG cut inside IHDR", png[:20], CodeFileTruncated},
-		{"PNG signature only", png[:8], CodeFileTruncated},
-		{"PNG without IHDR first", notIHDR, CodeFileType},
-		{"JPEG without FFD9", jpg[:len(jpg)-2], CodeFileTruncated},
-		{"JPEG cut, its thumbnail whole", cutThumb, CodeFileTruncated},
-		{"JPEG with more than 64 KiB after FFD9", append(bytes.Clone(jpg), make([]byte, jpegTrailer+1)...), CodeFileTruncated},
-		{"JPEG of height 0", withJPEGSize(jpg, 64, 0), CodeFileImageTooLarge},
-		{"JPEG of 65535×65535", withJPEGSize(jpg, 65535, 65535), CodeFileImageTooLarge},
-		{"JPEG that declares no size", noSize, CodeFileImageTooLarge},
-		{"JPEG signature only", jpg[:3], CodeFileTruncated},
-		{"TIFF of 20000×20000, II SHORT", handTIFF(binary.LittleEndian, 20000, 20000, false, false), CodeFileImageTooLarge},
-		{"TIFF of width 0, MM LONG", handTIFF(binary.BigEndian, 0, 480, true, true), CodeFileImageTooLarge},
-		{"TIFF without ImageWidth", noWidth, CodeFileImageTooLarge},
-		{"TIFF whose IFD is past the end", tiffFar, CodeFileTruncated},
-		{"TIFF cut in its IFD", handTIFF(binary.BigEndian, 640, 480, true, true)[:640*480%(1<<16)+8+20], CodeFileTruncated},
+		{"PNG of 100000×100000", withPNGSize(png, 100000, 100000), ImageTooLarge},
+		{"PNG of width 0", withPNGSize(png, 0, 48), ImageTooLarge},
+		{"PNG of height 0", withPNGSize(png, 64, 0), ImageTooLarge},
+		{"PNG of 2^31-1 squared", withPNGSize(png, 1<<31-1, 1<<31-1), ImageTooLarge},
+		{"PNG cut before IEND", png[:len(png)-12], Truncated},
+		{"PNG cut inside IEND", png[:len(png)-2], Truncated},
+		{"PNG cut inside IHDR", png[:20], Truncated},
+		{"PNG signature only", png[:8], Truncated},
+		{"PNG without IHDR first", notIHDR, TypeRefused},
+		{"JPEG without FFD9", jpg[:len(jpg)-2], Truncated},
+		{"JPEG cut, its thumbnail whole", cutThumb, Truncated},
+		{"JPEG with more than 64 KiB after FFD9", append(bytes.Clone(jpg), make([]byte, jpegTrailer+1)...), Truncated},
+		{"JPEG of height 0", withJPEGSize(jpg, 64, 0), ImageTooLarge},
+		{"JPEG of 65535×65535", withJPEGSize(jpg, 65535, 65535), ImageTooLarge},
+		{"JPEG that declares no size", noSize, ImageTooLarge},
+		{"JPEG signature only", jpg[:3], Truncated},
+		{"TIFF of 20000×20000, II SHORT", handTIFF(binary.LittleEndian, 20000, 20000, false, false), ImageTooLarge},
+		{"TIFF of width 0, MM LONG", handTIFF(binary.BigEndian, 0, 480, true, true), ImageTooLarge},
+		{"TIFF without ImageWidth", noWidth, ImageTooLarge},
+		{"TIFF whose IFD is past the end", tiffFar, Truncated},
+		{"TIFF cut in its IFD", handTIFF(binary.BigEndian, 640, 480, true, true)[:640*480%(1<<16)+8+20], Truncated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if code := fileCode(t, tt.img, DefaultFileRules()); code != tt.code {
+			if code := fileKind(t, tt.img, testLimits()); code != tt.code {
 				t.Fatalf("got %q, want %s", code, tt.code)
 			}
 		})
@@ -78,27 +78,30 @@ func TestImagesRefused(t *testing.T) {
 }
 
 // TestImagePixelRule: the bound is width×height ≤ MaxImagePixels, without
-// overflow, and rules that leave it 0 get the contract's default.
+// overflow, and limits that leave it 0 admit no image (there is no
+// default here: domain.NewFileRules refuses a 0).
 func TestImagePixelRule(t *testing.T) {
 	png := goPNG(64, 48)
-	rules := func(max int64) FileRules {
-		r := DefaultFileRules()
+	rules := func(max int64) Limits {
+		r := testLimits()
 		r.MaxImagePixels = max
 		return r
 	}
 	for _, tt := range []struct {
 		img  []byte
 		max  int64
-		code string
+		code Kind
 	}{
-		{png, 64 * 48, ""},
-		{png, 64*48 - 1, CodeFileImageTooLarge},
-		{withPNGSize(png, math.MaxUint32, math.MaxUint32), math.MaxInt64, CodeFileImageTooLarge},
-		{withPNGSize(png, 1<<31-1, 1<<31-1), math.MaxInt64, ""},
-		{withPNGSize(png, 10001, 10000), 0, CodeFileImageTooLarge},
-		{withPNGSize(png, 10000, 10000), 0, ""},
+		{png, 64 * 48, accepted},
+		{png, 64*48 - 1, ImageTooLarge},
+		{withPNGSize(png, math.MaxUint32, math.MaxUint32), math.MaxInt64, ImageTooLarge},
+		{withPNGSize(png, 1<<31-1, 1<<31-1), math.MaxInt64, accepted},
+		{withPNGSize(png, 10001, 10000), 0, ImageTooLarge},
+		{withPNGSize(png, 1, 1), 0, ImageTooLarge},
+		{withPNGSize(png, 1, 1), -1, ImageTooLarge},
+		{withPNGSize(png, 1, 1), 1, accepted},
 	} {
-		if code := fileCode(t, tt.img, rules(tt.max)); code != tt.code {
+		if code := fileKind(t, tt.img, rules(tt.max)); code != tt.code {
 			t.Errorf("%d×%d, max %d: got %q, want %q", binary.BigEndian.Uint32(tt.img[16:]), binary.BigEndian.Uint32(tt.img[20:]), tt.max, code, tt.code)
 		}
 	}

@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"encoding/base64"
@@ -24,17 +24,17 @@ var errBadBase64 = errors.New("invalid base64")
 // b64Text returns the base64 characters of a Base64String: a data: URL
 // prefix removed, trailing padding and whitespace trimmed. The padding is
 // optional, so it is dropped and the rest decoded without it.
-func b64Text(s string) (string, *fieldErr) {
+func b64Text(s string) (string, *Finding) {
 	if strings.HasPrefix(s, "data:") {
 		i := strings.Index(s, ";base64,")
 		if i < 0 || i > 200 {
-			return "", bad(CodeInvalidFile, "prefijo data: sin ;base64,")
+			return "", refuse(Undecodable, "prefijo data: sin ;base64,")
 		}
 		s = s[i+len(";base64,"):]
 	}
 	s = strings.TrimRight(s, "= \t\r\n")
 	if s == "" {
-		return "", bad(CodeInvalidFile, "Base64String está vacío")
+		return "", refuse(Undecodable, "Base64String está vacío")
 	}
 	return s, nil
 }
@@ -144,7 +144,7 @@ var scratchPool = sync.Pool{New: func() any {
 	return &scratch{win: make([]byte, windowCarry+decodedChunk), tmp: make([]byte, encodedChunk)}
 }}
 
-// fileReader decodes a File's text again, for Reader and WriteTo.
+// fileReader decodes a Content's text again, for Reader and WriteTo.
 type fileReader struct {
 	d    b64Decoder
 	buf  []byte // decoded by Read, not yet returned

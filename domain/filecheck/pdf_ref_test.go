@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"encoding/base64"
@@ -71,13 +71,13 @@ func TestPDFIndirectStreamParams(t *testing.T) {
 	}
 	for name, pdf := range refused {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, pdf, DefaultFileRules()); code != CodeFileActiveContent {
-				t.Fatalf("got %q, want %s", code, CodeFileActiveContent)
+			if code := fileKind(t, pdf, testLimits()); code != ActiveContent {
+				t.Fatalf("got %q, want %s", code, ActiveContent)
 			}
 		})
 	}
 	harmless := scriptMembers("<< /S /GoTo /D [ 2 0 R /Fit ] >>")
-	accepted := map[string][]byte{
+	harmlessPDFs := map[string][]byte{
 		"DecodeParms as a reference without a predictor": func() []byte {
 			p := newXrefPDF()
 			p.obj(7, "<< /Columns 16 >>")
@@ -105,9 +105,9 @@ func TestPDFIndirectStreamParams(t *testing.T) {
 			return p.finish(9, " /Root 1 0 R")
 		}(),
 	}
-	for name, pdf := range accepted {
+	for name, pdf := range harmlessPDFs {
 		t.Run(name, func(t *testing.T) {
-			if code := fileCode(t, pdf, DefaultFileRules()); code != "" {
+			if code := fileKind(t, pdf, testLimits()); code != accepted {
 				t.Fatalf("refused with %s", code)
 			}
 		})
@@ -160,25 +160,25 @@ func TestPDFReferenceBounds(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		pdf  []byte
-		code string
+		code Kind
 	}{
-		{"a chain of eight references is followed", harmless("", chain(8, "<< /Columns 4 >>")...), ""},
-		{"a chain of nine is not", harmless("", chain(9, "<< /Columns 4 >>")...), CodeFileActiveContent},
-		{"a predictor at the end of a chain", pdfWithPredictedObjStm(" /DecodeParms 7 0 R", chain(4, "<< /Predictor 12 /Columns 16 >>")...), CodeFileActiveContent},
-		{"a cycle", harmless("", "8 0 R", "7 0 R"), CodeFileActiveContent},
-		{"a definition whose value cannot be read", harmless("", "[ 8 0 R %\n ]"), CodeFileActiveContent},
-		{"two definitions, one with a predictor", harmless("7 0 obj << /Predictor 12 >> endobj\n", "[ << /Columns 4 >> ]"), CodeFileActiveContent},
-		{"a definition inside a string", harmless("11 0 obj << /X (7 0 obj << /Predictor 12 >>) >> endobj\n", "<< >>"), CodeFileActiveContent},
-		{"a definition inside a comment", harmless("% 7 0 obj << /Predictor 12 >>\n", "<< >>"), CodeFileActiveContent},
-		{"the number in an object stream's header", harmless(objStmHolding("7 0 "), "<< >>"), CodeFileActiveContent},
-		{"a header with a sign", harmless(objStmHolding("+7 0 "), "<< >>"), CodeFileActiveContent},
-		{"a predictor inside another object stream", harmless(objStmHolding("40 0 << /Predictor 12 >> "), "<< >>"), CodeFileActiveContent},
-		{"more definitions than kept", harmless(many.String(), "<< >>"), CodeFileActiveContent},
-		{"more header runs than kept", harmless(objStmHolding(runs.String()), "<< >>"), CodeFileActiveContent},
-		{"an unnumbered definition with a predictor", harmless("<x> obj << /Predictor 12 >> endobj\n", "<< >>"), CodeFileActiveContent},
+		{"a chain of eight references is followed", harmless("", chain(8, "<< /Columns 4 >>")...), accepted},
+		{"a chain of nine is not", harmless("", chain(9, "<< /Columns 4 >>")...), ActiveContent},
+		{"a predictor at the end of a chain", pdfWithPredictedObjStm(" /DecodeParms 7 0 R", chain(4, "<< /Predictor 12 /Columns 16 >>")...), ActiveContent},
+		{"a cycle", harmless("", "8 0 R", "7 0 R"), ActiveContent},
+		{"a definition whose value cannot be read", harmless("", "[ 8 0 R %\n ]"), ActiveContent},
+		{"two definitions, one with a predictor", harmless("7 0 obj << /Predictor 12 >> endobj\n", "[ << /Columns 4 >> ]"), ActiveContent},
+		{"a definition inside a string", harmless("11 0 obj << /X (7 0 obj << /Predictor 12 >>) >> endobj\n", "<< >>"), ActiveContent},
+		{"a definition inside a comment", harmless("% 7 0 obj << /Predictor 12 >>\n", "<< >>"), ActiveContent},
+		{"the number in an object stream's header", harmless(objStmHolding("7 0 "), "<< >>"), ActiveContent},
+		{"a header with a sign", harmless(objStmHolding("+7 0 "), "<< >>"), ActiveContent},
+		{"a predictor inside another object stream", harmless(objStmHolding("40 0 << /Predictor 12 >> "), "<< >>"), ActiveContent},
+		{"more definitions than kept", harmless(many.String(), "<< >>"), ActiveContent},
+		{"more header runs than kept", harmless(objStmHolding(runs.String()), "<< >>"), ActiveContent},
+		{"an unnumbered definition with a predictor", harmless("<x> obj << /Predictor 12 >> endobj\n", "<< >>"), ActiveContent},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if code := fileCode(t, tt.pdf, DefaultFileRules()); code != tt.code {
+			if code := fileKind(t, tt.pdf, testLimits()); code != tt.code {
 				t.Fatalf("got %q, want %q", code, tt.code)
 			}
 		})
@@ -192,7 +192,7 @@ func TestPDFReferenceBounds(t *testing.T) {
 			text := base64.StdEncoding.EncodeToString(pdf)
 			var before, after runtimeMem
 			before.read()
-			inspect(text, DefaultFileRules())
+			Inspect(text, testLimits())
 			after.read()
 			return after.alloc - before.alloc
 		}
@@ -207,7 +207,7 @@ func TestPDFReferenceBounds(t *testing.T) {
 		p := newXrefPDF()
 		p.objStm(5, " /Filter /FlateDecode /DecodeParms % comment\n 7 0 R", scriptMembers("<< >>"), deflate)
 		p.obj(7, "<< >>")
-		if code := fileCode(t, p.finish(9, " /Root 1 0 R"), DefaultFileRules()); code != CodeFileActiveContent {
+		if code := fileKind(t, p.finish(9, " /Root 1 0 R"), testLimits()); code != ActiveContent {
 			t.Fatalf("got %q", code)
 		}
 	})

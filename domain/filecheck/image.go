@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"encoding/binary"
@@ -9,15 +9,16 @@ import (
 // (the next chunk, segment or directory entry) as soon as a window holds
 // it; what they read is at most 16 bytes long, less than a window carries.
 
-// checkPixels refuses a declared size of 0 or of more than max pixels.
-// width*height is never computed: it may not fit in 64 bits.
-func checkPixels(kind string, width, height uint64, max int64) *fieldErr {
+// checkPixels refuses a declared size of 0 or of more than max pixels
+// (every size when max is 0 or less). width*height is never computed: it
+// may not fit in 64 bits.
+func checkPixels(kind string, width, height uint64, max int64) *Finding {
 	size := strconv.FormatUint(width, 10) + "×" + strconv.FormatUint(height, 10)
 	if width == 0 || height == 0 {
-		return bad(CodeFileImageTooLarge, "la imagen "+kind+" declara un tamaño vacío ("+size+")")
+		return refuse(ImageTooLarge, "la imagen "+kind+" declara un tamaño vacío ("+size+")")
 	}
-	if width > uint64(max)/height {
-		return bad(CodeFileImageTooLarge, "la imagen "+kind+" declara "+size+" píxeles; el máximo es "+strconv.FormatInt(max, 10))
+	if max <= 0 || width > uint64(max)/height {
+		return refuse(ImageTooLarge, "la imagen "+kind+" declara "+size+" píxeles; el máximo es "+strconv.FormatInt(max, 10))
 	}
 	return nil
 }
@@ -30,9 +31,9 @@ type pngCheck struct {
 	ihdr, iend bool
 }
 
-func newPNGCheck(r FileRules) contentCheck { return &pngCheck{maxPixels: r.maxImagePixels(), pos: 8} }
+func newPNGCheck(r Limits) contentCheck { return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8} }
 
-func (c *pngCheck) check(w *window) *fieldErr {
+func (c *pngCheck) check(w *window) *Finding {
 	for !c.iend {
 		need := 8 // length and type
 		if !c.ihdr {
@@ -44,11 +45,11 @@ func (c *pngCheck) check(w *window) *fieldErr {
 		b := w.buf[w.index(c.pos):]
 		length, typ := binary.BigEndian.Uint32(b), string(b[4:8])
 		if length > 1<<31-1 {
-			return bad(CodeFileType, "el archivo no es un PNG válido: un bloque declara más de 2 GiB")
+			return refuse(TypeRefused, "el archivo no es un PNG válido: un bloque declara más de 2 GiB")
 		}
 		if !c.ihdr {
 			if typ != "IHDR" || length < 13 {
-				return bad(CodeFileType, "el archivo no es un PNG válido: no empieza por IHDR")
+				return refuse(TypeRefused, "el archivo no es un PNG válido: no empieza por IHDR")
 			}
 			c.ihdr = true
 			if fe := checkPixels("PNG", uint64(binary.BigEndian.Uint32(b[8:])), uint64(binary.BigEndian.Uint32(b[12:])), c.maxPixels); fe != nil {
@@ -61,9 +62,9 @@ func (c *pngCheck) check(w *window) *fieldErr {
 	return nil
 }
 
-func (c *pngCheck) finish(size int64) *fieldErr {
+func (c *pngCheck) finish(size int64) *Finding {
 	if !c.iend || c.pos > size {
-		return bad(CodeFileTruncated, "el PNG está incompleto: no llega a su bloque final IEND")
+		return refuse(Truncated, "el PNG está incompleto: no llega a su bloque final IEND")
 	}
 	return nil
 }
@@ -80,11 +81,11 @@ type tiffCheck struct {
 	done                bool
 }
 
-func newTIFFCheck(r FileRules) contentCheck {
-	return &tiffCheck{maxPixels: r.maxImagePixels(), entries: -1}
+func newTIFFCheck(r Limits) contentCheck {
+	return &tiffCheck{maxPixels: r.MaxImagePixels, entries: -1}
 }
 
-func (c *tiffCheck) check(w *window) *fieldErr {
+func (c *tiffCheck) check(w *window) *Finding {
 	for !c.done {
 		switch {
 		case c.order == nil && w.has(0, 8):
@@ -93,7 +94,7 @@ func (c *tiffCheck) check(w *window) *fieldErr {
 				c.order = binary.LittleEndian
 			}
 			if c.pos = int64(c.order.Uint32(w.buf[4:])); c.pos < 8 {
-				return bad(CodeFileType, "el archivo no es un TIFF válido: su directorio de imagen está en la cabecera")
+				return refuse(TypeRefused, "el archivo no es un TIFF válido: su directorio de imagen está en la cabecera")
 			}
 		case c.order != nil && c.entries < 0 && w.has(c.pos, 2):
 			c.entries = int(c.order.Uint16(w.buf[w.index(c.pos):]))
@@ -132,9 +133,9 @@ func (c *tiffCheck) entry(b []byte) {
 	}
 }
 
-func (c *tiffCheck) finish(int64) *fieldErr {
+func (c *tiffCheck) finish(int64) *Finding {
 	if !c.done {
-		return bad(CodeFileTruncated, "el TIFF está incompleto: su directorio de imagen no está completo en el archivo")
+		return refuse(Truncated, "el TIFF está incompleto: su directorio de imagen no está completo en el archivo")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -44,12 +44,12 @@ type objStms struct {
 	defs      *pdfDefs // told the names and header numbers found inside
 }
 
-func pdfUninspectable(why string) *fieldErr {
-	return bad(CodeFileActiveContent, "el PDF no se puede inspeccionar en busca de contenido activo: "+why)
+func pdfUninspectable(why string) *Finding {
+	return refuse(ActiveContent, "el PDF no se puede inspeccionar en busca de contenido activo: "+why)
 }
 
 // count1 counts an object stream.
-func (o *objStms) count1() *fieldErr {
+func (o *objStms) count1() *Finding {
 	if o.count++; o.count > maxObjStms {
 		return pdfUninspectable("tiene más de " + strconv.Itoa(maxObjStms) + " flujos de objetos")
 	}
@@ -58,7 +58,7 @@ func (o *objStms) count1() *fieldErr {
 
 // start handles the keyword stream of a Flate object stream whose data
 // starts at off.
-func (o *objStms) start(off int64) *fieldErr {
+func (o *objStms) start(off int64) *Finding {
 	if fe := o.count1(); fe != nil {
 		return fe
 	}
@@ -67,7 +67,7 @@ func (o *objStms) start(off int64) *fieldErr {
 }
 
 // take holds the data of the stream being captured up to offset upTo.
-func (o *objStms) take(w *window, upTo int64) *fieldErr {
+func (o *objStms) take(w *window, upTo int64) *Finding {
 	if !o.capturing || upTo <= o.next {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (o *objStms) take(w *window, upTo int64) *fieldErr {
 
 // end ends the stream being captured at offset off (w is nil at the end
 // of the file, when all has been taken) and scans what it inflates to.
-func (o *objStms) end(w *window, off int64) *fieldErr {
+func (o *objStms) end(w *window, off int64) *Finding {
 	if !o.capturing {
 		return nil
 	}
@@ -154,7 +154,7 @@ func readFull(r io.Reader, p []byte) (int, error) {
 
 // names refuses the window if an active name starts in it; inside an
 // object stream every name counts.
-func (o *objStms) names(w *window) *fieldErr {
+func (o *objStms) names(w *window) *Finding {
 	buf, lim := w.buf, w.index(w.limit)
 	for i := w.index(w.from); i < lim; {
 		j := bytes.IndexByte(buf[i:lim], '/')

@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ func TestDecodeAcceptsAsBefore(t *testing.T) {
 		"whitespace runs over 100": spaced(50, strings.Repeat(" ", 101)),
 	} {
 		t.Run(name, func(t *testing.T) {
-			f, fe := inspect(text, DefaultFileRules())
+			f, fe := Inspect(text, testLimits())
 			if fe != nil {
-				t.Fatalf("%s: %s", fe.code, fe.msg)
+				t.Fatalf("%s: %s", fe.Kind, fe.Detail)
 			}
 			checkContent(t, f, pdf[:len(pdf)-1])
 		})
@@ -61,8 +61,8 @@ func TestDecodeRefuses(t *testing.T) {
 		"NUL inside":            good[:40] + "\x00" + good[40:],
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, fe := inspect(text, DefaultFileRules()); fe == nil || fe.code != CodeInvalidFile {
-				t.Fatalf("got %+v, want %s", fe, CodeInvalidFile)
+			if _, fe := Inspect(text, testLimits()); fe == nil || fe.Kind != Undecodable {
+				t.Fatalf("got %+v, want %s", fe, Undecodable)
 			}
 		})
 	}
@@ -72,15 +72,15 @@ func TestDecodeRefuses(t *testing.T) {
 // any decoding (a text over it is refused as too large even when it is
 // not base64), and whitespace does not count.
 func TestDecodeSizeBeforeDecoding(t *testing.T) {
-	rules := FileRules{Allowed: []string{"pdf"}, MaxBytes: 3000}
+	rules := Limits{Allowed: []string{"pdf"}, MaxBytes: 3000}
 	pdf := benchPDF(3000)[:3000]
 	copy(pdf[len(pdf)-6:], "%%EOF\n")
 	text := base64.StdEncoding.EncodeToString(pdf)
-	if _, fe := inspect(strings.ReplaceAll(text, "A", "A\r\n"), rules); fe != nil {
-		t.Fatalf("a file of exactly the limit, wrapped: %s", fe.msg)
+	if _, fe := Inspect(strings.ReplaceAll(text, "A", "A\r\n"), rules); fe != nil {
+		t.Fatalf("a file of exactly the limit, wrapped: %s", fe.Detail)
 	}
-	if _, fe := inspect(text+"!!!!", rules); fe == nil || fe.code != CodeFileTooLarge {
-		t.Fatalf("over the limit and invalid: %+v, want %s", fe, CodeFileTooLarge)
+	if _, fe := Inspect(text+"!!!!", rules); fe == nil || fe.Kind != TooLarge {
+		t.Fatalf("over the limit and invalid: %+v, want %s", fe, TooLarge)
 	}
 }
 

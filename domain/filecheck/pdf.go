@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import "bytes"
 
@@ -15,7 +15,7 @@ import "bytes"
 //     about once in 2^28 bytes, and a script action also names its type,
 //     /S /JavaScript, which counts everywhere.
 //   - An object stream holds objects out of sight; its data is inflated,
-//     within bounds, and every name in it counts (file_pdf_objstm.go).
+//     within bounds, and every name in it counts (pdf_objstm.go).
 //     What marks a stream as one is its dictionary's /Type /ObjStm or
 //     /First (viewers read any stream the cross-reference table points
 //     into, /Type or not). Its dictionary is what was said since the
@@ -27,8 +27,8 @@ import "bytes"
 //   - How an object stream's data is decoded may be written by reference
 //     (/Filter 7 0 R, /DecodeParms [ 7 0 R ]): the values of /Filter,
 //     /DecodeParms and /Length are read where they are written
-//     (file_pdf_value.go, file_pdf_keys.go) and references followed,
-//     within bounds, once the whole file is read (file_pdf_defs.go). A
+//     (pdf_value.go, pdf_keys.go) and references followed,
+//     within bounds, once the whole file is read (pdf_defs.go). A
 //     stream whose /Filter is a reference is read both ways until then:
 //     as it is, every name counting, and inflated. What cannot be read or
 //     followed refuses the stream as one that cannot be inspected.
@@ -69,19 +69,19 @@ func (d pdfDict) or(e pdfDict) pdfDict {
 
 const pdfTail = 1024
 
-func newPDFCheck(r FileRules) contentCheck {
+func newPDFCheck(r Limits) contentCheck {
 	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1}
 	p.objStms.defs = &p.defs
 	return p
 }
 
 // pdfActive is the refusal of a PDF with the active name name.
-func pdfActive(name string) *fieldErr {
-	return bad(CodeFileActiveContent, "el PDF contiene contenido activo (/"+name+
+func pdfActive(name string) *Finding {
+	return refuse(ActiveContent, "el PDF contiene contenido activo (/"+name+
 		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
 }
 
-func (p *pdfCheck) check(w *window) *fieldErr {
+func (p *pdfCheck) check(w *window) *Finding {
 	p.keepTail(w.buf[w.fresh:])
 	if p.allowScripts {
 		return nil
@@ -102,7 +102,7 @@ func (p *pdfCheck) check(w *window) *fieldErr {
 		if e >= lim {
 			break
 		}
-		var fe *fieldErr
+		var fe *Finding
 		switch e {
 		case slash:
 			if name, ok := pdfNameAt(buf, e, &p.name); ok {
@@ -142,7 +142,7 @@ func (p *pdfCheck) check(w *window) *fieldErr {
 }
 
 // onName handles a decoded name whose solidus is at w.buf[e].
-func (p *pdfCheck) onName(w *window, e int, name []byte) *fieldErr {
+func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
 		if string(name) == "JS" && p.inData && !raw {
@@ -170,7 +170,7 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *fieldErr {
 }
 
 // startData handles the keyword stream; the data starts at off.
-func (p *pdfCheck) startData(w *window, off int64) *fieldErr {
+func (p *pdfCheck) startData(w *window, off int64) *Finding {
 	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
 		return fe
 	}
@@ -230,7 +230,7 @@ func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
 // than the data read here, or is not a direct integer (a reference may
 // lead to any number, see pdfDefs), the stream's names go on counting as
 // its own to the end of the file.
-func (p *pdfCheck) endData(w *window, off int64) *fieldErr {
+func (p *pdfCheck) endData(w *window, off int64) *Finding {
 	if p.rawObjStm {
 		p.feedHeader(w, off, true)
 		v := p.region.vals
@@ -243,9 +243,9 @@ func (p *pdfCheck) endData(w *window, off int64) *fieldErr {
 	return p.objStms.end(w, off)
 }
 
-func (p *pdfCheck) finish(int64) *fieldErr {
+func (p *pdfCheck) finish(int64) *Finding {
 	if !bytes.Contains(p.tail, []byte("%%EOF")) {
-		return bad(CodeFileTruncated, "el PDF está incompleto: no termina con %%EOF")
+		return refuse(Truncated, "el PDF está incompleto: no termina con %%EOF")
 	}
 	if p.allowScripts {
 		return nil
@@ -254,7 +254,7 @@ func (p *pdfCheck) finish(int64) *fieldErr {
 		return fe
 	}
 	if p.encrypted && p.objStms.count > 0 {
-		return bad(CodeFileActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
+		return refuse(ActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
 	}
 	return p.defs.finish()
 }

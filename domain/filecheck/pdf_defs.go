@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"slices"
@@ -193,7 +193,7 @@ func (d *pdfDefs) isHeld(num uint32) bool {
 }
 
 // finish decides the pending object streams.
-func (d *pdfDefs) finish() *fieldErr {
+func (d *pdfDefs) finish() *Finding {
 	d.endSegment()
 	slices.SortFunc(d.held, func(a, b pdfRun) int { return int(int64(a.lo) - int64(b.lo)) })
 	// Runs may overlap; merge them so that a binary search finds any.
@@ -217,7 +217,7 @@ func (d *pdfDefs) finish() *fieldErr {
 // decide refuses an object stream whose references lead to a predictor,
 // to a filter chain other than one FlateDecode or none, or to what
 // cannot be known.
-func (d *pdfDefs) decide(p pdfPending) *fieldErr {
+func (d *pdfDefs) decide(p pdfPending) *Finding {
 	filters := p.names
 	for _, r := range p.vals.refs[:p.vals.nrefs] {
 		n, known := d.resolve(r.num, 1)

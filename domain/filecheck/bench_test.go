@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -38,12 +38,12 @@ type fileOnly struct{ n int64 }
 func (w *fileOnly) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
 func benchInspect(b *testing.B, b64 string) {
-	rules := DefaultFileRules()
+	rules := testLimits()
 	b.SetBytes(int64(len(b64)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, fe := inspect(b64, rules); fe != nil {
-			b.Fatal(fe.msg)
+		if _, fe := Inspect(b64, rules); fe != nil {
+			b.Fatal(fe.Detail)
 		}
 	}
 }
@@ -61,9 +61,9 @@ func BenchmarkFileInspect200KWrapped(b *testing.B) {
 // BenchmarkFileWrite200K: the second decode, into a writer that is only a
 // writer (as the upload store's temp file is to io.CopyBuffer).
 func BenchmarkFileWrite200K(b *testing.B) {
-	f, fe := inspect(base64.StdEncoding.EncodeToString(benchPDF(200<<10)), DefaultFileRules())
+	f, fe := Inspect(base64.StdEncoding.EncodeToString(benchPDF(200<<10)), testLimits())
 	if fe != nil {
-		b.Fatal(fe.msg)
+		b.Fatal(fe.Detail)
 	}
 	buf := make([]byte, 32<<10) // the upload store's copy buffer
 	b.SetBytes(f.Size)

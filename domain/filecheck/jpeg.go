@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"bytes"
@@ -26,13 +26,13 @@ type jpegCheck struct {
 	eoi       int64 // the offset after the end marker; 0 until it is found
 }
 
-func newJPEGCheck(r FileRules) contentCheck { return &jpegCheck{maxPixels: r.maxImagePixels(), pos: 2} }
+func newJPEGCheck(r Limits) contentCheck { return &jpegCheck{maxPixels: r.MaxImagePixels, pos: 2} }
 
 // isSOF reports whether marker m starts a frame: C0–CF but DHT (C4), JPG
 // (C8) and DAC (CC).
 func isSOF(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
 
-func (c *jpegCheck) check(w *window) *fieldErr {
+func (c *jpegCheck) check(w *window) *Finding {
 	for c.eoi == 0 && w.has(c.pos, 2) {
 		b := w.buf[w.index(c.pos):]
 		if c.inScan {
@@ -77,7 +77,7 @@ func (c *jpegCheck) check(w *window) *fieldErr {
 			}
 			length := int64(binary.BigEndian.Uint16(b[2:]))
 			if length < int64(need-2) {
-				return bad(CodeFileType, "el archivo no es un JPEG válido: el segmento "+strconv.FormatInt(int64(m), 16)+" es demasiado corto")
+				return refuse(TypeRefused, "el archivo no es un JPEG válido: el segmento "+strconv.FormatInt(int64(m), 16)+" es demasiado corto")
 			}
 			if isSOF(m) {
 				c.sof = true
@@ -93,14 +93,14 @@ func (c *jpegCheck) check(w *window) *fieldErr {
 	return nil
 }
 
-func (c *jpegCheck) finish(size int64) *fieldErr {
+func (c *jpegCheck) finish(size int64) *Finding {
 	switch {
 	case c.eoi == 0:
-		return bad(CodeFileTruncated, "el JPEG está incompleto: no llega a su marcador de fin (FFD9)")
+		return refuse(Truncated, "el JPEG está incompleto: no llega a su marcador de fin (FFD9)")
 	case !c.sof:
-		return bad(CodeFileImageTooLarge, "la imagen JPEG no declara su tamaño")
+		return refuse(ImageTooLarge, "la imagen JPEG no declara su tamaño")
 	case size-c.eoi > jpegTrailer:
-		return bad(CodeFileTruncated, "el JPEG no termina con su marcador de fin (FFD9): le siguen "+
+		return refuse(Truncated, "el JPEG no termina con su marcador de fin (FFD9): le siguen "+
 			strconv.FormatInt(size-c.eoi, 10)+" bytes; se admiten "+strconv.Itoa(jpegTrailer))
 	}
 	return nil

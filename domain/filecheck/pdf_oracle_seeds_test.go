@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 import (
 	"encoding/base64"
@@ -50,7 +50,7 @@ func oracleSeeds() []oracleSeed {
 
 // refusedByCheck reports whether the check refuses pdf.
 func refusedByCheck(pdf []byte) bool {
-	_, fe := inspect(base64.StdEncoding.EncodeToString(pdf), DefaultFileRules())
+	_, fe := Inspect(base64.StdEncoding.EncodeToString(pdf), testLimits())
 	return fe != nil
 }
 

@@ -1,4 +1,4 @@
-package domain
+package filecheck
 
 // Reading one PDF value where it is written: the value of a stream
 // dictionary's /Filter, /DecodeParms or /Length, and the value of an
