@@ -71,12 +71,9 @@ func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) 
 	case status == http.StatusInternalServerError:
 		reply.Message = "Error interno; intente de nuevo más tarde"
 	}
-	if status >= 500 && de.Code != codeOverloaded && de.Code != codeShuttingDown {
-		s.metrics.StoreErrors.Inc() // a failed dependency: the turned-away reports have their own signals
-	}
+	s.countRefused(status, de, reason)
 	setRetryAfter(w, err)
 	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
-	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
 	writeJSON(w, status, reply)
 }
 
