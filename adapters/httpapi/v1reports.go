@@ -54,10 +54,13 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 			}
 			if receipt.Replayed {
 				stored, err := s.Lookup.Get(ctx, p.User, receipt.ReportID)
-				if err != nil {
-					// The record names a row this partner does not have: a
-					// fault of the store, not the partner's.
-					return fmt.Errorf("replay of report %d: read its row: %w", receipt.ReportID, err)
+				switch {
+				case domain.IsKind(err, domain.ErrNotFound):
+					// The record names a row this partner does not have: the
+					// store's fault (500), never a 404 to the partner.
+					return fmt.Errorf("replay of report %d: its record names no row of %s: %v", receipt.ReportID, p.User, err)
+				case err != nil:
+					return err
 				}
 				s.noteReceipt(w, r, receipt)
 				writeJSON(w, http.StatusOK, receiptOf(stored.StoredReceipt))
