@@ -130,6 +130,3 @@ func mustProblem(t testing.TB, r reply, status int, code string) {
 		t.Fatalf("problem %s; want status %d, code %s, request_id %s", r.Raw, status, code, r.Header.Get("X-Request-Id"))
 	}
 }
-
-
-

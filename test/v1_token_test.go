@@ -150,7 +150,9 @@ func v1TokenRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("token: the login upstream down is 503 temporarily_unavailable", func(t *testing.T) {
-		down := mustStart(t, e.store(t), func(c *config.Config) { c.Login.URL, c.Login.Timeout = "http://"+closedAddr(t)+"/auth/login", time.Second })
+		down := mustStart(t, e.store(t), func(c *config.Config) {
+			c.Login.URL, c.Login.Timeout = "http://"+closedAddr(t)+"/auth/login", time.Second
+		})
 		r := tokenCall(t, down, map[string]string{"Authorization": basicAuth(partner, password)}, formCT, "grant_type=client_credentials")
 		refused(t, r, 503, "temporarily_unavailable")
 		if r.Header.Get("WWW-Authenticate") != "" {
