@@ -67,3 +67,23 @@ func problemsOf(err error) []domain.Problem {
 	}
 	return nil
 }
+
+// TestLoadV1BodyIsAReport: the body of the load tool's /v1 workloads (W1's
+// full report with money and rates as strings) is a report as /v1 reads
+// it, and the same report as W1's.
+func TestLoadV1BodyIsAReport(t *testing.T) {
+	cat := domain.DefaultCatalogue()
+	legacy := fixture.FullBody(t0, "CR-LOAD-1", nil)
+	v1 := fixture.DecimalsAsStrings(legacy)
+	a, err := cat.MapReportWith(fixture.Members(v1), domain.DefaultFileRules(), t0, domain.MapOptions{DecimalsAsStrings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cat.MapReport(fixture.Members(legacy), domain.DefaultFileRules(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Identity(a) != cat.Identity(b) {
+		t.Fatal("the /v1 body is another report than W1's")
+	}
+}
