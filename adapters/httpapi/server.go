@@ -1,12 +1,15 @@
 // Package httpapi is the HTTP adapter (chi): the legacy partner endpoint
-// /api/partner_api.php, the built-in login over HTTP, the JWKS, probes,
-// metrics and the OpenAPI document.
+// /api/partner_api.php, the partner API /v1 beside it over the same use
+// cases and the same report pipeline, the built-in login over HTTP, the
+// JWKS, probes, metrics and the OpenAPI document.
 //
-// Every answer is JSON with Access-Control-Allow-Origin: *. Its "status"
-// member follows the original specification: a string on the answers of
-// a report (POST /api/partner_api.php), an integer on the token exchange
-// and on 404, 405 and 500 elsewhere; the probes answer a word ("ok",
-// "ready", "not_ready"); /auth/login has none.
+// Every answer is JSON with Access-Control-Allow-Origin: *. Outside /v1
+// its "status" member follows the original specification: a string on
+// the answers of a report (POST /api/partner_api.php), an integer on the
+// token exchange and on 404, 405 and 500 elsewhere; the probes answer a
+// word ("ok", "ready", "not_ready"); /auth/login has none. Under /v1,
+// errors are RFC 9457 problems (application/problem+json), but those of
+// /v1/token, which are RFC 6749's.
 package httpapi
 
 import (

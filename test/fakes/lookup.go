@@ -12,8 +12,8 @@ import (
 var _ ports.ReportLookup = (*ReportStore)(nil)
 
 // GetReport returns user's row id. Its fields go through their stored
-// values (domain.StoredValue, then domain.RestoreReport), as a database
-// row's do.
+// values (domain.StoredValue, then domain.RestoreReport of the default
+// catalogue), as a database row's do.
 func (m *ReportStore) GetReport(_ context.Context, user string, id int64) (domain.StoredReport, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
