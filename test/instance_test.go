@@ -158,7 +158,7 @@ func call(t testing.TB, method, url string, header map[string]string, body []byt
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	r := reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
-	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if ct := resp.Header.Get("Content-Type"); len(raw) > 0 && (strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "application/problem+json")) {
 		if err := json.Unmarshal(raw, &r.Body); err != nil {
 			t.Fatalf("%s %s: body %q is not a JSON object: %v", method, url, raw, err)
 		}

@@ -189,6 +189,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 	runGroupCommit(t, open, now)
 	runSweepQueries(t, open, now)
 	runFileClaims(t, open, now)
+	runLookups(t, open, now)
 }
 
 var nonces atomic.Int64

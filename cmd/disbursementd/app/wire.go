@@ -119,8 +119,12 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
 	}
+	queries, err := ports.NewReportQueries(m.Store)
+	if err != nil {
+		return wired{}, err
+	}
 	srv, err := httpapi.New(httpapi.Server{
-		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
+		Reports: reports, Validator: reports, Lookup: queries, Exchange: partners, Login: auth(login), Auth: partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
 			{Name: "store", Fn: func(ctx context.Context) error {
