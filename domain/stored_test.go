@@ -12,7 +12,7 @@ import (
 // fullReportForTest is the full test report with a PDF.
 func fullReportForTest(t *testing.T, c *domain.Catalogue, now time.Time) *domain.Report {
 	t.Helper()
-	rep, err := c.MapReport(fixture.Members(fixture.FullBody(now, "CR-STORED-1", fixture.PDF(1024))), domain.DefaultFileRules(), now)
+	rep, err := c.MapReport(fixture.Members(fixture.FullBody(now, "CR-STORED-1", fixture.PDF(1024))), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

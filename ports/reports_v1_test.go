@@ -75,11 +75,11 @@ func TestLoadV1BodyIsAReport(t *testing.T) {
 	cat := domain.DefaultCatalogue()
 	legacy := fixture.FullBody(t0, "CR-LOAD-1", nil)
 	v1 := fixture.DecimalsAsStrings(legacy)
-	a, err := cat.MapReportWith(fixture.Members(v1), domain.DefaultFileRules(), t0, domain.MapOptions{DecimalsAsStrings: true})
+	a, err := cat.MapReportWith(fixture.Members(v1), fixture.FileRules(), t0, domain.MapOptions{DecimalsAsStrings: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := cat.MapReport(fixture.Members(legacy), domain.DefaultFileRules(), t0)
+	b, err := cat.MapReport(fixture.Members(legacy), fixture.FileRules(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 	t.Run("a report reads back as it was stored", func(t *testing.T) {
 		h := open(t)
 		body := fixture.FullBody(now, "CR-LOOK-1", nil)
-		rep, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+		rep, err := cat.MapReport(fixture.Members(body), fixture.FileRules(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 	t.Run("list filters and pages", func(t *testing.T) {
 		h := open(t)
 		rep := func(credit string) *domain.Report {
-			r, err := cat.MapReport(minimalMembers(now, credit), domain.DefaultFileRules(), now)
+			r, err := cat.MapReport(minimalMembers(now, credit), fixture.FileRules(), now)
 			if err != nil {
 				t.Fatal(err)
 			}
