@@ -11,14 +11,21 @@ import (
 	"github.com/spf13/viper"
 )
 
-// Load reads the file at path ("" means disbursementd.yaml in the working
-// directory, if it exists), then the environment, which wins. Every error
-// is one line naming the key it is about and its variable.
+// Load reads the file at path ("" means $DISB_CONFIG, else
+// disbursementd.yaml in the working directory if it exists), then the
+// environment, which wins (env.go: the variables it reads and refuses).
+// Every error is one line naming the key it is about and its variable.
 func Load(path string) (*Config, error) {
+	if err := checkEnv(os.Environ()); err != nil {
+		return nil, err
+	}
 	v := newViper()
 	for _, s := range Settings() {
 		// Binding each key makes env overrides reach keys the file lacks.
 		_ = v.BindEnv(s.Key, s.Env)
+	}
+	if path == "" {
+		path = os.Getenv(EnvConfigFile)
 	}
 	explicit := path != ""
 	if !explicit {
@@ -33,6 +40,9 @@ func Load(path string) (*Config, error) {
 		if err := unknownKeys(v); err != nil {
 			return nil, fmt.Errorf("config: file %s: %w", path, err)
 		}
+	}
+	if err := applySecretFiles(v); err != nil {
+		return nil, err
 	}
 	return read(v)
 }
@@ -118,7 +128,11 @@ func unknownKeys(v *viper.Viper) error {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(bad, ", "))
+		hints := make([]string, len(bad))
+		for i, k := range bad {
+			hints[i] = fmt.Sprintf("%s (did you mean %s?)", k, closest(k, Keys()))
+		}
+		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(hints, ", "))
 	}
 	if len(sections) > 0 {
 		sort.Strings(sections)
