@@ -24,14 +24,7 @@ func Load(path string) (*Config, error) {
 		// Binding each key makes env overrides reach keys the file lacks.
 		_ = v.BindEnv(s.Key, s.Env)
 	}
-	if path == "" {
-		path = os.Getenv(EnvConfigFile)
-	}
-	explicit := path != ""
-	if !explicit {
-		path = DefaultConfigFile
-	}
-	if _, err := os.Stat(path); err == nil || explicit {
+	if _, path = FilePath(path); path != "" {
 		v.SetConfigFile(path)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
@@ -45,6 +38,23 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	return read(v)
+}
+
+// FilePath is the configuration file Load reads for the --config value
+// flag: flag itself, else $DISB_CONFIG (both explicit: a missing file is
+// an error), else disbursementd.yaml when the working directory has one;
+// "" when there is none.
+func FilePath(flag string) (explicit bool, path string) {
+	switch {
+	case flag != "":
+		return true, flag
+	case os.Getenv(EnvConfigFile) != "":
+		return true, os.Getenv(EnvConfigFile)
+	}
+	if _, err := os.Stat(DefaultConfigFile); err == nil {
+		return false, DefaultConfigFile
+	}
+	return false, ""
 }
 
 // Defaults returns the configuration with every key at its default, as if
