@@ -172,6 +172,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	if receipt.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 		ri.detail = "idempotent replay"
+		s.metrics.ReportsReplayed.Inc()
 	} else {
 		s.metrics.ReportsStored.Inc()
 		s.metrics.FileBytes.Add(float64(receipt.FileSize))
