@@ -208,3 +208,45 @@ func TestMonitoringAlertTable(t *testing.T) {
 		t.Errorf("the operator guide's alert table differs from rules.yml; run\n  go test ./test/ -run TestMonitoringAlertTable -update-monitoring")
 	}
 }
+
+// TestMonitoringDashboardDescribed: every panel of the dashboard is
+// described in the operator guide by its title, and each queries the
+// data source variable, so that an import picks the operator's
+// Prometheus.
+func TestMonitoringDashboardDescribed(t *testing.T) {
+	var d struct {
+		Panels []struct {
+			ID         int
+			Type       string
+			Title      string
+			Datasource struct{ UID string }
+		}
+	}
+	if err := yaml.Unmarshal([]byte(repoFile(t, "deploy/monitoring/dashboard.json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	guide := repoFile(t, "docs/operator-guide.md")
+	section := guide[strings.Index(guide, "## Alerts and dashboard"):]
+	ids := map[int]bool{}
+	for _, p := range d.Panels {
+		if ids[p.ID] {
+			t.Errorf("panel id %d twice", p.ID)
+		}
+		ids[p.ID] = true
+		if p.Type == "row" {
+			if !strings.Contains(section, "*"+p.Title+"* row") {
+				t.Errorf("the guide does not describe the row %q", p.Title)
+			}
+			continue
+		}
+		if !strings.Contains(section, "**"+p.Title+"**") {
+			t.Errorf("the guide does not describe the panel %q", p.Title)
+		}
+		if p.Datasource.UID != "${datasource}" {
+			t.Errorf("panel %q queries data source %q, not ${datasource}", p.Title, p.Datasource.UID)
+		}
+	}
+	if len(d.Panels) < 10 {
+		t.Fatalf("%d panels", len(d.Panels))
+	}
+}
