@@ -56,8 +56,9 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 			_ = old.Close()
 
 			st := openStore(t, driver, d, cat, nil)
-			if applied, err := st.Migrate(ctx); err != nil || len(applied) != 1 || applied[0] != 3 {
-				t.Fatalf("Migrate = %v, %v; want [3]", applied, err)
+			// Migration 3 first; later ones follow it.
+			if applied, err := st.Migrate(ctx); err != nil || len(applied) == 0 || applied[0] != 3 {
+				t.Fatalf("Migrate = %v, %v; want 3 and the migrations after it", applied, err)
 			}
 			for _, f := range files {
 				if gone, err := st.TombstoneFile(ctx, f); err != nil || gone {
