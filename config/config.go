@@ -49,7 +49,7 @@ type HTTPConfig struct {
 	IdleTimeout            time.Duration  `mapstructure:"idle_timeout" default:"120s" doc:"keep-alive connections idle longer than this are closed"`
 	ShutdownGrace          time.Duration  `mapstructure:"shutdown_grace" default:"30s" doc:"on SIGTERM: time for in-flight reports to finish"`
 	MaxBodyBytes           ByteSize       `mapstructure:"max_body_bytes" default:"32MiB" doc:"larger report bodies get 413"`
-	ReportTimeout          time.Duration  `mapstructure:"report_timeout" default:"60s" doc:"longest a report may take once accepted; stale claims are swept after this + 5s"`
+	ReportTimeout          time.Duration  `mapstructure:"report_timeout" default:"60s" doc:"longest a report may take once accepted; the sweep leaves alone what is younger than this + 5s"`
 	TrustedProxies         []netip.Prefix `mapstructure:"trusted_proxies" default:"" doc:"addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed"`
 	MaxInFlight            int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
 	MaxReceiving           int            `mapstructure:"max_receiving" default:"0" doc:"report bodies being received at once (they hold no max_in_flight slot); beyond it 503 overloaded; 0 = 4 x max_in_flight"`
@@ -65,11 +65,12 @@ type StoreConfig struct {
 	Driver          string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
 	DSN             string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
 	AutoMigrate     bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
-	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers (the store caps them at 4)"`
+	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
 	MaxIdleConns    int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
 	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	ReadbackTimeout time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
 	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
 	BatchWriters    int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
 }
@@ -154,8 +155,6 @@ const (
 	DefaultDataDir    = "data"
 	DefaultSQLitePath = "data/disbursement.db"
 	DefaultUploadsDir = "data/uploads"
-	// DefaultTokenCacheSize is what auth.token_cache_size 0 means.
-	DefaultTokenCacheSize = 10_000
-	DefaultKeyFile        = "data/keys/private.pem"
-	DefaultConfigFile     = "disbursementd.yaml"
+	DefaultKeyFile    = "data/keys/private.pem"
+	DefaultConfigFile = "disbursementd.yaml"
 )

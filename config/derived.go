@@ -1,9 +1,43 @@
 package config
 
-// These resolve the "0 = auto" settings whose value depends on another
-// key. They are methods, not values fixed by Load, so that a caller (or a
-// test) that changes store.driver or store.max_open_conns after Load gets
-// the value that matches.
+import (
+	"runtime"
+	"time"
+)
+
+// Every "0 = auto" setting (and throttle.backend's auto) is resolved here,
+// one way: by a method named for the value it gives, computed from the
+// keys as they stand. Load never overwrites what was written, so a caller
+// (or a test) that changes store.driver or http.max_in_flight after Load
+// gets the value that matches; and adapters are handed these values, never
+// a zero to default again. derived lists them for the start-up log and
+// config print, which show the value in effect.
+
+// Values the "0 = auto" settings stand for.
+const (
+	// staleMargin is added to http.report_timeout to give the stale bound.
+	staleMargin = 5 * time.Second
+	// maxSQLiteReaders caps SQLite's read pool: one database file, one
+	// writer; more readers than this only wait on the same file.
+	maxSQLiteReaders = 4
+	// mysqlWriters is store.batch_writers' auto on MySQL; SQLite's is 1.
+	mysqlWriters = 4
+	// defaultTokenCacheSize is what auth.token_cache_size 0 means.
+	defaultTokenCacheSize = 10_000
+)
+
+// derived maps each key whose value may be resolved from others to the
+// value in effect.
+var derived = map[string]func(*Config) any{
+	"http.max_receiving":             func(c *Config) any { return c.HTTP.Receiving() },
+	"http.max_receiving_per_partner": func(c *Config) any { return c.HTTP.ReceivingPerPartner() },
+	"store.max_idle_conns":           func(c *Config) any { return c.Store.IdleConns() },
+	"store.batch_writers":            func(c *Config) any { return c.Store.Writers() },
+	"uploads.min_free_bytes":         func(c *Config) any { return c.Uploads.MinFree() },
+	"auth.token_cache_size":          func(c *Config) any { return c.Auth.TokenCache() },
+	"auth.max_concurrent_hashes":     func(c *Config) any { return c.Auth.ConcurrentHashes() },
+	"throttle.backend":               func(c *Config) any { return c.ThrottleBackend() },
+}
 
 // Receiving is http.max_receiving, where 0 means 4 × http.max_in_flight
 // (contract §7: by default at least four times the reports processed).
@@ -23,12 +57,28 @@ func (h HTTPConfig) ReceivingPerPartner() int {
 	return h.MaxReceivingPerPartner
 }
 
-// IdleConns is store.max_idle_conns, where 0 means store.max_open_conns.
-func (s StoreConfig) IdleConns() int {
-	if s.MaxIdleConns == 0 {
+// StaleBound is the age past which the sweep may take what a report left
+// for a crash's leftover (contract §7): http.report_timeout and a margin,
+// longer than any report can take.
+func (h HTTPConfig) StaleBound() time.Duration { return h.ReportTimeout + staleMargin }
+
+// PoolSize is the connections of the pool that reads use: on MySQL
+// store.max_open_conns, the one pool; on SQLite at most 4 readers beside
+// the one writer connection.
+func (s StoreConfig) PoolSize() int {
+	if s.Driver == "mysql" {
 		return s.MaxOpenConns
 	}
-	return min(s.MaxIdleConns, s.MaxOpenConns)
+	return min(s.MaxOpenConns, maxSQLiteReaders)
+}
+
+// IdleConns is store.max_idle_conns, where 0 means the whole pool
+// (PoolSize), and never more than it.
+func (s StoreConfig) IdleConns() int {
+	if s.MaxIdleConns == 0 {
+		return s.PoolSize()
+	}
+	return min(s.MaxIdleConns, s.PoolSize())
 }
 
 // Writers is store.batch_writers, where 0 means 1 on SQLite (one writer
@@ -38,10 +88,36 @@ func (s StoreConfig) Writers() int {
 	case s.BatchWriters > 0:
 		return s.BatchWriters
 	case s.Driver == "mysql":
-		return 4
+		return mysqlWriters
 	default:
 		return 1
 	}
+}
+
+// MinFree is uploads.min_free_bytes, where 0 means twice
+// uploads.max_file_bytes.
+func (u UploadsConfig) MinFree() ByteSize {
+	if u.MinFreeBytes == 0 {
+		return 2 * u.MaxFileBytes
+	}
+	return u.MinFreeBytes
+}
+
+// TokenCache is auth.token_cache_size, where 0 means 10000.
+func (a AuthConfig) TokenCache() int {
+	if a.TokenCacheSize == 0 {
+		return defaultTokenCacheSize
+	}
+	return a.TokenCacheSize
+}
+
+// ConcurrentHashes is auth.max_concurrent_hashes, where 0 means the
+// number of CPUs.
+func (a AuthConfig) ConcurrentHashes() int {
+	if a.MaxConcurrentHashes == 0 {
+		return runtime.NumCPU()
+	}
+	return a.MaxConcurrentHashes
 }
 
 // ThrottleBackend is throttle.backend, where auto means database when

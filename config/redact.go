@@ -10,12 +10,16 @@ import (
 )
 
 // Redacted returns the effective configuration for the start-up log: every
-// key, each value written as the file takes it, with secrets as *** and the
-// passwords of DSNs and URLs hidden.
+// key, each value written as the file takes it (a "0 = auto" setting as
+// the value in effect), with secrets as *** and the passwords of DSNs and
+// URLs hidden.
 func (c *Config) Redacted() map[string]any {
 	out := map[string]any{}
 	for _, s := range Settings() {
 		v := s.field(c).Interface()
+		if resolve, ok := derived[s.Key]; ok {
+			v = resolve(c)
+		}
 		switch s.Redact {
 		case redactSecret:
 			if v != "" {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"net"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -10,8 +9,10 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// finish fills derived defaults and validates what one field's type cannot:
-// ranges, choices and rules between keys. Each error names its key.
+// finish validates what one field's type cannot: ranges, choices and rules
+// between keys. Each error names its key. It fills in only the embedded
+// default's locations (store.dsn, auth.private_key_file); every "0 = auto"
+// stays as written and is resolved by its method (derived.go).
 func (c *Config) finish() error {
 	for _, check := range []func() error{c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
 		if err := check(); err != nil {
@@ -110,6 +111,12 @@ func (c *Config) finishStore() error {
 	); err != nil {
 		return err
 	}
+	if s.BusyTimeout <= 0 {
+		return keyError("store.busy_timeout", "%s, want more than 0", s.BusyTimeout)
+	}
+	if s.ReadbackTimeout <= 0 {
+		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
+	}
 	if s.MaxIdleConns > s.MaxOpenConns {
 		return keyError("store.max_idle_conns", "%d is more than store.max_open_conns (%d)", s.MaxIdleConns, s.MaxOpenConns)
 	}
@@ -129,9 +136,6 @@ func (c *Config) finishUploads() error {
 		if known := domain.FileTypes(); !slices.Contains(known, u.AllowedTypes[i]) {
 			return keyError("uploads.allowed_types", "%q is not one of %s", t, strings.Join(known, ", "))
 		}
-	}
-	if u.MinFreeBytes == 0 {
-		u.MinFreeBytes = 2 * u.MaxFileBytes
 	}
 	if u.SweepInterval != 0 && u.SweepInterval < time.Second {
 		return keyError("uploads.sweep_interval", "%s, want 0 (off) or at least 1s", u.SweepInterval)
@@ -188,12 +192,6 @@ func (c *Config) finishAuth() error {
 	); err != nil {
 		return err
 	}
-	if a.MaxConcurrentHashes == 0 {
-		a.MaxConcurrentHashes = runtime.NumCPU()
-	}
-	if a.TokenCacheSize == 0 {
-		a.TokenCacheSize = DefaultTokenCacheSize
-	}
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
 	}
@@ -203,6 +201,9 @@ func (c *Config) finishAuth() error {
 func (c *Config) finishRest() error {
 	if c.Login.URL != "" && !isHTTPURL(c.Login.URL) {
 		return keyError("login.url", "%q is not an http(s) URL", c.Login.URL)
+	}
+	if c.Login.Timeout <= 0 {
+		return keyError("login.timeout", "%s, want more than 0", c.Login.Timeout)
 	}
 	switch c.Throttle.Backend {
 	case "auto", "memory", "database":

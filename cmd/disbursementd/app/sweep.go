@@ -10,14 +10,10 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// staleBound is the age past which the sweep may take what a report left
-// for a crash's leftover (contract §7): longer than any report can take.
-func staleBound(cfg *config.Config) time.Duration { return cfg.HTTP.ReportTimeout + 5*time.Second }
-
 // reconciler is the crash sweep on st and up, as serve and reconcile run
 // it. Tombstones are kept as long as idempotency records.
 func reconciler(cfg *config.Config, st ports.ReconcileStore, up Uploads, clock ports.Clock) *ports.Reconciler {
-	return &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: clock, Stale: staleBound(cfg),
+	return &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: clock, Stale: cfg.HTTP.StaleBound(),
 		TombstoneTTL: cfg.Idempotency.TTL, Batch: cfg.Idempotency.SweepBatch}
 }
 

@@ -79,7 +79,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		return wired{}, err
 	}
 
-	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.MaxConcurrentHashes, Wait: cfg.Auth.HashWait})
+	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.ConcurrentHashes(), Wait: cfg.Auth.HashWait})
 	if err != nil {
 		return wired{}, err
 	}
@@ -87,7 +87,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	tokens, err := memstate.NewTokenCache(cfg.Auth.TokenCacheSize)
+	tokens, err := memstate.NewTokenCache(cfg.Auth.TokenCache())
 	if err != nil {
 		return wired{}, fmt.Errorf("auth.token_cache_size: %w", err)
 	}
@@ -121,7 +121,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	reports := &ports.Reports{
 		Catalogue: domain.DefaultCatalogue(), Rules: rules,
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
-		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
+		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: cfg.HTTP.StaleBound(),
 	}
 	queries, err := ports.NewReportQueries(m.Store)
 	if err != nil {
@@ -245,7 +245,7 @@ func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) 
 		}
 	}
 	return gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
-		MaxOpenConns: cfg.Store.MaxOpenConns, MaxIdleConns: cfg.Store.IdleConns(),
+		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
@@ -294,7 +294,7 @@ func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
 			return nil, fmt.Errorf("uploads.dir: %w", err)
 		}
 	}
-	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFreeBytes)})
+	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFree())})
 	if err != nil {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}
