@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
@@ -132,7 +131,7 @@ func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.C
 // addUser creates an active user the way `users add` does.
 func (i *instance) addUser(t testing.TB, name, nit, password string) {
 	t.Helper()
-	h, err := passwords.New(4, passwords.Options{})
+	h, err := app.Hasher(i.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
@@ -57,7 +56,7 @@ func storeWith(t *testing.T, st *gormstore.Store, cat *domain.Catalogue, credit 
 
 func openStore(t *testing.T, driver, dsn string, cat *domain.Catalogue, migs []gormstore.Migration) *gormstore.Store {
 	t.Helper()
-	st, err := gormstore.Open(driver, dsn, gormstore.Options{Clock: sysclock.Clock{}, Migrations: migs}, cat)
+	st, err := gormstore.Open(driver, dsn, storetest.WithOptions(driver, gormstore.Options{Migrations: migs}), cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
@@ -69,7 +70,7 @@ func TestMigrationsFrozen(t *testing.T) {
 // definitions to write.
 func TestMigrationsMatchCatalogue(t *testing.T) {
 	cat := domain.DefaultCatalogue()
-	st, err := Open(SQLite, filepath.Join(t.TempDir(), "m.db"), Options{Clock: sysclock.Clock{}}, cat)
+	st, err := Open(SQLite, filepath.Join(t.TempDir(), "m.db"), testOptions(), cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +109,11 @@ func TestSplitStatements(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("SplitStatements = %q, want %q", got, want)
 	}
+}
+
+// testOptions are usable options for this package's own tests, which
+// cannot reach storetest.Options (it imports this package).
+func testOptions() Options {
+	return Options{MaxOpenConns: 4, MaxIdleConns: 4, BusyTimeout: 5 * time.Second, ReadbackTimeout: 3 * time.Second,
+		MaxBatch: 64, BatchWriters: 1, Clock: sysclock.Clock{}}
 }

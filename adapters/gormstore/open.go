@@ -31,37 +31,48 @@ const (
 	MySQL  = "mysql"
 )
 
-// Defaults of the options left at zero.
-const (
-	DefaultMaxBatch         = 64 // store.max_batch
-	DefaultMySQLMaxOpen     = 32 // store.max_open_conns on MySQL (contract §7 "Overload")
-	DefaultMySQLWriters     = 4  // store.batch_writers on MySQL
-	maxSQLiteReaders        = 4
-	defaultSQLiteBusy       = 5 * time.Second
-	defaultReadbackDeadline = 3 * time.Second
-)
-
-// Options configure the pools, the group commit and the clock.
+// Options configure the pools, the group commit and the clock. The
+// configuration gives every value (config.StoreConfig); Open refuses a
+// bound left at zero instead of choosing one.
 type Options struct {
-	// MaxOpenConns bounds the pool (store.max_open_conns). 0: 32 on MySQL;
-	// on SQLite, writes always use one connection and reads at most
-	// min(MaxOpenConns, 4) (4 when 0).
+	// MaxOpenConns bounds the pool that reads use (store.max_open_conns):
+	// on MySQL the one pool, on SQLite the readers' pool beside the one
+	// writer connection. MaxIdleConns of them are kept idle.
 	MaxOpenConns    int
 	MaxIdleConns    int
-	ConnMaxLifetime time.Duration
-	ConnMaxIdleTime time.Duration
-	BusyTimeout     time.Duration // SQLite only; 0: 5 s
-	// MaxBatch bounds the reports one commit carries (store.max_batch);
-	// 0: 64.
+	ConnMaxLifetime time.Duration // 0: never closed for age
+	ConnMaxIdleTime time.Duration // 0: never closed for idleness
+	BusyTimeout     time.Duration // SQLite only: the wait for the write lock
+	// ReadbackTimeout bounds the reads that settle a failed COMMIT
+	// (store.readback_timeout).
+	ReadbackTimeout time.Duration
+	// MaxBatch bounds the reports one commit carries (store.max_batch).
 	MaxBatch int
 	// BatchWriters is the number of group-commit writers
-	// (store.batch_writers); 0: 1 on SQLite, 4 on MySQL.
+	// (store.batch_writers).
 	BatchWriters int
-	// Clock makes every timestamp the store writes itself (required).
+	// Clock makes every timestamp the store writes itself.
 	Clock ports.Clock
 	// Migrations are the schema changes Migrate applies; nil: the released
 	// ones (Migrations). Tests add one to prove the next field's path.
 	Migrations []Migration
+}
+
+// check refuses options Open cannot use.
+func (o Options) check(driver string) error {
+	switch {
+	case o.Clock == nil:
+		return errors.New("gormstore: Options.Clock is required")
+	case o.MaxOpenConns <= 0 || o.MaxIdleConns <= 0:
+		return fmt.Errorf("gormstore: the pool bounds (%d open, %d idle) must be above 0", o.MaxOpenConns, o.MaxIdleConns)
+	case o.MaxBatch <= 0 || o.BatchWriters <= 0:
+		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d) must be above 0", o.MaxBatch, o.BatchWriters)
+	case o.ReadbackTimeout <= 0:
+		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
+	case driver == SQLite && o.BusyTimeout <= 0:
+		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
+	}
+	return nil
 }
 
 // Store is the GORM-backed store. Writes go through db; reads that may run
@@ -101,10 +112,10 @@ const StagingTable = "partner_disbursement_staging"
 // does not require the server to be up (MySQL connects lazily), so the
 // service can start and report not ready. Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
-	if opts.Clock == nil {
-		return nil, errors.New("gormstore: Options.Clock is required")
+	if err := opts.check(driver); err != nil {
+		return nil, err
 	}
-	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: defaultReadbackDeadline,
+	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
 		migrations: opts.Migrations, connLife: [2]time.Duration{opts.ConnMaxLifetime, opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
@@ -122,18 +133,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, err
 	}
 	s.sql = buildStatements(driver, s.columns)
-	writers := opts.BatchWriters
-	if writers <= 0 {
-		writers = 1
-		if driver == MySQL {
-			writers = DefaultMySQLWriters
-		}
-	}
-	maxBatch := opts.MaxBatch
-	if maxBatch <= 0 {
-		maxBatch = DefaultMaxBatch
-	}
-	s.batch = newCommitter(s, writers, maxBatch)
+	s.batch = newCommitter(s, opts.BatchWriters, opts.MaxBatch)
 	return s, nil
 }
 
@@ -185,12 +185,8 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	readers := maxSQLiteReaders
-	if opts.MaxOpenConns > 0 {
-		readers = min(opts.MaxOpenConns, maxSQLiteReaders)
-	}
-	r.SetMaxOpenConns(readers)
-	r.SetMaxIdleConns(readers)
+	r.SetMaxOpenConns(opts.MaxOpenConns)
+	r.SetMaxIdleConns(min(opts.MaxIdleConns, opts.MaxOpenConns))
 	r.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	r.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	s.wsql, s.rsql = w, r
@@ -218,16 +214,8 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	}
 	s.rsql = s.wsql
 	s.wstmts.db = s.wsql
-	maxOpen := opts.MaxOpenConns
-	if maxOpen <= 0 {
-		maxOpen = DefaultMySQLMaxOpen
-	}
-	s.wsql.SetMaxOpenConns(maxOpen)
-	idle := opts.MaxIdleConns
-	if idle <= 0 {
-		idle = maxOpen
-	}
-	s.wsql.SetMaxIdleConns(min(idle, maxOpen))
+	s.wsql.SetMaxOpenConns(opts.MaxOpenConns)
+	s.wsql.SetMaxIdleConns(min(opts.MaxIdleConns, opts.MaxOpenConns))
 	s.wsql.SetConnMaxLifetime(opts.ConnMaxLifetime)
 	s.wsql.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	return nil
@@ -277,12 +265,10 @@ func init() {
 // the same, and times of one zone (UTC) compare in order as text.
 const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
 
-// SQLiteDSN adds the pragmas the service relies on: WAL, a busy timeout,
-// full sync and immediate write transactions, and the time layout.
+// SQLiteDSN adds the pragmas the service relies on: WAL, the busy timeout
+// busy (0: a locked database fails at once), full sync and immediate write
+// transactions, and the time layout.
 func SQLiteDSN(path string, busy time.Duration) string {
-	if busy <= 0 {
-		busy = defaultSQLiteBusy
-	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // TestSQLiteSideFilesTakeTheDatabaseMode: the -wal and -shm files, which
@@ -24,7 +24,7 @@ func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		st, err := gormstore.Open(gormstore.SQLite, path, gormstore.Options{Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+		st, err := gormstore.Open(gormstore.SQLite, path, storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
 		if err != nil {
 			t.Fatal(err)
 		}

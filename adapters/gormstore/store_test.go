@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -17,10 +16,12 @@ import (
 // with Close, and a report after Close fails at once.
 func TestCloseStopsEverything(t *testing.T) {
 	before := runtime.NumGoroutine()
-	if _, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3}, domain.DefaultCatalogue()); err == nil {
+	noClock := storetest.WithOptions(gormstore.SQLite, gormstore.Options{BatchWriters: 3})
+	noClock.Clock = nil
+	if _, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), noClock, domain.DefaultCatalogue()); err == nil {
 		t.Fatal("Open without a clock succeeded")
 	}
-	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{BatchWriters: 3, Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), storetest.WithOptions(gormstore.SQLite, gormstore.Options{BatchWriters: 3}), domain.DefaultCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,15 +88,9 @@ func newHarness(t *testing.T, limits Limits) *harness {
 	h := &harness{reports: &fakeReports{receipt: domain.Receipt{ReportID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}},
 		tokens: &fakeTokens{}, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, nil))
-	if limits.MaxReceiving == 0 {
-		limits.MaxReceiving, limits.MaxReceivingPerPartner = 64, 64
-	}
-	if limits.MinBodyRate == 0 {
-		limits.MinBodyRate, limits.BodyRateGrace = 1, time.Minute
-	}
 	srv, err := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,
 		JWKS: func() ([]byte, error) { return []byte(`{"keys":[]}`), nil }, OpenAPI: []byte("openapi: 3.1.0\n"),
-		Log: log, Limits: limits}, NewMetrics())
+		Log: log, Limits: testLimits(limits)}, NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,4 +503,30 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// testLimits is l with each limit left at zero set: the one place the
+// numbers of this package's tests are (a body rate of 1 byte/s and a
+// minute's grace cut no test's body).
+func testLimits(l Limits) Limits {
+	set := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	set(&l.MaxMembers, 256)
+	set(&l.MaxProblems, 100)
+	set(&l.MaxInFlight, 256)
+	set(&l.MaxReceiving, 64)
+	set(&l.MaxReceivingPerPartner, 64)
+	if l.MaxBody == 0 {
+		l.MaxBody = 32 << 20
+	}
+	if l.ReportTimeout == 0 {
+		l.ReportTimeout = time.Minute
+	}
+	if l.MinBodyRate == 0 {
+		l.MinBodyRate, l.BodyRateGrace = 1, time.Minute
+	}
+	return l
 }

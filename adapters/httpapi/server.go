@@ -30,7 +30,8 @@ import (
 // PartnerPath is the legacy path of both partner operations.
 const PartnerPath = "/api/partner_api.php"
 
-// Limits bound what one request may cost.
+// Limits bound what one request may cost. The configuration gives each
+// (config.HTTPConfig); New refuses one left at zero.
 type Limits struct {
 	MaxBody       int64         // report body bytes (413 beyond)
 	MaxMembers    int           // JSON members in a report, nested ones included
@@ -40,7 +41,7 @@ type Limits struct {
 	// The bodies being received (not yet processed): at most MaxReceiving
 	// in all and MaxReceivingPerPartner for one token subject (503
 	// beyond); a body averaging less than MinBodyRate bytes per second
-	// once BodyRateGrace has passed is cut (408). Each must be set.
+	// once BodyRateGrace has passed is cut (408).
 	MaxReceiving           int
 	MaxReceivingPerPartner int
 	MinBodyRate            int64
@@ -79,12 +80,13 @@ type Server struct {
 	reclaim   *reclaimer
 }
 
-// New returns a server with its metrics. Zero limits of the first five
-// take their defaults; the bounds on bodies being received have none here
-// (the configuration gives them) and New refuses them unset.
+// New returns a server with its metrics. It refuses a limit left at zero.
 func New(s Server, m *Metrics) (*Server, error) {
 	l := &s.Limits
 	switch {
+	case l.MaxBody <= 0 || l.MaxMembers <= 0 || l.MaxProblems <= 0 || l.MaxInFlight <= 0 || l.ReportTimeout <= 0:
+		return nil, fmt.Errorf("httpapi: the bounds of a report (%d body bytes, %d members, %d problems, %d in flight, %s) must be above 0",
+			l.MaxBody, l.MaxMembers, l.MaxProblems, l.MaxInFlight, l.ReportTimeout)
 	case l.MaxReceiving <= 0 || l.MaxReceivingPerPartner <= 0:
 		return nil, fmt.Errorf("httpapi: the bounds on bodies being received (%d in all, %d per partner) must be above 0",
 			l.MaxReceiving, l.MaxReceivingPerPartner)
@@ -101,11 +103,6 @@ func New(s Server, m *Metrics) (*Server, error) {
 	if s.Clock == nil {
 		s.Clock = wallClock{}
 	}
-	l.MaxBody = orDefault(l.MaxBody, 32<<20)
-	l.MaxMembers = int(orDefault(int64(l.MaxMembers), 256))
-	l.MaxProblems = int(orDefault(int64(l.MaxProblems), 100))
-	l.MaxInFlight = int(orDefault(int64(l.MaxInFlight), 256))
-	l.ReportTimeout = time.Duration(orDefault(int64(l.ReportTimeout), int64(60*time.Second)))
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
 	// Token requests carry no token: their bodies are bounded per client
@@ -116,13 +113,6 @@ func New(s Server, m *Metrics) (*Server, error) {
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()
 	return &s, nil
-}
-
-func orDefault(v, d int64) int64 {
-	if v <= 0 {
-		return d
-	}
-	return v
 }
 
 // Handler returns the routes.

@@ -52,9 +52,8 @@ func newV1Harness(t *testing.T, limits Limits) (*harness, *fakeV1) {
 var v1Headers = map[string]string{"Authorization": "Bearer good", "Content-Type": "application/json"}
 
 func TestNewRefusesHalfOfV1(t *testing.T) {
-	base := Server{Limits: Limits{MaxReceiving: 1, MaxReceivingPerPartner: 1, MinBodyRate: 1, BodyRateGrace: time.Second}}
 	for _, s := range []Server{{Validator: &fakeV1{}}, {Lookup: &fakeV1{}}} {
-		s.Limits = base.Limits
+		s.Limits = testLimits(Limits{})
 		if _, err := New(s, NewMetrics()); err == nil {
 			t.Errorf("New with Validator %v and Lookup %v: no error", s.Validator != nil, s.Lookup != nil)
 		}
@@ -154,5 +153,30 @@ func TestV1PanicIsAProblem(t *testing.T) {
 		if resp.StatusCode != 500 || resp.Header.Get("Content-Type") != ct {
 			t.Errorf("%s: %d %s, want 500 %s", path, resp.StatusCode, resp.Header.Get("Content-Type"), ct)
 		}
+	}
+}
+
+// TestNewRefusesZeroLimits: the server takes every limit from the
+// configuration and chooses none itself: one left at zero is an error.
+func TestNewRefusesZeroLimits(t *testing.T) {
+	for name, zero := range map[string]func(*Limits){
+		"MaxBody":                func(l *Limits) { l.MaxBody = 0 },
+		"MaxMembers":             func(l *Limits) { l.MaxMembers = 0 },
+		"MaxProblems":            func(l *Limits) { l.MaxProblems = 0 },
+		"MaxInFlight":            func(l *Limits) { l.MaxInFlight = 0 },
+		"ReportTimeout":          func(l *Limits) { l.ReportTimeout = 0 },
+		"MaxReceiving":           func(l *Limits) { l.MaxReceiving = 0 },
+		"MaxReceivingPerPartner": func(l *Limits) { l.MaxReceivingPerPartner = 0 },
+		"MinBodyRate":            func(l *Limits) { l.MinBodyRate = 0 },
+		"BodyRateGrace":          func(l *Limits) { l.BodyRateGrace = 0 },
+	} {
+		l := testLimits(Limits{})
+		zero(&l)
+		if _, err := New(Server{Limits: l}, NewMetrics()); err == nil {
+			t.Errorf("New with %s 0: no error", name)
+		}
+	}
+	if _, err := New(Server{Limits: testLimits(Limits{})}, NewMetrics()); err != nil {
+		t.Fatalf("New with every limit set: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ package passwords
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -27,23 +26,22 @@ type Bcrypt struct {
 
 var _ ports.PasswordHasher = (*Bcrypt)(nil)
 
-// Options bound the comparisons: at most MaxConcurrent at once (0: the
-// number of CPUs), each waiting at most Wait for a slot (0: 2 s).
+// Options bound the comparisons: at most MaxConcurrent at once, each
+// waiting at most Wait for a slot. The configuration gives both
+// (auth.max_concurrent_hashes, auth.hash_wait); New refuses a zero.
 type Options struct {
 	MaxConcurrent int
 	Wait          time.Duration
 }
 
-// New returns a hasher of the given cost (bcrypt.DefaultCost when 0).
+// New returns a hasher of the given cost (bcrypt's bounds; the
+// configuration allows 10 to 16, tests use the cheapest).
 func New(cost int, opts Options) (*Bcrypt, error) {
-	if cost == 0 {
-		cost = bcrypt.DefaultCost
-	}
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = runtime.NumCPU()
-	}
-	if opts.Wait <= 0 {
-		opts.Wait = 2 * time.Second
+	switch {
+	case cost < bcrypt.MinCost || cost > bcrypt.MaxCost:
+		return nil, fmt.Errorf("bcrypt: cost %d, want %d to %d", cost, bcrypt.MinCost, bcrypt.MaxCost)
+	case opts.MaxConcurrent <= 0 || opts.Wait <= 0:
+		return nil, fmt.Errorf("bcrypt: the comparisons at once (%d) and their wait (%s) must be above 0", opts.MaxConcurrent, opts.Wait)
 	}
 	dummy, err := bcrypt.GenerateFromPassword([]byte("not-a-user-password"), cost)
 	if err != nil {

@@ -11,7 +11,15 @@ import (
 
 func TestBcrypt(t *testing.T) {
 	ctx := context.Background()
-	b, err := New(10, Options{})
+	for _, bad := range []struct {
+		cost int
+		o    Options
+	}{{0, Options{MaxConcurrent: 1, Wait: time.Second}}, {10, Options{Wait: time.Second}}, {10, Options{MaxConcurrent: 1}}} {
+		if _, err := New(bad.cost, bad.o); err == nil {
+			t.Errorf("New(%d, %+v): no error; a zero is the configuration's to resolve", bad.cost, bad.o)
+		}
+	}
+	b, err := New(10, Options{MaxConcurrent: 1, Wait: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,13 @@ type Client struct {
 
 var _ ports.CredentialExchange = (*Client)(nil)
 
-// New returns a client with the given timeout (5 s when 0).
-func New(url string, timeout time.Duration) *Client {
-	if timeout <= 0 {
-		timeout = 5 * time.Second
+// New returns a client of the login at url that waits at most timeout
+// for an answer (login.timeout; a zero is refused).
+func New(url string, timeout time.Duration) (*Client, error) {
+	if url == "" || timeout <= 0 {
+		return nil, fmt.Errorf("upstream: a URL (%t) and a timeout above 0 (%s) are required", url != "", timeout)
 	}
-	return &Client{URL: url, HTTP: &http.Client{Timeout: timeout}}
+	return &Client{URL: url, HTTP: &http.Client{Timeout: timeout}}, nil
 }
 
 type loginRequest struct {

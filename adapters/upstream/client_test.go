@@ -15,8 +15,11 @@ import (
 // URL parser refuses) fails as temporarily unavailable, and the error,
 // which is logged, quotes the URL with its password masked.
 func TestErrorsMaskTheURLsPassword(t *testing.T) {
-	c := New("http://partner:up-secret@login host/auth/login", time.Second)
-	_, err := c.Exchange(context.Background(), "acme", "pw")
+	c, err := New("http://partner:up-secret@login host/auth/login", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Exchange(context.Background(), "acme", "pw")
 	if !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("err = %v, want temporarily unavailable", err)
 	}
@@ -26,5 +29,16 @@ func TestErrorsMaskTheURLsPassword(t *testing.T) {
 	}
 	if text := de.Cause.Error(); strings.Contains(text, "up-secret") || !strings.Contains(text, "partner:***@") {
 		t.Fatalf("the logged cause is %q: want the URL with its password masked", text)
+	}
+}
+
+// TestNewRefusesZeroTimeout: the timeout is login.timeout's; the client
+// chooses none itself.
+func TestNewRefusesZeroTimeout(t *testing.T) {
+	if _, err := New("http://login.example/auth/login", 0); err == nil {
+		t.Error("New with timeout 0: no error")
+	}
+	if _, err := New("", time.Second); err == nil {
+		t.Error("New without a URL: no error")
 	}
 }

@@ -19,7 +19,6 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
@@ -298,7 +297,7 @@ func staged(file []byte) (domain.StagedReport, *domain.File, error) {
 // openCeilingStore opens a migrated store of the same driver as the
 // service's, apart from it.
 func (e *environment) openCeilingStore() (*sql.DB, error) {
-	st, err := gormstore.Open(e.driver, e.ceilingDSN, gormstore.Options{Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+	st, err := gormstore.Open(e.driver, e.ceilingDSN, storetest.Options(e.driver), domain.DefaultCatalogue())
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func OpenDB(driver, dsn string) (*gorm.DB, error) {
 	var dial gorm.Dialector
 	switch driver {
 	case gormstore.SQLite:
-		dial = gormlite.Open(gormstore.SQLiteDSN(dsn, 0))
+		dial = gormlite.Open(gormstore.SQLiteDSN(dsn, Options(gormstore.SQLite).BusyTimeout))
 	case gormstore.MySQL:
 		d, err := gormstore.MySQLDSN(dsn)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
@@ -19,20 +20,64 @@ import (
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 )
 
 // EnvDSN names the variable with the test server's DSN.
 const EnvDSN = "DISB_TEST_MYSQL_DSN"
 
-// MustOpen opens a migrated store, closed at cleanup. Without a clock
-// in opts it takes the system's.
+// Options are the options the service opens a store of driver with under
+// the default configuration, on the system's clock: the one source of the
+// numbers tests open stores with. They are app.StoreOptions' (a test in
+// test/ holds them together); built here from config alone, so that the
+// tools that use this package (test/load) need not build the service.
+func Options(driver string) gormstore.Options {
+	cfg := config.Defaults()
+	cfg.Store.Driver = driver
+	s := cfg.Store
+	return gormstore.Options{
+		MaxOpenConns: s.PoolSize(), MaxIdleConns: s.IdleConns(),
+		ConnMaxLifetime: s.ConnMaxLifetime, ConnMaxIdleTime: s.ConnMaxIdleTime,
+		BusyTimeout: s.BusyTimeout, ReadbackTimeout: s.ReadbackTimeout,
+		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(),
+		Clock: sysclock.Clock{},
+	}
+}
+
+// WithOptions is opts with each field left at zero taken from Options
+// (durations too: a test cannot ask for "never" here).
+func WithOptions(driver string, opts gormstore.Options) gormstore.Options {
+	def := Options(driver)
+	or := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	orDur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	or(&opts.MaxOpenConns, def.MaxOpenConns)
+	or(&opts.MaxIdleConns, def.MaxIdleConns)
+	or(&opts.MaxBatch, def.MaxBatch)
+	or(&opts.BatchWriters, def.BatchWriters)
+	orDur(&opts.ConnMaxLifetime, def.ConnMaxLifetime)
+	orDur(&opts.ConnMaxIdleTime, def.ConnMaxIdleTime)
+	orDur(&opts.BusyTimeout, def.BusyTimeout)
+	orDur(&opts.ReadbackTimeout, def.ReadbackTimeout)
+	if opts.Clock == nil {
+		opts.Clock = def.Clock
+	}
+	return opts
+}
+
+// MustOpen opens a migrated store, closed at cleanup, with opts
+// completed by WithOptions.
 func MustOpen(tb testing.TB, driver, dsn string, opts gormstore.Options) *gormstore.Store {
 	tb.Helper()
-	if opts.Clock == nil {
-		opts.Clock = sysclock.Clock{}
-	}
-	st, err := gormstore.Open(driver, dsn, opts, domain.DefaultCatalogue())
+	st, err := gormstore.Open(driver, dsn, WithOptions(driver, opts), domain.DefaultCatalogue())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -75,7 +74,7 @@ func users(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	defer st.Close()
-	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
+	hasher, err := Hasher(cfg)
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return ExitFailure

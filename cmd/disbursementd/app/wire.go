@@ -79,7 +79,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		return wired{}, err
 	}
 
-	hasher, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.ConcurrentHashes(), Wait: cfg.Auth.HashWait})
+	hasher, err := Hasher(cfg)
 	if err != nil {
 		return wired{}, err
 	}
@@ -103,7 +103,10 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	var exchanger ports.CredentialExchange = login
 	if cfg.Login.URL != "" {
-		up := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
+		up, err := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
+		if err != nil {
+			return wired{}, fmt.Errorf("login: %w", err)
+		}
 		up.Observe = metrics.ObserveUpstream
 		exchanger = up
 	}
@@ -244,12 +247,20 @@ func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) 
 			return nil, fmt.Errorf("store.dsn (%s): %w", config.EnvName("store.dsn"), err)
 		}
 	}
-	return gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, gormstore.Options{
+	return gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, clock), domain.DefaultCatalogue())
+}
+
+// StoreOptions are the store's options as the configuration gives them:
+// the one place they are built (the service, its commands and the tests
+// that open a store directly).
+func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
+	return gormstore.Options{
 		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
-		BusyTimeout: cfg.Store.BusyTimeout, MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
+		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
-	}, domain.DefaultCatalogue())
+	}
 }
 
 func checkSQLitePath(path string) error {
@@ -299,6 +310,16 @@ func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}
 	return s, nil
+}
+
+// Hasher is the password hasher of the configuration (auth.bcrypt_cost
+// and the bounds on comparisons at once).
+func Hasher(cfg *config.Config) (*passwords.Bcrypt, error) {
+	h, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.ConcurrentHashes(), Wait: cfg.Auth.HashWait})
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return h, nil
 }
 
 // Policy is the token policy of the configuration.
