@@ -2,10 +2,16 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
+
+// ErrRecordGone is ReportStore.StoreReport's answer when the key was
+// taken but the record that took it was gone when read: a retry result,
+// not a failure.
+var ErrRecordGone = errors.New("the record that took the key is gone")
 
 // Clock tells the time; every component takes the one it is given.
 type Clock interface{ Now() time.Time }
@@ -18,8 +24,11 @@ type ReportStore interface {
 	// (group commit); each call's outcome stays its own. When a record for
 	// the same user and key hash exists, nothing is stored and it returns
 	// that record with an error of kind domain.ErrConflict; the uniqueness
-	// is the store's constraint. When the commit failed in a way that does
-	// not tell whether it was applied, the error is of kind
+	// is the store's constraint. When the key was taken but the record
+	// that took it is gone by the time it is read (it expired and was
+	// removed in between), nothing is stored and the error is
+	// ErrRecordGone: the caller may store again. When the commit failed in
+	// a way that does not tell whether it was applied, the error is of kind
 	// domain.ErrOutcomeUnknown. Other errors mean nothing was stored.
 	StoreReport(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error)
 	// GetKey returns the record for user and key hash, or domain.ErrNotFound.

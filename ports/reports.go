@@ -187,6 +187,11 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		switch {
 		case err == nil:
 			return domain.Receipt{}, false, nil
+		case errors.Is(err, ErrRecordGone):
+			// The record that took the key expired and went: the key is
+			// free again.
+			retries++
+			continue
 		case !errors.Is(err, domain.ErrConflict):
 			return domain.Receipt{}, false, storeFailed(err)
 		}

@@ -35,7 +35,7 @@ const (
 // service never deletes a stored row) is turned into a tombstone.
 func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	now := s.clock.Now().UTC()
-	db := s.db.WithContext(ctx)
+	db := s.write.orm.WithContext(ctx)
 	err := db.Exec("INSERT INTO "+filesTable+" (file_name, state, created_at, checked) VALUES (?, ?, ?, 1)",
 		name, fileTombstone, now).Error
 	switch {
@@ -84,7 +84,7 @@ func (s *Store) UncheckedClaims(ctx context.Context, before time.Time, limit int
 		ReportID  *int64
 		CreatedAt time.Time
 	}
-	err := s.read.WithContext(ctx).Table(filesTable).Select("file_name, report_id, created_at").
+	err := s.read.orm.WithContext(ctx).Table(filesTable).Select("file_name, report_id, created_at").
 		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("unchecked claims: %w", err)
@@ -104,7 +104,7 @@ func (s *Store) MarkChecked(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	if err := s.db.WithContext(ctx).Exec("UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN ?", names).Error; err != nil {
+	if err := s.write.orm.WithContext(ctx).Exec("UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN ?", names).Error; err != nil {
 		return fmt.Errorf("mark claims checked: %w", err)
 	}
 	return nil
@@ -116,7 +116,7 @@ func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int
 	if limit <= 0 {
 		return 0, fmt.Errorf("purge tombstones: limit %d, want > 0", limit)
 	}
-	q := s.db.WithContext(ctx).Table(filesTable).Where("state = ? AND created_at < ?", fileTombstone, before.UTC())
+	q := s.write.orm.WithContext(ctx).Table(filesTable).Where("state = ? AND created_at < ?", fileTombstone, before.UTC())
 	if !apply {
 		var n int64
 		if err := q.Count(&n).Error; err != nil {
@@ -131,7 +131,7 @@ func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int
 	if len(names) == 0 {
 		return 0, nil
 	}
-	res := s.db.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state = ? AND file_name IN ?", fileTombstone, names)
+	res := s.write.orm.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state = ? AND file_name IN ?", fileTombstone, names)
 	if res.Error != nil {
 		return 0, fmt.Errorf("delete old tombstones: %w", res.Error)
 	}

@@ -85,11 +85,11 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	// 101-column INSERT once, not per report, and nothing is interpolated.
 	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.claim} {
 		var err error
-		if prep[i], err = s.wstmts.get(ctx, q); err != nil {
+		if prep[i], err = s.write.stmts.get(ctx, q); err != nil {
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
 		}
 	}
-	tx, err := s.wsql.BeginTx(ctx, opts)
+	tx, err := s.write.sql.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}

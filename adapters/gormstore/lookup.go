@@ -21,7 +21,7 @@ const receiptNames = "id, numero_credito, file_name, received_at, idempotency_ke
 // GetReport returns user's report id, found by its primary key; another
 // user's report is domain.ErrNotFound, as a missing one.
 func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.StoredReport, error) {
-	rows, err := s.rsql.QueryContext(ctx, s.getQuery(), id, user)
+	rows, err := s.read.sql.QueryContext(ctx, s.getQuery(), id, user)
 	if err != nil {
 		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
 	}
@@ -75,7 +75,7 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]domain
 		return nil, fmt.Errorf("list reports: limit %d, want > 0", f.Limit)
 	}
 	query, args := listQuery(s.driver, f)
-	rows, err := s.rsql.QueryContext(ctx, query, args...)
+	rows, err := s.read.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list reports: %w", err)
 	}

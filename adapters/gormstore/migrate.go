@@ -27,7 +27,7 @@ func (s *Store) ensureMigrationTable(ctx context.Context) error {
 	if s.driver == MySQL {
 		ddl += " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
 	}
-	if err := s.db.WithContext(ctx).Exec(ddl).Error; err != nil {
+	if err := s.write.orm.WithContext(ctx).Exec(ddl).Error; err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	return nil
@@ -39,7 +39,7 @@ func (s *Store) Pending(ctx context.Context) ([]int, error) {
 		return nil, err
 	}
 	var applied []int
-	if err := s.db.WithContext(ctx).Model(&schemaMigration{}).Pluck("version", &applied).Error; err != nil {
+	if err := s.write.orm.WithContext(ctx).Model(&schemaMigration{}).Pluck("version", &applied).Error; err != nil {
 		return nil, fmt.Errorf("read schema_migrations: %w", err)
 	}
 	done := map[int]bool{}
@@ -71,7 +71,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 // a line added to fields.csv without the migration that adds its column
 // (migrations/README.md). Without it every report would fail to insert.
 func (s *Store) checkColumns(ctx context.Context) error {
-	types, err := s.db.WithContext(ctx).Migrator().ColumnTypes(StagingTable)
+	types, err := s.write.orm.WithContext(ctx).Migrator().ColumnTypes(StagingTable)
 	if err != nil {
 		return fmt.Errorf("read the staging table's columns: %w", err)
 	}
@@ -95,7 +95,7 @@ func (s *Store) checkColumns(ctx context.Context) error {
 // versions applied. On MySQL a named lock keeps two instances from
 // migrating at once; on SQLite each migration is one transaction.
 func (s *Store) Migrate(ctx context.Context) ([]int, error) {
-	db := s.db.WithContext(ctx)
+	db := s.write.orm.WithContext(ctx)
 	if s.driver == MySQL {
 		// GET_LOCK holds per connection: pin one for the whole run.
 		return s.migrateLocked(ctx)
@@ -105,7 +105,7 @@ func (s *Store) Migrate(ctx context.Context) ([]int, error) {
 
 func (s *Store) migrateLocked(ctx context.Context) ([]int, error) {
 	var out []int
-	err := s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+	err := s.write.orm.WithContext(ctx).Connection(func(conn *gorm.DB) error {
 		var got int
 		conn = conn.Session(&gorm.Session{NewDB: true})
 		if err := conn.Raw("SELECT GET_LOCK('disbursementd_migrate', 60)").Scan(&got).Error; err != nil || got != 1 {

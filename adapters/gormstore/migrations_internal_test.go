@@ -79,7 +79,7 @@ func TestMigrationsMatchCatalogue(t *testing.T) {
 	if _, err := st.Migrate(context.Background()); err != nil && !strings.Contains(err.Error(), "no column for fields") {
 		t.Fatal(err)
 	}
-	types, err := st.db.Migrator().ColumnTypes(StagingTable)
+	types, err := st.write.orm.Migrator().ColumnTypes(StagingTable)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,21 +5,12 @@ package gormstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	mysqldrv "github.com/go-sql-driver/mysql"
-	"gorm.io/driver/mysql"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -31,72 +22,27 @@ const (
 	MySQL  = "mysql"
 )
 
-// Options configure the pools, the group commit and the clock. The
-// configuration gives every value (config.StoreConfig); Open refuses a
-// bound left at zero instead of choosing one.
-type Options struct {
-	// MaxOpenConns bounds the pool that reads use (store.max_open_conns):
-	// on MySQL the one pool, on SQLite the readers' pool beside the one
-	// writer connection. MaxIdleConns of them are kept idle.
-	MaxOpenConns    int
-	MaxIdleConns    int
-	ConnMaxLifetime time.Duration // 0: never closed for age
-	ConnMaxIdleTime time.Duration // 0: never closed for idleness
-	BusyTimeout     time.Duration // SQLite only: the wait for the write lock
-	// ReadbackTimeout bounds the reads that settle a failed COMMIT
-	// (store.readback_timeout).
-	ReadbackTimeout time.Duration
-	// MaxBatch bounds the reports one commit carries (store.max_batch).
-	MaxBatch int
-	// BatchWriters is the number of group-commit writers
-	// (store.batch_writers).
-	BatchWriters int
-	// Clock makes every timestamp the store writes itself.
-	Clock ports.Clock
-	// Migrations are the schema changes Migrate applies; nil: the released
-	// ones (Migrations). Tests add one to prove the next field's path.
-	Migrations []Migration
-}
-
-// check refuses options Open cannot use.
-func (o Options) check(driver string) error {
-	switch {
-	case o.Clock == nil:
-		return errors.New("gormstore: Options.Clock is required")
-	case o.MaxOpenConns <= 0 || o.MaxIdleConns <= 0:
-		return fmt.Errorf("gormstore: the pool bounds (%d open, %d idle) must be above 0", o.MaxOpenConns, o.MaxIdleConns)
-	case o.MaxBatch <= 0 || o.BatchWriters <= 0:
-		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d) must be above 0", o.MaxBatch, o.BatchWriters)
-	case o.ReadbackTimeout <= 0:
-		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
-	case driver == SQLite && o.BusyTimeout <= 0:
-		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
-	}
-	return nil
-}
-
-// Store is the GORM-backed store. Writes go through db; reads that may run
-// beside the writer go through read (on SQLite a separate pool, which WAL
-// lets read while the one writer connection writes; on MySQL the same).
+// Store is the GORM-backed store. It holds one handle per pool: write,
+// through which every write goes, and read, for the reads that may run
+// beside the writer (on SQLite a pool of its own, which WAL lets read
+// while the one writer connection writes; on MySQL the same pool). Each
+// pool carries GORM and the hot path's prepared statements over its one
+// *sql.DB.
 type Store struct {
-	db, read   *gorm.DB
-	wsql       *sql.DB // db's pool, for the group commit's statements
-	driver     string
-	clock      ports.Clock
-	catalogue  *domain.Catalogue // the fields the staging columns hold
-	columns    []column
-	sql        statements
-	rsql       *sql.DB   // read's pool
-	wstmts     stmtCache // the batch's statements (SQLite: on the writer connection)
-	rstmts     stmtCache // SQLite: the hot reads on the read pool
-	batch      *committer
-	readback   time.Duration // bound of the read that settles an unknown commit
-	migrations []Migration
+	write, read *pool
+	driver      string
+	clock       ports.Clock
+	catalogue   *domain.Catalogue // the fields the staging columns hold
+	columns     []column
+	sql         statements
+	batch       *committer
+	readback    time.Duration // bound of the read that settles an unknown commit
+	migrations  []Migration
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
 	beforeCommit func()
-	dsn          string           // what the pools were opened with, for openPool
-	connLife     [2]time.Duration // Options.ConnMaxLifetime and ConnMaxIdleTime, for openPool
+	dsn          string     // what the pools were opened with, for openOwnPool
+	bounds       poolBounds // the read pool's, for openOwnPool
 }
 
 var (
@@ -116,7 +62,8 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, err
 	}
 	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
-		migrations: opts.Migrations, connLife: [2]time.Duration{opts.ConnMaxLifetime, opts.ConnMaxIdleTime}}
+		migrations: opts.Migrations,
+		bounds:     poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
 	}
@@ -125,7 +72,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	case SQLite:
 		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		err = s.openMySQL(dsn, opts)
+		err = s.openMySQL(dsn)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -135,20 +82,6 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	s.sql = buildStatements(driver, s.columns)
 	s.batch = newCommitter(s, opts.BatchWriters, opts.MaxBatch)
 	return s, nil
-}
-
-// gormConfig is GORM's configuration. The group commit's statements are
-// prepared by the store itself (stmtCache; on MySQL once per connection,
-// then one round trip each); GORM's own queries are interpolated on MySQL
-// (one round trip, where preparing each would cost three).
-func (s *Store) gormConfig() *gorm.Config {
-	return &gorm.Config{
-		Logger:                 logger.Discard,
-		TranslateError:         true,
-		SkipDefaultTransaction: true,
-		DisableAutomaticPing:   true,
-		NowFunc:                func() time.Time { return s.clock.Now().UTC() },
-	}
 }
 
 // openSQLite opens one writer connection (every write, the group commit
@@ -169,166 +102,45 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	}
 	// The -wal and journal files take the database file's mode (the
 	// driver's modeof, which needs the file: prepareSQLiteFiles made it).
-	dsn := SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)
-	s.dsn = dsn
+	s.dsn = SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)
 	var err error
-	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
+	writer := s.bounds
+	writer.open, writer.idle, writer.idleLimit = 1, 1, 0
+	if s.write, err = openPool(SQLite, s.dsn, writer, s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
 	}
-	if s.read, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {
-		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.closePools())
+	if s.read, err = openPool(SQLite, s.dsn, s.bounds, s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.write.close())
 	}
-	w, r, err := s.pools()
-	if err != nil {
-		return errors.Join(err, s.closePools())
-	}
-	w.SetMaxOpenConns(1)
-	w.SetMaxIdleConns(1)
-	w.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	r.SetMaxOpenConns(opts.MaxOpenConns)
-	r.SetMaxIdleConns(min(opts.MaxIdleConns, opts.MaxOpenConns))
-	r.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	r.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
-	s.wsql, s.rsql = w, r
-	s.wstmts.db, s.rstmts.db = w, r
 	return nil
 }
 
 // openMySQL opens one bounded pool: a request that finds it busy waits for
 // a connection within its context, instead of meeting "Too many
 // connections" from the server.
-func (s *Store) openMySQL(dsn string, opts Options) error {
+func (s *Store) openMySQL(dsn string) error {
 	d, err := MySQLDSN(dsn)
 	if err != nil {
 		return err
 	}
 	s.dsn = d
-	// No version query at open: the database may come up later, and the
-	// service must start, stay not ready and reconnect.
-	if s.db, err = gorm.Open(mysql.New(mysql.Config{DSN: d, SkipInitializeWithVersion: true}), s.gormConfig()); err != nil {
+	if s.write, err = openPool(MySQL, d, s.bounds, s.gormConfig()); err != nil {
 		return fmt.Errorf("open mysql store: %w", err)
 	}
-	s.read = s.db
-	if s.wsql, err = s.db.DB(); err != nil {
-		return err
-	}
-	s.rsql = s.wsql
-	s.wstmts.db = s.wsql
-	s.wsql.SetMaxOpenConns(opts.MaxOpenConns)
-	s.wsql.SetMaxIdleConns(min(opts.MaxIdleConns, opts.MaxOpenConns))
-	s.wsql.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	s.wsql.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
+	s.read = s.write
 	return nil
 }
 
-// openPool opens another pool of at most n connections on the store's
-// database, for a component that must never wait for, nor take, the
-// connections reports use (the login throttle). Its owner closes it.
-func (s *Store) openPool(n int) (*gorm.DB, *sql.DB, error) {
-	dialector := sqliteDialector(s.dsn)
-	if s.driver == MySQL {
-		dialector = mysql.New(mysql.Config{DSN: s.dsn, SkipInitializeWithVersion: true})
-	}
-	g, err := gorm.Open(dialector, s.gormConfig())
-	if err != nil {
-		return nil, nil, fmt.Errorf("open a pool of its own: %w", err)
-	}
-	pool, err := g.DB()
-	if err != nil {
-		return nil, nil, err
-	}
-	pool.SetMaxOpenConns(n)
-	pool.SetMaxIdleConns(n)
-	pool.SetConnMaxLifetime(s.connLife[0])
-	pool.SetConnMaxIdleTime(s.connLife[1])
-	return g, pool, nil
-}
-
-func (s *Store) pools() (w, r *sql.DB, err error) {
-	if w, err = s.db.DB(); err != nil {
-		return nil, nil, err
-	}
-	if r, err = s.read.DB(); err != nil {
-		return nil, nil, err
-	}
-	return w, r, nil
-}
-
-func init() {
-	// The driver prints connection errors on its own; they reach the
-	// service's log through the errors it returns.
-	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
-}
-
-// sqliteTimeLayout is how times are written to SQLite: the layout of the
-// earlier driver (modernc.org/sqlite), so that files written before read
-// the same, and times of one zone (UTC) compare in order as text.
-const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
-
-// SQLiteDSN adds the pragmas the service relies on: WAL, the busy timeout
-// busy (0: a locked database fails at once), full sync and immediate write
-// transactions, and the time layout.
-func SQLiteDSN(path string, busy time.Duration) string {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate")
-	q.Set("_timefmt", sqliteTimeLayout)
-	return "file:" + path + "?" + q.Encode()
-}
-
-// MySQLDSN checks a go-sql-driver DSN and adds parseTime, loc=UTC and
-// charset=utf8mb4 when missing. clientFoundRows is turned off whatever the
-// DSN says: the store reads "rows affected" as rows changed (a claim
-// taken, a user updated), which that flag would turn into rows matched.
-func MySQLDSN(dsn string) (string, error) {
-	cfg, err := mysqldrv.ParseDSN(dsn)
-	if err != nil {
-		return "", fmt.Errorf("store.dsn: %w", domain.MaskError(err))
-	}
-	cfg.ClientFoundRows = false
-	cfg.ParseTime = true
-	cfg.Loc = time.UTC
-	cfg.InterpolateParams = true
-	if cfg.Params == nil {
-		cfg.Params = map[string]string{}
-	}
-	if _, ok := cfg.Params["charset"]; !ok {
-		cfg.Params["charset"] = "utf8mb4"
-	}
-	if cfg.Collation == "" || !strings.HasPrefix(cfg.Collation, "utf8mb4") {
-		cfg.Collation = "utf8mb4_unicode_ci"
-	}
-	return cfg.FormatDSN(), nil
-}
-
 // Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.rsql.PingContext(ctx) }
+func (s *Store) Ping(ctx context.Context) error { return s.read.sql.PingContext(ctx) }
 
 // Close stops the group-commit writers (reports still queued get an
 // error; a batch under way finishes first), then closes the pools.
 func (s *Store) Close() error {
 	s.batch.close()
-	s.wstmts.close()
-	s.rstmts.close()
-	return s.closePools()
-}
-
-func (s *Store) closePools() error {
-	var errs []error
-	pools := []*gorm.DB{s.db}
-	if s.read != s.db {
-		pools = append(pools, s.read)
-	}
-	for _, g := range pools {
-		if g == nil {
-			continue
-		}
-		if d, err := g.DB(); err == nil {
-			errs = append(errs, d.Close())
-		}
+	errs := []error{s.write.close()}
+	if s.read != s.write {
+		errs = append(errs, s.read.close())
 	}
 	return errors.Join(errs...)
 }

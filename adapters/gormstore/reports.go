@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
 )
 
 type idempotencyRow struct {
@@ -67,13 +68,12 @@ func (s *Store) StoreReport(ctx context.Context, r domain.StagedReport, rec doma
 }
 
 // existing answers a taken key: the record as it stands now, and
-// ErrConflict.
+// ErrConflict; ports.ErrRecordGone when it was removed between the batch
+// and this read.
 func (s *Store) existing(ctx context.Context, rec domain.IdempotencyRecord) (domain.IdempotencyRecord, error) {
 	existing, err := s.GetKey(ctx, rec.User, rec.KeyHash)
 	if errors.Is(err, domain.ErrNotFound) {
-		// Removed between our batch and this read: an expired record
-		// makes the caller try again.
-		return domain.IdempotencyRecord{State: domain.KeyPending}, fmt.Errorf("store report: key taken: %w", domain.ErrConflict)
+		return domain.IdempotencyRecord{}, fmt.Errorf("store report: key taken, then its record removed: %w", ports.ErrRecordGone)
 	}
 	if err != nil {
 		return domain.IdempotencyRecord{}, fmt.Errorf("store report: read the record that took the key: %w", err)
@@ -123,13 +123,13 @@ func (s *Store) GetKey(ctx context.Context, user, keyHash string) (domain.Idempo
 func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domain.IdempotencyRecord, error) {
 	var row *sql.Row
 	if s.driver == SQLite {
-		st, err := s.rstmts.get(ctx, query)
+		st, err := s.read.stmts.get(ctx, query)
 		if err != nil {
 			return domain.IdempotencyRecord{}, fmt.Errorf("get idempotency key: %w", err)
 		}
 		row = st.QueryRowContext(ctx, user, keyHash)
 	} else {
-		row = s.rsql.QueryRowContext(ctx, query, user, keyHash)
+		row = s.read.sql.QueryRowContext(ctx, query, user, keyHash)
 	}
 	var r idempotencyRow
 	err := row.Scan(&r.PartnerUser, &r.KeyHash, &r.PayloadSHA256, &r.State, &r.Nonce, &r.ReportID, &r.FileName, &r.CreatedAt, &r.ExpiresAt)
@@ -144,7 +144,7 @@ func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domai
 
 // DeleteKey removes the record if it is still rec, state included.
 func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error {
-	err := s.db.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", rec.User, rec.KeyHash, rec.Nonce, string(rec.State)).
+	err := s.write.orm.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", rec.User, rec.KeyHash, rec.Nonce, string(rec.State)).
 		Delete(&idempotencyRow{}).Error
 	if err != nil {
 		return fmt.Errorf("delete idempotency key: %w", err)

@@ -19,7 +19,7 @@ func (s *Store) NamedFiles(ctx context.Context, names []string) (map[string]bool
 		return out, nil
 	}
 	var found []string
-	if err := s.read.WithContext(ctx).Table(StagingTable).Where("file_name IN ?", names).Distinct().Pluck("file_name", &found).Error; err != nil {
+	if err := s.read.orm.WithContext(ctx).Table(StagingTable).Where("file_name IN ?", names).Distinct().Pluck("file_name", &found).Error; err != nil {
 		return nil, fmt.Errorf("named files: %w", err)
 	}
 	for _, n := range found {
@@ -39,7 +39,7 @@ func (s *Store) FileRows(ctx context.Context, afterID int64, limit int) ([]domai
 		FileName   string
 		ReceivedAt time.Time
 	}
-	err := s.read.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
+	err := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
 		Where("id > ? AND file_name IS NOT NULL", afterID).Order("id").Limit(limit).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("file rows: %w", err)
@@ -61,10 +61,10 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 		return 0, 0, fmt.Errorf("purge keys: limit %d, want > 0", limit)
 	}
 	pendingQ := func() *gorm.DB {
-		return s.db.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND created_at < ?", string(domain.KeyPending), pendingBefore.UTC())
+		return s.write.orm.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND created_at < ?", string(domain.KeyPending), pendingBefore.UTC())
 	}
 	expiredQ := func() *gorm.DB {
-		return s.db.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND expires_at < ?", string(domain.KeyDone), expiredBefore.UTC())
+		return s.write.orm.WithContext(ctx).Model(&idempotencyRow{}).Where("state = ? AND expires_at < ?", string(domain.KeyDone), expiredBefore.UTC())
 	}
 	if !apply {
 		var p, e int64
@@ -84,7 +84,7 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 		if err := q.Limit(n).Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
 			return 0, err
 		}
-		res := s.db.WithContext(ctx).Where("id IN ?", ids).Delete(&idempotencyRow{})
+		res := s.write.orm.WithContext(ctx).Where("id IN ?", ids).Delete(&idempotencyRow{})
 		return res.RowsAffected, res.Error
 	}
 	p, err := del(pendingQ(), limit)
@@ -105,7 +105,7 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 // old way (ports.Reports.SetLegacyUntil).
 func (s *Store) LegacyUntil(ctx context.Context) (time.Time, error) {
 	var m schemaMigration
-	err := s.read.WithContext(ctx).Where("version = ?", 2).Take(&m).Error
+	err := s.read.orm.WithContext(ctx).Where("version = ?", 2).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return time.Time{}, nil
 	}
@@ -113,7 +113,7 @@ func (s *Store) LegacyUntil(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("read schema_migrations: %w", err)
 	}
 	var row idempotencyRow
-	err = s.read.WithContext(ctx).Where("created_at < ?", m.AppliedAt.UTC()).Order("expires_at DESC").Take(&row).Error
+	err = s.read.orm.WithContext(ctx).Where("created_at < ?", m.AppliedAt.UTC()).Order("expires_at DESC").Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return time.Time{}, nil
 	}

@@ -39,8 +39,7 @@ import (
 //   - Expired rows are deleted by Prune (the sweep), not by Takes; the key
 //     rows of each kind are capped (ThrottleOptions.MaxKeys), see cap.
 type Throttle struct {
-	db      *gorm.DB
-	pool    *sql.DB
+	p       *pool
 	driver  string
 	q       throttleSQL
 	gates   [gateStripes]chan struct{}
@@ -82,11 +81,11 @@ func NewThrottle(s *Store, o ThrottleOptions) (*Throttle, error) {
 	if s.driver == SQLite {
 		conns = 1
 	}
-	db, pool, err := s.openPool(conns)
+	p, err := s.openOwnPool(conns)
 	if err != nil {
 		return nil, fmt.Errorf("gormstore throttle: %w", err)
 	}
-	t := &Throttle{db: db, pool: pool, driver: s.driver, q: throttleStatements(s.driver), maxKeys: int64(o.MaxKeys)}
+	t := &Throttle{p: p, driver: s.driver, q: throttleStatements(s.driver), maxKeys: int64(o.MaxKeys)}
 	for i := range t.gates {
 		t.gates[i] = make(chan struct{}, 1)
 	}
@@ -94,7 +93,7 @@ func NewThrottle(s *Store, o ThrottleOptions) (*Throttle, error) {
 }
 
 // Close closes the throttle's pool.
-func (t *Throttle) Close() error { return t.pool.Close() }
+func (t *Throttle) Close() error { return t.p.close() }
 
 // Take reserves one attempt for key when fewer than limit were reserved
 // in the window before the database's now. The caller's now is not used:
@@ -123,7 +122,7 @@ func (t *Throttle) Take(ctx context.Context, key string, limit int, window time.
 }
 
 func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
-	held, now, err := t.held(t.db.WithContext(ctx), kh, limit, window)
+	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
 	if err != nil {
 		return ports.Reservation{}, fmt.Errorf("read attempts: %w", err)
 	}
@@ -175,7 +174,7 @@ func (t *Throttle) reserve(ctx context.Context, kh string, limit int, window tim
 	if t.driver == MySQL {
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	}
-	err := t.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := t.p.orm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(t.q.lockKey, kh, int64(window)).Error; err != nil {
 			return fmt.Errorf("lock key: %w", err)
 		}
@@ -235,7 +234,7 @@ func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
 	if r.ID == "" {
 		return nil
 	}
-	err := t.db.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", throttleKey(r.Key), r.ID).Error
+	err := t.p.orm.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", throttleKey(r.Key), r.ID).Error
 	if err != nil {
 		return fmt.Errorf("throttle cancel: %w", err)
 	}

@@ -31,7 +31,7 @@ func (t *Throttle) afterReserve(ctx context.Context, kh string) {
 func (t *Throttle) capKind(ctx context.Context, k int) (int64, error) {
 	low, high := string(keyKinds[k].tag), string(keyKinds[k].tag+1)
 	var rows int64
-	if err := t.db.WithContext(ctx).Raw(t.q.countKind, low, high).Scan(&rows).Error; err != nil {
+	if err := t.p.orm.WithContext(ctx).Raw(t.q.countKind, low, high).Scan(&rows).Error; err != nil {
 		return 0, fmt.Errorf("throttle cap: count keys: %w", err)
 	}
 	var evicted int64
@@ -49,7 +49,7 @@ func (t *Throttle) capKind(ctx context.Context, k int) (int64, error) {
 // with their attempts, in one transaction that holds their locks.
 func (t *Throttle) evict(ctx context.Context, low, high string, n int64) (int64, error) {
 	var gone int64
-	err := t.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := t.p.orm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var keys []string
 		if err := tx.Raw(t.q.victims, low, high, n).Scan(&keys).Error; err != nil {
 			return fmt.Errorf("choose keys: %w", err)
@@ -79,7 +79,7 @@ func (t *Throttle) Prune(ctx context.Context, limit int) (int64, error) {
 	}
 	var n int64
 	for _, q := range t.q.prune {
-		res := t.db.WithContext(ctx).Exec(q, limit)
+		res := t.p.orm.WithContext(ctx).Exec(q, limit)
 		if res.Error != nil {
 			return n, fmt.Errorf("throttle prune: %w", res.Error)
 		}

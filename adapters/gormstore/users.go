@@ -41,7 +41,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	if u.Active {
 		row.Active = 1
 	}
-	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+	if err := s.write.orm.WithContext(ctx).Create(&row).Error; err != nil {
 		if isDuplicate(err) {
 			return fmt.Errorf("user %q: %w", u.Name, domain.ErrConflict)
 		}
@@ -53,7 +53,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 // GetUser returns a user or domain.ErrNotFound.
 func (s *Store) GetUser(ctx context.Context, name string) (domain.User, error) {
 	var row userRow
-	err := s.read.WithContext(ctx).Where("username = ?", name).Take(&row).Error
+	err := s.read.orm.WithContext(ctx).Where("username = ?", name).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return domain.User{}, fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
 	}
@@ -69,7 +69,7 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 	if active {
 		v = 1
 	}
-	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
 		Updates(map[string]any{"active": v, "updated_at": s.clock.Now().UTC()})
 	if res.Error != nil {
 		return fmt.Errorf("set active: %w", res.Error)
@@ -83,7 +83,7 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 // ListUsers returns every user by name.
 func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	var rows []userRow
-	if err := s.read.WithContext(ctx).Order("username").Find(&rows).Error; err != nil {
+	if err := s.read.orm.WithContext(ctx).Order("username").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
 	out := make([]domain.User, len(rows))
@@ -95,7 +95,7 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 
 // SetPasswordHash replaces a user's password hash; domain.ErrNotFound.
 func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
-	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
 		Updates(map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
 	if res.Error != nil {
 		return fmt.Errorf("set password hash: %w", res.Error)
@@ -110,7 +110,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
 // that tokens issued before are refused; domain.ErrNotFound.
 func (s *Store) ChangePassword(ctx context.Context, name, hash string, at time.Time) error {
 	at = at.UTC()
-	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
 		Updates(map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at})
 	if res.Error != nil {
 		return fmt.Errorf("change password: %w", res.Error)

@@ -1,0 +1,64 @@
+package gormstore
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"net/url"
+	"strings"
+	"time"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+func init() {
+	// The driver prints connection errors on its own; they reach the
+	// service's log through the errors it returns.
+	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
+}
+
+// sqliteTimeLayout is how times are written to SQLite: the layout of the
+// earlier driver (modernc.org/sqlite), so that files written before read
+// the same, and times of one zone (UTC) compare in order as text.
+const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+
+// SQLiteDSN adds the pragmas the service relies on: WAL, the busy timeout
+// busy (0: a locked database fails at once), full sync and immediate write
+// transactions, and the time layout.
+func SQLiteDSN(path string, busy time.Duration) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	q.Set("_timefmt", sqliteTimeLayout)
+	return "file:" + path + "?" + q.Encode()
+}
+
+// MySQLDSN checks a go-sql-driver DSN and adds parseTime, loc=UTC and
+// charset=utf8mb4 when missing. clientFoundRows is turned off whatever the
+// DSN says: the store reads "rows affected" as rows changed (a claim
+// taken, a user updated), which that flag would turn into rows matched.
+func MySQLDSN(dsn string) (string, error) {
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		return "", fmt.Errorf("store.dsn: %w", domain.MaskError(err))
+	}
+	cfg.ClientFoundRows = false
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	cfg.InterpolateParams = true
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	if _, ok := cfg.Params["charset"]; !ok {
+		cfg.Params["charset"] = "utf8mb4"
+	}
+	if cfg.Collation == "" || !strings.HasPrefix(cfg.Collation, "utf8mb4") {
+		cfg.Collation = "utf8mb4_unicode_ci"
+	}
+	return cfg.FormatDSN(), nil
+}

@@ -1,0 +1,53 @@
+package gormstore
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lender/disbursementd/ports"
+)
+
+// Options configure the pools, the group commit and the clock. The
+// configuration gives every value (config.StoreConfig); Open refuses a
+// bound left at zero instead of choosing one.
+type Options struct {
+	// MaxOpenConns bounds the pool that reads use (store.max_open_conns):
+	// on MySQL the one pool, on SQLite the readers' pool beside the one
+	// writer connection. MaxIdleConns of them are kept idle.
+	MaxOpenConns    int
+	MaxIdleConns    int
+	ConnMaxLifetime time.Duration // 0: never closed for age
+	ConnMaxIdleTime time.Duration // 0: never closed for idleness
+	BusyTimeout     time.Duration // SQLite only: the wait for the write lock
+	// ReadbackTimeout bounds the reads that settle a failed COMMIT
+	// (store.readback_timeout).
+	ReadbackTimeout time.Duration
+	// MaxBatch bounds the reports one commit carries (store.max_batch).
+	MaxBatch int
+	// BatchWriters is the number of group-commit writers
+	// (store.batch_writers).
+	BatchWriters int
+	// Clock makes every timestamp the store writes itself.
+	Clock ports.Clock
+	// Migrations are the schema changes Migrate applies; nil: the released
+	// ones (Migrations). Tests add one to prove the next field's path.
+	Migrations []Migration
+}
+
+// check refuses options Open cannot use.
+func (o Options) check(driver string) error {
+	switch {
+	case o.Clock == nil:
+		return errors.New("gormstore: Options.Clock is required")
+	case o.MaxOpenConns <= 0 || o.MaxIdleConns <= 0:
+		return fmt.Errorf("gormstore: the pool bounds (%d open, %d idle) must be above 0", o.MaxOpenConns, o.MaxIdleConns)
+	case o.MaxBatch <= 0 || o.BatchWriters <= 0:
+		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d) must be above 0", o.MaxBatch, o.BatchWriters)
+	case o.ReadbackTimeout <= 0:
+		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
+	case driver == SQLite && o.BusyTimeout <= 0:
+		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
+	}
+	return nil
+}

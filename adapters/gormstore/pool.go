@@ -1,0 +1,110 @@
+package gormstore
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/driver/mysql"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// pool is one connection pool and the two ways the store speaks through
+// it, both over its one *sql.DB: GORM for CRUD, migrations and the sweep's
+// queries, and the statements the hot path prepares itself (stmts), which
+// database/sql prepares once per connection.
+type pool struct {
+	sql   *sql.DB
+	orm   *gorm.DB
+	stmts stmtCache
+}
+
+// poolBounds size a pool.
+type poolBounds struct {
+	open, idle      int
+	life, idleLimit time.Duration // ConnMaxLifetime, ConnMaxIdleTime; 0: never
+}
+
+// openPool opens a pool of driver on dsn (as SQLiteDSN or MySQLDSN made
+// it) within b, and GORM on that pool. Nothing connects yet: the database
+// may come up later.
+func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error) {
+	var (
+		db        *sql.DB
+		dialector gorm.Dialector
+		err       error
+	)
+	switch driver {
+	case SQLite:
+		db, dialector, err = openSQLiteDB(dsn)
+	case MySQL:
+		if db, err = sql.Open("mysql", dsn); err == nil {
+			// No version query at open: the database may come up later,
+			// and the service must start, stay not ready and reconnect.
+			dialector = mysql.New(mysql.Config{Conn: db, SkipInitializeWithVersion: true})
+		}
+	default:
+		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s pool: %w", driver, err)
+	}
+	db.SetMaxOpenConns(b.open)
+	db.SetMaxIdleConns(min(b.idle, b.open))
+	db.SetConnMaxLifetime(b.life)
+	db.SetConnMaxIdleTime(b.idleLimit)
+	orm, err := gorm.Open(dialector, conf)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open %s pool: %w", driver, err), db.Close())
+	}
+	return &pool{sql: db, orm: orm, stmts: stmtCache{db: db}}, nil
+}
+
+// close closes the pool's prepared statements, then the pool.
+func (p *pool) close() error {
+	p.stmts.close()
+	return p.sql.Close()
+}
+
+// gormConfig is GORM's configuration. The group commit's statements are
+// prepared by the store itself (stmtCache; on MySQL once per connection,
+// then one round trip each); GORM's own queries are interpolated on MySQL
+// (one round trip, where preparing each would cost three).
+func (s *Store) gormConfig() *gorm.Config {
+	return &gorm.Config{
+		Logger:                 logger.Discard,
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
+		NowFunc:                func() time.Time { return s.clock.Now().UTC() },
+	}
+}
+
+// openOwnPool opens another pool of at most n connections on the store's
+// database, for a component that must never wait for, nor take, the
+// connections reports use (the login throttle). Its owner closes it.
+func (s *Store) openOwnPool(n int) (*pool, error) {
+	b := s.bounds
+	b.open, b.idle = n, n
+	p, err := openPool(s.driver, s.dsn, b, s.gormConfig())
+	if err != nil {
+		return nil, fmt.Errorf("open a pool of its own: %w", err)
+	}
+	return p, nil
+}
+
+// Pools returns the store's connection pools by name, for their
+// statistics: "store", the pool every write uses (on MySQL every read
+// too), and on SQLite "store_read", the readers' pool beside the one
+// writer connection.
+func (s *Store) Pools() map[string]*sql.DB {
+	if s.read != s.write {
+		return map[string]*sql.DB{"store": s.write.sql, "store_read": s.read.sql}
+	}
+	return map[string]*sql.DB{"store": s.write.sql}
+}
+
+// Pool returns the throttle's own pool, for its statistics.
+func (t *Throttle) Pool() *sql.DB { return t.p.sql }
