@@ -72,14 +72,14 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: hiddenName(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.Clock.Now()
-	addrSlot, err := a.take(ctx, "addr:"+addrKey(at.Addr), "address", a.PerAddr, now)
+	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
 	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, "user:"+at.User, "user", a.PerUser, now)
+	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.PerUser, now)
 	if err != nil {
 		a.cancel(ctx, addrSlot)
 		return out, err
@@ -125,7 +125,7 @@ func addrKey(addr string) string {
 
 // take reserves a slot of key's budget; a spent budget is ErrThrottled,
 // with Detail naming which budget (user or address) and RetryAfter.
-func (a *Auth) take(ctx context.Context, key, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
+func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
 	if a.Throttle == nil || rule.Limit <= 0 {
 		return Reservation{}, nil
 	}

@@ -160,23 +160,54 @@ type PasswordHasher interface {
 // LoginThrottle keeps login budgets: the attempts a key (a user name or a
 // client address) made within a sliding window. The rule (limit, window)
 // is the caller's; the adapter keeps the counts, in memory or shared by
-// every replica.
+// every replica, apart for each kind of key.
 type LoginThrottle interface {
 	// Take reserves one attempt for key when fewer than limit were
-	// reserved in the window before now. Check and reservation are one
+	// reserved in the window before now. A key of a kind it does not know
+	// is an error. Check and reservation are one
 	// atomic step, however many callers race, on every replica that shares
 	// the adapter. now is the caller's clock; an adapter shared by
 	// replicas dates attempts by its shared store's clock instead, so
 	// replicas whose clocks differ still share one window. When the budget is spent nothing is reserved and the
 	// reservation says how long until a slot frees.
-	Take(ctx context.Context, key string, limit int, window time.Duration, now time.Time) (Reservation, error)
+	Take(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
 	// Cancel gives a reservation back: the attempt does not count.
 	Cancel(ctx context.Context, r Reservation) error
 }
 
+// ThrottleKind is what a login budget is kept per.
+type ThrottleKind uint8
+
+// The kinds of login budget.
+const (
+	ThrottleUser ThrottleKind = iota + 1 // a user name, byte for byte
+	ThrottleAddr                         // a client address (an IPv6 one by its /64)
+)
+
+// ThrottleKinds lists every kind, for adapters that keep each apart.
+var ThrottleKinds = []ThrottleKind{ThrottleUser, ThrottleAddr}
+
+// String names the kind: "user", "addr".
+func (k ThrottleKind) String() string {
+	switch k {
+	case ThrottleUser:
+		return "user"
+	case ThrottleAddr:
+		return "addr"
+	}
+	return "unknown"
+}
+
+// ThrottleKey names one budget: its kind and what it counts, a user name
+// or an address.
+type ThrottleKey struct {
+	Kind  ThrottleKind
+	Value string
+}
+
 // Reservation is the answer of LoginThrottle.Take.
 type Reservation struct {
-	Key        string
+	Key        ThrottleKey
 	ID         string        // the adapter's handle, for Cancel
 	OK         bool          // a slot was reserved
 	RetryAfter time.Duration // when not OK: until the oldest attempt leaves the window

@@ -98,11 +98,14 @@ func (t *Throttle) Close() error { return t.p.close() }
 // Take reserves one attempt for key when fewer than limit were reserved
 // in the window before the database's now. The caller's now is not used:
 // see the type's invariants.
-func (t *Throttle) Take(ctx context.Context, key string, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
+func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
 	if limit <= 0 || window <= 0 {
 		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
 	}
-	kh := throttleKey(key)
+	kh, err := throttleKey(key)
+	if err != nil {
+		return ports.Reservation{}, err
+	}
 	gate := t.gates[gateOf(kh)]
 	select {
 	case gate <- struct{}{}:
@@ -234,7 +237,11 @@ func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
 	if r.ID == "" {
 		return nil
 	}
-	err := t.p.orm.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", throttleKey(r.Key), r.ID).Error
+	kh, err := throttleKey(r.Key)
+	if err != nil {
+		return err
+	}
+	err = t.p.orm.WithContext(ctx).Exec("DELETE FROM login_attempts WHERE key_hash = ? AND attempt_id = ?", kh, r.ID).Error
 	if err != nil {
 		return fmt.Errorf("throttle cancel: %w", err)
 	}
@@ -244,13 +251,18 @@ func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
 // errPruneLimit is Prune's answer to a limit it cannot use.
 var errPruneLimit = errors.New("throttle prune: limit must be positive")
 
-// throttleKey is the stored form of a key: a letter naming its kind (see
-// keyKinds), then 63 hex digits of its SHA-256, so any key is compared
-// byte for byte in 64 characters and each kind's rows are one range of
-// the primary key.
-func throttleKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return string(kindOf(key)) + hex.EncodeToString(sum[:])[:63]
+// throttleKey is the stored form of a key: the letter of its kind (see
+// keyKinds), then 63 hex digits of the SHA-256 of the kind's name, a colon
+// and the key's value ("user:acme", the form every release has stored), so
+// any key is compared byte for byte in 64 characters and each kind's rows
+// are one range of the primary key.
+func throttleKey(key ports.ThrottleKey) (string, error) {
+	k, ok := kindOf(key.Kind)
+	if !ok {
+		return "", fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	}
+	sum := sha256.Sum256([]byte(key.Kind.String() + ":" + key.Value))
+	return string(k.tag) + hex.EncodeToString(sum[:])[:63], nil
 }
 
 // gateOf is the gate stripe of a stored key.

@@ -1,6 +1,10 @@
 package gormstore
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/lender/disbursementd/ports"
+)
 
 // throttleSQL are the throttle's statements for one driver. Every time in
 // them is the database's own: NOW stands for the database's clock in
@@ -60,33 +64,35 @@ func throttleStatements(driver string) throttleSQL {
 	return q
 }
 
-// keyKinds are the kinds of key the throttle tells apart, by what comes
-// before a key's first colon ("user:acme", "addr:192.0.2.1"); any other
-// kind is the last. Each has a letter that starts its stored keys (not a
-// hex digit, so no stored key of one kind falls in another's range) and
-// its own cap, so a flood of one kind evicts only keys of that kind.
-var keyKinds = [...]struct {
-	prefix string
-	tag    byte
-}{{"user", 'U'}, {"addr", 'A'}, {"", 'O'}}
-
-// kindOf is the tag of key's kind.
-func kindOf(key string) byte {
-	prefix, _, _ := strings.Cut(key, ":")
-	for _, k := range keyKinds[:len(keyKinds)-1] {
-		if k.prefix == prefix {
-			return k.tag
-		}
-	}
-	return keyKinds[len(keyKinds)-1].tag
+// keyKind is a kind of key as the throttle stores it: a letter that starts
+// its stored keys (not a hex digit, so no stored key of one kind falls in
+// another's range). Each kind has its own cap, so a flood of one kind
+// evicts only keys of that kind.
+type keyKind struct {
+	kind ports.ThrottleKind
+	tag  byte
 }
 
-// kindIndex is the index in keyKinds of a tag.
+// keyKinds are the kinds the throttle keeps, one for each of
+// ports.ThrottleKinds (a test holds them together).
+var keyKinds = [...]keyKind{{ports.ThrottleUser, 'U'}, {ports.ThrottleAddr, 'A'}}
+
+// kindOf is the stored kind of k.
+func kindOf(k ports.ThrottleKind) (keyKind, bool) {
+	for _, x := range keyKinds {
+		if x.kind == k {
+			return x, true
+		}
+	}
+	return keyKind{}, false
+}
+
+// kindIndex is the index in keyKinds of a stored key's tag.
 func kindIndex(tag byte) int {
 	for i, k := range keyKinds {
 		if k.tag == tag {
 			return i
 		}
 	}
-	return len(keyKinds) - 1
+	return 0 // unreachable: every stored key was made by throttleKey
 }

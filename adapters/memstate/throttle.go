@@ -3,7 +3,7 @@ package memstate
 import (
 	"context"
 	"crypto/rand"
-	"strings"
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,20 +13,16 @@ import (
 )
 
 // Throttle is an in-memory ports.LoginThrottle: per key, the reservations
-// in the last window, at most limit of them. Keys are "kind:value" (user
-// names, client addresses), and each kind has its own least-recently-used
-// cache of maxKeys keys: a flood of one kind (addresses from a large IPv6
-// block, made-up user names) evicts only keys of that kind, never the
-// budget of a user under attack. Memory is bounded by maxKeys × limit per
-// kind, and by maxKinds kinds.
+// in the last window, at most limit of them. Each kind of key (user names,
+// client addresses) has its own least-recently-used cache of maxKeys
+// keys: a flood of one kind (addresses from a large IPv6 block, made-up
+// user names) evicts only keys of that kind, never the budget of a user
+// under attack. Memory is bounded by maxKeys × limit per kind, and the
+// kinds are ports.ThrottleKinds.
 type Throttle struct {
-	mu      sync.Mutex
-	maxKeys int
-	kinds   map[string]*lru.Cache[string, []attempt]
+	mu    sync.Mutex
+	kinds map[ports.ThrottleKind]*lru.Cache[string, []attempt]
 }
-
-// maxKinds bounds the caches; keys of further kinds share one.
-const maxKinds = 8
 
 type attempt struct {
 	id string
@@ -35,40 +31,29 @@ type attempt struct {
 
 var _ ports.LoginThrottle = (*Throttle)(nil)
 
-// NewThrottle returns a throttle that remembers at most maxKeys keys.
+// NewThrottle returns a throttle that remembers at most maxKeys keys of
+// each kind.
 func NewThrottle(maxKeys int) (*Throttle, error) {
-	if _, err := lru.New[string, []attempt](maxKeys); err != nil {
-		return nil, err
-	}
-	return &Throttle{maxKeys: maxKeys, kinds: map[string]*lru.Cache[string, []attempt]{}}, nil
-}
-
-// cache returns the cache of key's kind (what precedes its first colon).
-func (t *Throttle) cache(key string) *lru.Cache[string, []attempt] {
-	kind, _, ok := strings.Cut(key, ":")
-	if !ok {
-		kind = ""
-	}
-	c := t.kinds[kind]
-	if c == nil {
-		if len(t.kinds) >= maxKinds {
-			kind = "(other)"
-			if c = t.kinds[kind]; c != nil {
-				return c
-			}
+	t := &Throttle{kinds: map[ports.ThrottleKind]*lru.Cache[string, []attempt]{}}
+	for _, k := range ports.ThrottleKinds {
+		c, err := lru.New[string, []attempt](maxKeys)
+		if err != nil {
+			return nil, err
 		}
-		c, _ = lru.New[string, []attempt](t.maxKeys) // maxKeys was checked by NewThrottle
-		t.kinds[kind] = c
+		t.kinds[k] = c
 	}
-	return c
+	return t, nil
 }
 
 // Take reserves a slot when fewer than limit are held within window.
-func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+	keys, ok := t.kinds[key.Kind]
+	if !ok {
+		return ports.Reservation{}, fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	keys := t.cache(key)
-	held, _ := keys.Get(key)
+	held, _ := keys.Get(key.Value)
 	live := held[:0]
 	for _, a := range held {
 		if a.at.After(now.Add(-window)) {
@@ -76,20 +61,23 @@ func (t *Throttle) Take(_ context.Context, key string, limit int, window time.Du
 		}
 	}
 	if len(live) >= limit {
-		keys.Add(key, live)
+		keys.Add(key.Value, live)
 		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}, nil
 	}
 	a := attempt{id: rand.Text(), at: now}
-	keys.Add(key, append(live, a))
+	keys.Add(key.Value, append(live, a))
 	return ports.Reservation{Key: key, ID: a.id, OK: true}, nil
 }
 
 // Cancel drops a reservation, if it is still held.
 func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
+	keys, ok := t.kinds[r.Key.Kind]
+	if !ok {
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	keys := t.cache(r.Key)
-	held, ok := keys.Peek(r.Key)
+	held, ok := keys.Peek(r.Key.Value)
 	if !ok {
 		return nil
 	}
@@ -97,9 +85,9 @@ func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
 		if a.id == r.ID {
 			rest := append(append([]attempt(nil), held[:i]...), held[i+1:]...)
 			if len(rest) == 0 {
-				keys.Remove(r.Key)
+				keys.Remove(r.Key.Value)
 			} else {
-				keys.Add(r.Key, rest)
+				keys.Add(r.Key.Value, rest)
 			}
 			break
 		}

@@ -27,6 +27,14 @@ type ThrottleSubject struct {
 	Pass func(d time.Duration) // lets d pass for the throttle
 }
 
+// userKey and addrKey are the keys of a user name's and an address's budget.
+func userKey(name string) ports.ThrottleKey {
+	return ports.ThrottleKey{Kind: ports.ThrottleUser, Value: name}
+}
+func addrKey(a string) ports.ThrottleKey {
+	return ports.ThrottleKey{Kind: ports.ThrottleAddr, Value: a}
+}
+
 // near tells whether a RetryAfter is want, less at most the few moments
 // the test itself took (a database throttle's clock runs meanwhile).
 func near(got, want time.Duration) bool { return got <= want && got > want-5*time.Second }
@@ -38,11 +46,11 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 	ctx := context.Background()
 	const window = time.Minute
 
-	take := func(t *testing.T, th ThrottleSubject, key string, limit int) ports.Reservation {
+	take := func(t *testing.T, th ThrottleSubject, key ports.ThrottleKey, limit int) ports.Reservation {
 		t.Helper()
 		r, err := th.Take(ctx, key, limit, window, th.Now())
 		if err != nil {
-			t.Fatalf("Take(%q): %v", key, err)
+			t.Fatalf("Take(%v): %v", key, err)
 		}
 		return r
 	}
@@ -50,12 +58,12 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 	t.Run("budget and RetryAfter", func(t *testing.T) {
 		th := open(t)
 		for i := 0; i < 3; i++ {
-			if r := take(t, th, "user:acme", 3); !r.OK || r.ID == "" || r.Key != "user:acme" {
+			if r := take(t, th, userKey("acme"), 3); !r.OK || r.ID == "" || r.Key != userKey("acme") {
 				t.Fatalf("take %d = %+v, want a reservation", i, r)
 			}
 		}
 		th.Pass(15 * time.Second)
-		r := take(t, th, "user:acme", 3)
+		r := take(t, th, userKey("acme"), 3)
 		if r.OK || !near(r.RetryAfter, 45*time.Second) {
 			t.Fatalf("take over the budget = %+v, want refused with RetryAfter 45s", r)
 		}
@@ -67,25 +75,25 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 			if i > 0 {
 				th.Pass(20 * time.Second)
 			}
-			if r := take(t, th, "addr:192.0.2.1", 3); !r.OK {
+			if r := take(t, th, addrKey("192.0.2.1"), 3); !r.OK {
 				t.Fatalf("take at %ds refused: %+v", 20*i, r)
 			}
 		}
 		th.Pass(10 * time.Second)
-		if r := take(t, th, "addr:192.0.2.1", 3); r.OK || !near(r.RetryAfter, 10*time.Second) {
+		if r := take(t, th, addrKey("192.0.2.1"), 3); r.OK || !near(r.RetryAfter, 10*time.Second) {
 			t.Fatalf("at 50s = %+v, want refused for 10s", r)
 		}
 		// At 60 s the first attempt has left the window.
 		th.Pass(10 * time.Second)
-		if r := take(t, th, "addr:192.0.2.1", 3); !r.OK {
+		if r := take(t, th, addrKey("192.0.2.1"), 3); !r.OK {
 			t.Fatalf("at 60s = %+v, want a slot", r)
 		}
 		th.Pass(time.Second)
-		if r := take(t, th, "addr:192.0.2.1", 3); r.OK || !near(r.RetryAfter, 19*time.Second) {
+		if r := take(t, th, addrKey("192.0.2.1"), 3); r.OK || !near(r.RetryAfter, 19*time.Second) {
 			t.Fatalf("at 61s = %+v, want refused for 19s", r)
 		}
 		// A stricter rule on the same key counts the same attempts.
-		if r := take(t, th, "addr:192.0.2.1", 2); r.OK || !near(r.RetryAfter, 39*time.Second) {
+		if r := take(t, th, addrKey("192.0.2.1"), 2); r.OK || !near(r.RetryAfter, 39*time.Second) {
 			t.Fatalf("limit 2 at 61s = %+v, want refused for 39s", r)
 		}
 	})
@@ -94,9 +102,9 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 		th := open(t)
 		var held []ports.Reservation
 		for i := 0; i < 2; i++ {
-			held = append(held, take(t, th, "user:acme", 2))
+			held = append(held, take(t, th, userKey("acme"), 2))
 		}
-		if r := take(t, th, "user:acme", 2); r.OK {
+		if r := take(t, th, userKey("acme"), 2); r.OK {
 			t.Fatal("budget not spent")
 		}
 		if err := th.Cancel(ctx, held[0]); err != nil {
@@ -105,13 +113,13 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 		if err := th.Cancel(ctx, held[0]); err != nil {
 			t.Fatalf("second cancel: %v", err)
 		}
-		if err := th.Cancel(ctx, ports.Reservation{Key: "user:acme", ID: "0123456789abcdef01234567"}); err != nil {
+		if err := th.Cancel(ctx, ports.Reservation{Key: userKey("acme"), ID: "0123456789abcdef01234567"}); err != nil {
 			t.Fatalf("cancel of a stranger: %v", err)
 		}
-		if r := take(t, th, "user:acme", 2); !r.OK {
+		if r := take(t, th, userKey("acme"), 2); !r.OK {
 			t.Fatalf("after cancel = %+v, want a slot", r)
 		}
-		if r := take(t, th, "user:acme", 2); r.OK {
+		if r := take(t, th, userKey("acme"), 2); r.OK {
 			t.Fatal("a cancel freed more than one slot")
 		}
 	})
@@ -119,12 +127,15 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 	t.Run("keys are byte-exact", func(t *testing.T) {
 		th := open(t)
 		for i := 0; i < 2; i++ {
-			take(t, th, "user:acme", 2)
+			take(t, th, userKey("acme"), 2)
 		}
-		for _, k := range []string{"user:ACME", "user:Acme", "user:acmé", "user:acme   ", "user: acme", "addr:acme", "acme", "other:acme"} {
+		for _, k := range []ports.ThrottleKey{userKey("ACME"), userKey("Acme"), userKey("acmé"), userKey("acme   "), userKey(" acme"), addrKey("acme"), userKey("user:acme"), userKey("")} {
 			if r := take(t, th, k, 2); !r.OK {
-				t.Errorf("key %q shares acme's budget: %+v", k, r)
+				t.Errorf("key %v shares acme's budget: %+v", k, r)
 			}
+		}
+		if _, err := th.Take(ctx, ports.ThrottleKey{Kind: 0, Value: "acme"}, 2, window, th.Now()); err == nil {
+			t.Error("a key of no known kind was taken")
 		}
 	})
 
@@ -142,10 +153,10 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 			t.Skip("no prune: the adapter bounds its state otherwise")
 		}
 		for i := 0; i < 5; i++ {
-			take(t, th, fmt.Sprintf("user:old-%d", i), 3)
+			take(t, th, userKey(fmt.Sprintf("old-%d", i)), 3)
 		}
 		th.Pass(30 * time.Second)
-		take(t, th, "user:recent", 3)
+		take(t, th, userKey("recent"), 3)
 		th.Pass(window - 30*time.Second + time.Second)
 		n, err := p.Prune(ctx, 3)
 		if err != nil || n == 0 || n > 6 {
@@ -156,7 +167,7 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 				t.Fatal(err)
 			}
 		}
-		if r := take(t, th, "user:recent", 1); r.OK {
+		if r := take(t, th, userKey("recent"), 1); r.OK {
 			t.Fatal("prune removed an attempt still in its window")
 		}
 	})
@@ -174,17 +185,17 @@ func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b Throttle
 			t.Fatalf("%d reservations of 60 concurrent takes on two replicas, want exactly 10", ok)
 		}
 		// A slot given back on one replica is free on the other.
-		r, err := b.Take(ctx, "user:other", 1, time.Minute, b.Now())
+		r, err := b.Take(ctx, userKey("other"), 1, time.Minute, b.Now())
 		if err != nil || !r.OK {
 			t.Fatalf("take on b: %+v, %v", r, err)
 		}
-		if r, _ := a.Take(ctx, "user:other", 1, time.Minute, a.Now()); r.OK {
+		if r, _ := a.Take(ctx, userKey("other"), 1, time.Minute, a.Now()); r.OK {
 			t.Fatal("replica a does not see b's reservation")
 		}
 		if err := a.Cancel(ctx, r); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := a.Take(ctx, "user:other", 1, time.Minute, a.Now()); err != nil || !r.OK {
+		if r, err := a.Take(ctx, userKey("other"), 1, time.Minute, a.Now()); err != nil || !r.OK {
 			t.Fatalf("after cancel: %+v, %v", r, err)
 		}
 	})
@@ -195,7 +206,7 @@ func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b Throttle
 		ok := 0
 		for i := range 60 { // one at a time, alternating: no race, only the clocks differ
 			th := []ports.LoginThrottle{a, b}[i%2]
-			r, err := th.Take(ctx, "addr:192.0.2.9", 30, time.Minute, clocks[i%2])
+			r, err := th.Take(ctx, addrKey("192.0.2.9"), 30, time.Minute, clocks[i%2])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +231,7 @@ func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, clocks []time.Time
 		go func() {
 			defer wg.Done()
 			<-start
-			r, err := ths[i%len(ths)].Take(context.Background(), "user:acme", limit, time.Minute, clocks[i%len(ths)])
+			r, err := ths[i%len(ths)].Take(context.Background(), userKey("acme"), limit, time.Minute, clocks[i%len(ths)])
 			if err != nil {
 				t.Errorf("take %d: %v", i, err)
 				return

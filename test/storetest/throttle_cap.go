@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/ports"
 )
 
 // RunThrottleCap: the database throttle's key rows are capped per kind
@@ -18,19 +19,19 @@ func RunThrottleCap(t *testing.T, driver, dsn string, st *gormstore.Store) {
 	ctx := context.Background()
 	const bound = 20
 	_, th := MustThrottle(t, st, driver, dsn, gormstore.ThrottleOptions{Conns: 2, MaxKeys: bound})
-	take := func(key string, limit int) bool {
+	take := func(key ports.ThrottleKey, limit int) bool {
 		t.Helper()
 		r, err := th.Take(ctx, key, limit, 15*time.Minute, th.Now())
 		if err != nil {
-			t.Fatalf("Take(%q): %v", key, err)
+			t.Fatalf("Take(%v): %v", key, err)
 		}
 		return r.OK
 	}
-	if !take("user:victim", 1) {
+	if !take(userKey("victim"), 1) {
 		t.Fatal("the victim's first attempt was refused")
 	}
 	for i := range 200 {
-		if !take(fmt.Sprintf("addr:10.0.%d.%d", i/256, i%256), 30) {
+		if !take(addrKey(fmt.Sprintf("10.0.%d.%d", i/256, i%256)), 30) {
 			t.Fatalf("address %d refused its first attempt", i)
 		}
 	}
@@ -45,7 +46,7 @@ func RunThrottleCap(t *testing.T, driver, dsn string, st *gormstore.Store) {
 	if keys > bound+bound/8 || attempts > keys {
 		t.Fatalf("%d address keys with %d attempts after 200 addresses, want at most %d keys and no attempt without its key", keys, attempts, bound+bound/8)
 	}
-	if take("user:victim", 1) {
+	if take(userKey("victim"), 1) {
 		t.Fatal("the flood of addresses evicted the victim's budget")
 	}
 }
