@@ -78,9 +78,17 @@ func (c *Config) finishStore() error {
 		if s.DSN == "" {
 			s.DSN = DefaultSQLitePath
 		}
+		// A MySQL DSN read as a path would create a directory named
+		// after the user and password: refuse it (without echoing it).
+		if looksLikeMySQLDSN(s.DSN) {
+			return keyError("store.dsn", "is a MySQL DSN but store.driver is sqlite; set store.driver: mysql (%s=mysql)", EnvName("store.driver"))
+		}
 	case "mysql":
 		if s.DSN == "" {
 			return keyError("store.dsn", "required when store.driver is mysql (user:pass@tcp(host:3306)/db)")
+		}
+		if err := checkMySQLDSN(s.DSN); err != nil {
+			return err
 		}
 	default:
 		return keyError("store.driver", "%q, want sqlite or mysql", s.Driver)

@@ -163,7 +163,12 @@ func (s *Store) openSQLite(path string, opts Options) error {
 			return fmt.Errorf("store.dsn: %w", err)
 		}
 	}
-	dsn := SQLiteDSN(path, opts.BusyTimeout)
+	if err := prepareSQLiteFiles(path); err != nil {
+		return err
+	}
+	// The -wal and journal files take the database file's mode (the
+	// driver's modeof, which needs the file: prepareSQLiteFiles made it).
+	dsn := SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)
 	s.dsn = dsn
 	var err error
 	if s.db, err = gorm.Open(sqliteDialector(dsn), s.gormConfig()); err != nil {

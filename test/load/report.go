@@ -49,7 +49,7 @@ func newReport(o options, e *environment) *report {
 	load := loadAverage()
 	r.about = []string{
 		"store: " + o.store + "; service " + measured(o),
-		"command: `go run -C test/load . " + strings.Join(os.Args[1:], " ") + "`",
+		"command: `go run -C test/load . " + strings.Join(masked(os.Args[1:]), " ") + "`",
 		"machine: " + machine(),
 		fmt.Sprintf("load average when the run began: %.2f (%s)", load, quiet(load)),
 		fmt.Sprintf("each level: %s (W3 %s), %s", o.duration, 3*o.duration, runs),
@@ -64,7 +64,7 @@ func newReport(o options, e *environment) *report {
 		r.about = append(r.about, "the database server's CPU is not measured: give -db-pid (or MARIADB_PID)")
 	}
 	if len(o.env) > 0 {
-		r.about = append(r.about, "settings given to the service: `"+strings.Join(o.env, "` `")+"`")
+		r.about = append(r.about, "settings given to the service: `"+strings.Join(masked(o.env), "` `")+"`")
 	}
 	return r
 }

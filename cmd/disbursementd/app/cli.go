@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -56,7 +55,7 @@ func overview() string {
 		fmt.Fprintf(&b, "  disbursementd %-10s %-36s %s\n", c.name, c.args, c.summary)
 	}
 	b.WriteString(`
-Every command takes --config FILE (default: ./disbursementd.yaml if present)
+Every command but version takes --config FILE (default: ./disbursementd.yaml if present)
 and reads DISB_<SECTION>_<KEY> environment variables; "disbursementd COMMAND
 --help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
 error, 3 user exists / not found.
@@ -84,7 +83,7 @@ func CLI(ctx context.Context, args []string, io IO) int {
 		if c.name == "users" {
 			return users(ctx, args, io)
 		}
-		fs, cfgPath := newFlags(c.name, c.args, c.help, io)
+		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
 		run := c.flags(fs)
 		if code, ok := parse(fs, args); !ok {
 			return code
@@ -96,15 +95,23 @@ func CLI(ctx context.Context, args []string, io IO) int {
 }
 
 // newFlags returns a flag set whose --help prints the command's usage and
-// help to standard output.
-func newFlags(name, args, help string, io IO) (*flag.FlagSet, *string) {
+// help to standard output; with withConfig it takes --config.
+func newFlags(name, args, help string, io IO, withConfig bool) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Stderr)
-	cfg := fs.String("config", "", "configuration file (YAML); default ./disbursementd.yaml if present")
+	cfg := new(string)
+	if withConfig {
+		cfg = fs.String("config", "", "configuration file (YAML); default ./disbursementd.yaml if present")
+	}
 	fs.Usage = func() {
 		fs.SetOutput(io.Stdout)
-		fmt.Fprintf(io.Stdout, "Usage: disbursementd %s %s\n\n%s\n\nFlags:\n", name, args, help)
-		fs.PrintDefaults()
+		fmt.Fprintf(io.Stdout, "Usage: disbursementd %s %s\n\n%s\n", name, args, help)
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags > 0 {
+			fmt.Fprint(io.Stdout, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
 		fs.SetOutput(io.Stderr)
 	}
 	return fs, cfg
@@ -140,10 +147,13 @@ func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate boo
 	if cfg == nil {
 		return nil, nil, code
 	}
+	// A store that cannot be opened (a data path not usable, a server
+	// refusing) is a failure of the run, as for serve, not of the
+	// configuration, which loaded.
 	st, err := OpenStore(cfg, sysclock.Clock{})
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
-		return nil, nil, ExitUsage
+		return nil, nil, ExitFailure
 	}
 	if migrate {
 		if err := PrepareSchema(ctx, cfg, st, NewLogger(cfg, io.Stderr)); err != nil {
@@ -215,14 +225,4 @@ func versionFlags(*flag.FlagSet) func(context.Context, string, IO) int {
 		fmt.Fprintln(io.Stdout, "disbursementd", Version())
 		return ExitOK
 	}
-}
-
-// stdinIsTerminal reports whether r is an interactive terminal.
-func stdinIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

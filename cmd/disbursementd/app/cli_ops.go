@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
@@ -12,8 +13,11 @@ import (
 )
 
 const keygenHelp = `Writes a new RSA-2048 key pair: DIR/private.pem (mode 0600) and
-DIR/public.pem, and prints the new key's kid. It never replaces an existing
-private key. See the operator guide for a key rotation across replicas.`
+DIR/public.pem, and prints the new key's kid. DIR is created 0755 when it
+is missing, so that the service's user can reach the key once private.pem
+is its own (chown it when another user ran keygen). It never replaces an
+existing private key. See the operator guide for a key rotation across
+replicas.`
 
 func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	out := fs.String("out", "", "directory for private.pem (0600) and public.pem")
@@ -21,6 +25,15 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 		if *out == "" {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen: --out DIR is required")
 			return ExitUsage
+		}
+		// The directory holds public.pem, which anyone may read, and
+		// private.pem, which its own mode (0600) protects. It must let
+		// the service's user reach the key after a chown of private.pem
+		// alone: keygen is often run by root or by an operator, not by
+		// that user (uid 65532 in the container).
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
+			return ExitFailure
 		}
 		priv := filepath.Join(*out, "private.pem")
 		key, err := jwtkeys.GenerateKeyFiles(priv, filepath.Join(*out, "public.pem"))
@@ -38,17 +51,17 @@ func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	}
 }
 
-const reconcileHelp = `Looks for what a crash can leave behind, older than the stale bound
-(http.report_timeout + 5s): temporary files and unfinished uploads,
+const reconcileHelp = `Looks for what a crash can leave behind, all of it older than the stale
+bound (http.report_timeout + 5s): temporary files and unfinished uploads,
 published files that no stored report names, pending claims, idempotency
 records past their TTL, tombstones of removed files past idempotency.ttl;
 and every row whose file is missing (reported only: a file cannot be made
-again). Without --apply it only lists them and why; with --apply it
-removes them. serve runs the same sweep at start and every
-uploads.sweep_interval. Safe beside running replicas: nothing younger than
-the stale bound is touched, and a file is removed only once the database
-has recorded that no report can claim it. Exit code 1 when a row's file
-is missing.`
+again). Files and records younger than the stale bound are skipped: a
+report may still be writing them. Without --apply it only lists what it
+found and why; with --apply it removes it. serve runs the same sweep at
+start and every uploads.sweep_interval. Safe beside running replicas: a
+file is removed only once the database has recorded that no report can
+claim it. Exit code 1 when a row's file is missing.`
 
 func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 	apply := fs.Bool("apply", false, "remove what is found (default: only list it)")
@@ -61,7 +74,7 @@ func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 		up, err := OpenUploads(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-			return ExitUsage
+			return ExitFailure
 		}
 		defer up.Close()
 		r := reconciler(cfg, st, up, sysclock.Clock{})

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
+
+	"golang.org/x/term"
 
 	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
@@ -46,7 +49,7 @@ func users(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "disbursementd users: unknown subcommand %q (see disbursementd users --help)\n", sub)
 		return ExitUsage
 	}
-	fs, cfgPath := newFlags("users "+sub, spec.args, spec.help, io)
+	fs, cfgPath := newFlags("users "+sub, spec.args, spec.help, io, true)
 	var user, nit *string
 	if sub != "list" {
 		user = fs.String("user", "", "user name")
@@ -74,21 +77,27 @@ func users(ctx context.Context, args []string, io IO) int {
 	svc := &ports.Users{Store: st, Hasher: hasher, Clock: sysclock.Clock{}}
 	switch sub {
 	case "add":
-		if stdinIsTerminal(io.Stdin) {
-			fmt.Fprint(io.Stderr, "password: ")
-		}
-		pw, err := readPassword(io.Stdin)
+		pw, err := readPassword(io.Stdin, io.Stderr)
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd users add:", err)
 			return ExitUsage
 		}
 		u, err := svc.Add(ctx, *user, *nit, pw)
+		if errors.Is(err, domain.ErrConflict) {
+			fmt.Fprintf(io.Stderr, "disbursementd users add: user %q exists already (users list shows it); nothing was changed\n", *user)
+			return ExitConflict
+		}
 		if err != nil {
 			return userErr(io, "add", err)
 		}
 		fmt.Fprintf(io.Stdout, "added user %s (nit %s), active\n", u.Name, u.NIT)
 	case "deactivate", "activate":
-		if err := svc.SetActive(ctx, *user, sub == "activate"); err != nil {
+		err := svc.SetActive(ctx, *user, sub == "activate")
+		if errors.Is(err, domain.ErrNotFound) {
+			fmt.Fprintf(io.Stderr, "disbursementd users %s: no user %q (users list shows them)\n", sub, *user)
+			return ExitConflict
+		}
+		if err != nil {
 			return userErr(io, sub, err)
 		}
 		fmt.Fprintf(io.Stdout, "user %s %sd\n", *user, sub)
@@ -119,11 +128,25 @@ func userErr(io IO, sub string, err error) int {
 	return ExitFailure
 }
 
-// readPassword reads one line from standard input (a pipe or a terminal).
-func readPassword(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", err
+// readPassword reads one line from standard input. On a terminal it asks
+// on prompt and reads without echo, so the password never shows on the
+// screen; from a pipe it reads the line as it comes.
+func readPassword(r io.Reader, prompt io.Writer) (string, error) {
+	var line string
+	if f, ok := r.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(prompt, "password: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(prompt)
+		if err != nil {
+			return "", err
+		}
+		line = string(b)
+	} else {
+		var err error
+		line, err = bufio.NewReader(r).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
 	}
 	pw := strings.TrimRight(line, "\r\n")
 	if pw == "" {

@@ -114,6 +114,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(m.ln) }()
 	m.startSweep(bg, w.reconciler, w.missingFiles)
+	warnBroadProxies(m.Log, cfg.HTTP.TrustedProxies)
 	m.Log.Info("listening", "addr", m.Addr, "store", cfg.Store.Driver, "uploads", cfg.Uploads.Backend,
 		"login", loginName(cfg), "throttle", cfg.ThrottleBackend(), "kid", m.Keys.KeyID())
 	return nil

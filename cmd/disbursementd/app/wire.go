@@ -275,7 +275,7 @@ func Policy(cfg *config.Config) domain.TokenPolicy {
 func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys.Keys, error) {
 	priv, created, err := jwtkeys.LoadOrGenerate(cfg.Auth.PrivateKeyFile, cfg.GenerateKeys)
 	if err != nil {
-		return nil, fmt.Errorf("auth.private_key_file: %w", err)
+		return nil, fmt.Errorf("auth.private_key_file (%s): %w", config.EnvName("auth.private_key_file"), err)
 	}
 	if created {
 		log.Info("generated a new RSA key pair", "private_key_file", cfg.Auth.PrivateKeyFile,
@@ -284,7 +284,7 @@ func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys
 	var trusted []*rsa.PublicKey
 	if cfg.Auth.PublicKeysFile != "" {
 		if trusted, err = jwtkeys.ReadPublicKeys(cfg.Auth.PublicKeysFile); err != nil {
-			return nil, fmt.Errorf("auth.public_keys_file: %w", err)
+			return nil, fmt.Errorf("auth.public_keys_file (%s): %w", config.EnvName("auth.public_keys_file"), err)
 		}
 	}
 	keys, err := jwtkeys.New(priv, trusted)

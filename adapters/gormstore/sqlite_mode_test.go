@@ -1,0 +1,47 @@
+package gormstore_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
+)
+
+// TestSQLiteSideFilesTakeTheDatabaseMode: the -wal and -shm files, which
+// hold rows not yet checkpointed and their index, get the database file's
+// mode, not 0666 less the umask (they were 0644 beside a 0640 database).
+func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
+	old := syscall.Umask(0o022) // the usual umask, under which the driver made them 0644
+	defer syscall.Umask(old)
+	for _, mode := range []os.FileMode{0o640, 0o600} {
+		path := filepath.Join(t.TempDir(), "d.db")
+		if mode != 0o640 { // an operator's own mode on an existing file
+			if err := os.WriteFile(path, nil, mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := gormstore.Open(gormstore.SQLite, path, gormstore.Options{Clock: sysclock.Clock{}}, domain.DefaultCatalogue())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Migrate(t.Context()); err != nil { // writes, so the -wal exists
+			t.Fatal(err)
+		}
+		for _, f := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(f)
+			if err != nil {
+				t.Fatalf("%s: %v", filepath.Base(f), err)
+			}
+			if fi.Mode().Perm() != mode {
+				t.Errorf("%s is %v; the database is %v", filepath.Base(f), fi.Mode().Perm(), mode)
+			}
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

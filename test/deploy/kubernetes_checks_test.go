@@ -1,0 +1,116 @@
+package deploy
+
+import (
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/lender/disbursementd/config"
+)
+
+// The checks TestKubernetesRoutes makes of each route, one object kind each.
+
+// checkPDB: one budget selects the pods, and it lets a drain evict one.
+func checkPDB(t *testing.T, r route, replicas int32) {
+	t.Helper()
+	pods := labels.Set(r.deployment.Spec.Template.Labels)
+	n := 0
+	for _, p := range r.pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+		if err != nil || !sel.Matches(pods) {
+			continue
+		}
+		n++
+		if p.Spec.MinAvailable != nil && p.Spec.MaxUnavailable != nil {
+			t.Errorf("PodDisruptionBudget %s sets both minAvailable and maxUnavailable", p.Name)
+		}
+		if v := p.Spec.MinAvailable; v != nil && (v.Type != intstr.Int || v.IntVal >= replicas) {
+			t.Errorf("PodDisruptionBudget %s: minAvailable %s of %d replicas blocks every drain", p.Name, v.String(), replicas)
+		}
+		if v := p.Spec.MaxUnavailable; v != nil && v.Type == intstr.Int && v.IntVal < 1 {
+			t.Errorf("PodDisruptionBudget %s: maxUnavailable %s blocks every drain", p.Name, v.String())
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d PodDisruptionBudgets select the pods, want 1", n)
+	}
+}
+
+// checkNetworkPolicy: a policy selects the pods and restricts who reaches
+// them (what makes trusting the proxies' X-Forwarded-For safe).
+func checkNetworkPolicy(t *testing.T, r route) {
+	t.Helper()
+	pods := labels.Set(r.deployment.Spec.Template.Labels)
+	for _, np := range r.netpols {
+		sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+		if err != nil || !sel.Matches(pods) {
+			continue
+		}
+		for _, rule := range np.Spec.Ingress {
+			if len(rule.From) == 0 {
+				t.Errorf("NetworkPolicy %s lets anyone reach the pods", np.Name)
+			}
+		}
+		return
+	}
+	t.Error("no NetworkPolicy selects the pods")
+}
+
+// checkService: the Service selects the pods and targets a port they name.
+func checkService(t *testing.T, r route) {
+	t.Helper()
+	if len(r.services) != 1 {
+		t.Fatalf("%d Services", len(r.services))
+	}
+	s := r.services[0]
+	if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(r.deployment.Spec.Template.Labels)) {
+		t.Errorf("Service %s selects %v, not the pods", s.Name, s.Spec.Selector)
+	}
+	names := map[string]bool{}
+	for _, p := range r.deployment.Spec.Template.Spec.Containers[0].Ports {
+		names[p.Name] = true
+	}
+	for _, p := range s.Spec.Ports {
+		if !names[p.TargetPort.String()] {
+			t.Errorf("Service port %s targets %s, which the container does not name", p.Name, p.TargetPort.String())
+		}
+	}
+}
+
+// checkIngress: TLS with a Secret, to the Service's named port.
+func checkIngress(t *testing.T, r route, ing *networkingv1.Ingress) {
+	t.Helper()
+	if len(ing.Spec.TLS) == 0 || ing.Spec.TLS[0].SecretName == "" {
+		t.Errorf("Ingress %s has no TLS", ing.Name)
+	}
+	for _, rule := range ing.Spec.Rules {
+		for _, p := range rule.HTTP.Paths {
+			be := p.Backend.Service
+			if be == nil || be.Name != r.services[0].Name || be.Port.Name != r.services[0].Spec.Ports[0].Name {
+				t.Errorf("Ingress %s path %s goes to %+v, not the Service", ing.Name, p.Path, be)
+			}
+		}
+	}
+}
+
+// checkEnvLoads: the service's own configuration accepts the environment.
+func checkEnvLoads(t *testing.T, env map[string]string) {
+	t.Helper()
+	known := map[string]bool{}
+	for _, k := range config.Keys() {
+		known[config.EnvName(k)] = true
+	}
+	t.Chdir(t.TempDir())
+	for k, v := range env {
+		if !known[k] {
+			t.Errorf("the pods set %s, which is no configuration key", k)
+		}
+		t.Setenv(k, v)
+	}
+	if _, err := config.Load(""); err != nil {
+		t.Errorf("the service refuses the pods' environment: %v", err)
+	}
+}
