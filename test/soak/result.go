@@ -35,6 +35,7 @@ type Result struct {
 	Retries  int64 // POSTs sent again after a 503, a 409 or no answer
 	Requests int64 // POSTs in all
 
+	Commits                             int64 // COMMIT statements through the MySQL proxy
 	CommitsHeld, CommitsHeldPastTimeout int64
 	MaxCommitHeld                       time.Duration
 	ObjectPUTs                          int64            // reaching the S3 proxy, faulted or not
@@ -96,8 +97,8 @@ func (r *Result) Print(w io.Writer) {
 	p("load:               %s at c=%d on %d replicas, report timeout %s, sweep every 1s; drained in %s",
 		r.LoadStopped.Sub(r.LoadStarted).Round(time.Second), r.Concurrency, r.Replicas, r.ReportTimeout,
 		r.Drained.Sub(r.LoadStopped).Round(100*time.Millisecond))
-	p("faults:             COMMITs held %d (%d past the report timeout, longest %s; %.0f %% of COMMITs, 0-%s); object PUTs %d, faulted %s",
-		r.CommitsHeld, r.CommitsHeldPastTimeout, r.MaxCommitHeld.Round(100*time.Millisecond), 100*r.Faults.CommitShare,
+	p("faults:             COMMITs %d, held %d (%d past the report timeout, longest %s; %.0f %% of COMMITs, 0-%s); object PUTs %d, faulted %s",
+		r.Commits, r.CommitsHeld, r.CommitsHeldPastTimeout, r.MaxCommitHeld.Round(100*time.Millisecond), 100*r.Faults.CommitShare,
 		r.Faults.CommitMax, r.ObjectPUTs, counts(r.PUTFaults))
 	p("SIGKILL / restart:  replica 1 killed %s, restarted and ready %s", since(r.Killed), since(r.Restarted))
 	p("reports sent:       %d (%d with a file, %d without Idempotency-Key, %d sharing a credit number; %s)",

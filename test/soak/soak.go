@@ -44,7 +44,7 @@ type Config struct {
 // Faults is what the proxies do; each share is a probability per
 // statement or per object PUT.
 type Faults struct {
-	CommitShare float64       // COMMITs held (default 0.03)
+	CommitShare float64       // COMMITs held (default 0.1)
 	CommitMax   time.Duration // each for a uniform 0..CommitMax (default 15s)
 	PutFail     float64       // object PUTs answered 500 or 503 without reaching the server (default 0.05)
 	PutCut      float64       // object PUTs whose connection is closed without an answer (default 0.02)
@@ -84,7 +84,7 @@ func (c *Config) complete() error {
 	def(&c.Down, 5*time.Second)
 	def(&c.Drain, 2*time.Minute)
 	f := &c.Faults
-	defShare(&f.CommitShare, 0.03)
+	defShare(&f.CommitShare, 0.1)
 	def(&f.CommitMax, 15*time.Second)
 	defShare(&f.PutFail, 0.05)
 	defShare(&f.PutCut, 0.02)

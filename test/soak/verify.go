@@ -85,10 +85,13 @@ func (s *soak) verify(ctx context.Context) error {
 	r.Files = len(objects)
 	swept, missing := s.fleet.sweptAndMissing()
 	r.Swept = swept
-	for _, line := range missing {
-		r.violation("a replica logged: %.400s", line)
+	if len(missing) > 0 {
+		r.violation("the replicas logged %d lines saying a stored report's file is missing (below, the first)", len(missing))
+		for _, line := range missing[:min(len(missing), 5)] {
+			r.violation("a replica logged: %.400s", line)
+		}
 	}
-	r.CommitsHeld, r.CommitsHeldPastTimeout = s.plan.commits.Load(), s.plan.commitsPast.Load()
+	r.Commits, r.CommitsHeld, r.CommitsHeldPastTimeout = s.mysql.Held(), s.plan.commits.Load(), s.plan.commitsPast.Load()
 	r.MaxCommitHeld = time.Duration(s.plan.maxHeld.Load())
 	r.ObjectPUTs = s.s3.Objects("PUT")
 	s.plan.mu.Lock()
