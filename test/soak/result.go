@@ -104,12 +104,16 @@ func (r *Result) Print(w io.Writer) {
 	p("reports sent:       %d (%d with a file, %d without Idempotency-Key, %d sharing a credit number; %s)",
 		r.Reports, r.WithFile, r.Keyless, r.Shared, countsInt(r.Modes))
 	p("POSTs:              %d; retries %d", r.Requests, r.Retries)
-	p("answers:            %s", counts(r.Answers))
+	answers := maps.Clone(r.Answers)
+	for _, k := range []string{"503 outcome_unknown", "503 store_failed", "503 file_store_failed", "503 overloaded", "409 request_in_progress", "no answer"} {
+		answers[k] += 0 // shown when none came, too
+	}
+	p("answers:            %s", counts(answers))
 	p("200s:               %d (%d first answers, %d replayed)", r.Acknowledged(), r.Answers["200"], r.Answers["200 replayed"])
 	p("logins beside:      %s", counts(r.Logins))
 	p("rows:               %d (%d with a file)", r.Rows, r.RowsWithFile)
 	p("files:              %d", r.Files)
-	p("swept by replicas:  %s", counts(r.Swept))
+	p("swept by replicas:  %s (as their logs say; two replicas may both count one file)", counts(r.Swept))
 	p("final reconcile:    %s", counts(r.FinalReconcile))
 	p("orphans removed by the final reconcile: %d", r.FinalReconcile["orphan_file"])
 	p("missing files:      %d", r.MissingFiles)
