@@ -88,7 +88,7 @@ func run(ctx context.Context, base, user, secret, credit string) error {
 	// Read it back where Location says.
 	id, err := strconv.ParseInt(path.Base(location), 10, 64)
 	if err != nil {
-		return fmt.Errorf("Location %q: %w", location, err)
+		return fmt.Errorf("create: Location %q: %w", location, err)
 	}
 	got, err := api.GetReportWithResponse(ctx, id)
 	if err != nil {
