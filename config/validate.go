@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // finish fills derived defaults and validates what one field's type cannot:
@@ -23,6 +25,14 @@ func (c *Config) finishHTTP() error {
 	h := &c.HTTP
 	if _, _, err := net.SplitHostPort(h.Addr); err != nil {
 		return keyError("http.addr", "%q is not host:port", h.Addr)
+	}
+	if h.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(h.MetricsAddr); err != nil {
+			return keyError("http.metrics_addr", "%q is not host:port", h.MetricsAddr)
+		}
+		if h.MetricsAddr == h.Addr {
+			return keyError("http.metrics_addr", "%q is http.addr; give the metrics a listener of their own, or leave it empty", h.MetricsAddr)
+		}
 	}
 	if h.MaxBodyBytes <= 0 {
 		return keyError("http.max_body_bytes", "%s, want a size above 0", h.MaxBodyBytes)
@@ -116,8 +126,8 @@ func (c *Config) finishUploads() error {
 	}
 	for i, t := range u.AllowedTypes {
 		u.AllowedTypes[i] = strings.ToLower(t)
-		if !slices.Contains([]string{"pdf", "png", "jpg", "tif"}, u.AllowedTypes[i]) {
-			return keyError("uploads.allowed_types", "%q is not one of pdf, png, jpg, tif", t)
+		if known := domain.FileTypes(); !slices.Contains(known, u.AllowedTypes[i]) {
+			return keyError("uploads.allowed_types", "%q is not one of %s", t, strings.Join(known, ", "))
 		}
 	}
 	if u.MinFreeBytes == 0 {
@@ -145,6 +155,13 @@ func (c *Config) finishUploads() error {
 		return keyError("uploads.s3.access_key_id", "set both uploads.s3.access_key_id and uploads.s3.secret_access_key, or neither (the AWS chain)")
 	}
 	return nil
+}
+
+// FileRules are the uploads settings as the domain's file rules: the one
+// place they are built from configuration (the service and its tests).
+// A Config that Load returned always has valid ones.
+func (u UploadsConfig) FileRules() (domain.FileRules, error) {
+	return domain.NewFileRules(u.AllowedTypes, int64(u.MaxFileBytes), int64(u.MaxImagePixels), u.AllowPDFScripts)
 }
 
 func (c *Config) finishAuth() error {

@@ -11,7 +11,7 @@ import (
 func benchMap(b *testing.B, file []byte) {
 	now := time.Now()
 	ms := fixture.Members(fixture.FullBody(now, "CR-BENCH-1", file))
-	cat, rules := domain.DefaultCatalogue(), domain.DefaultFileRules()
+	cat, rules := domain.DefaultCatalogue(), fixture.FileRules()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -1,5 +1,7 @@
 // Package domain holds the rules of the partner disbursement service: the
 // field catalogue and its mapping, the validation of a report, the file
-// rules, the token claim rules and the error kinds. It imports the standard
-// library only and knows nothing of HTTP, SQL or JSON encodings.
+// rules (allowed types, bounds, names, problem codes; the byte-level checks
+// they apply are in domain/filecheck), the token claim rules and the error
+// kinds. It imports the standard library and its own subpackages only, and
+// knows nothing of HTTP, SQL or JSON encodings.
 package domain

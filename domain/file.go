@@ -1,60 +1,88 @@
 package domain
 
 import (
-	"bytes"
 	"encoding/base64"
-	"io"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/domain/filecheck"
 )
 
-// FileRules are the limits on an attached file.
-type FileRules struct {
-	Allowed  []string // extensions, e.g. pdf png jpg tif
-	MaxBytes int64    // decoded size limit; 0 means no limit
-	// AllowPDFScripts lets PDFs with scripts, launch actions, attachments,
-	// rich media or XFA forms through (contract §7: false by default).
-	AllowPDFScripts bool
-	// MaxImagePixels bounds width×height as an image's header declares
-	// it; 0 means the contract's default, so that rules built without
-	// this field still refuse decompression bombs.
-	MaxImagePixels int64
-}
+// FileTypes returns the file types the service knows by content, by
+// name (pdf, png, jpg, tif): what uploads.allowed_types may list. The
+// list itself, with aliases and magic bytes, is filecheck's.
+func FileTypes() []string { return filecheck.Names() }
 
-// DefaultMaxImagePixels is the contract's default for MaxImagePixels.
-const DefaultMaxImagePixels = 100_000_000
+// FileRules are the limits on an attached file (contract §7). Only
+// NewFileRules makes them; the zero FileRules admits no file.
+type FileRules struct{ limits filecheck.Limits }
 
-// DefaultFileRules are the contract's defaults.
-func DefaultFileRules() FileRules {
-	return FileRules{
-		Allowed:        []string{"pdf", "png", "jpg", "tif"},
-		MaxBytes:       20 << 20,
-		MaxImagePixels: DefaultMaxImagePixels,
+// NewFileRules returns the rules that allow the types named in allowed
+// (some of FileTypes), files of at most maxBytes decoded bytes and
+// images of at most maxImagePixels declared pixels, and PDFs with active
+// content only when allowPDFScripts is set. It refuses an empty or
+// unknown type list and a bound below 1: none has a default here (the
+// defaults are config's).
+func NewFileRules(allowed []string, maxBytes, maxImagePixels int64, allowPDFScripts bool) (FileRules, error) {
+	if len(allowed) == 0 {
+		return FileRules{}, fmt.Errorf("file rules: no allowed type, want some of %s", strings.Join(FileTypes(), ", "))
 	}
-}
-
-func (r FileRules) maxImagePixels() int64 {
-	if r.MaxImagePixels <= 0 {
-		return DefaultMaxImagePixels
+	for _, t := range allowed {
+		if !slices.Contains(FileTypes(), t) {
+			return FileRules{}, fmt.Errorf("file rules: allowed type %q is not one of %s", t, strings.Join(FileTypes(), ", "))
+		}
 	}
-	return r.MaxImagePixels
+	if maxBytes < 1 {
+		return FileRules{}, fmt.Errorf("file rules: maximum file size %d, want at least 1 byte", maxBytes)
+	}
+	if maxImagePixels < 1 {
+		return FileRules{}, fmt.Errorf("file rules: maximum image pixels %d, want at least 1", maxImagePixels)
+	}
+	return FileRules{filecheck.Limits{Allowed: slices.Clone(allowed), MaxBytes: maxBytes,
+		MaxImagePixels: maxImagePixels, AllowPDFScripts: allowPDFScripts}}, nil
 }
 
-// File is an attached file, checked and typed by its content. A large
-// file's bytes are not held decoded: Reader and WriteTo decode the base64
-// again as it is written, so a 20 MiB file does not sit in memory beside
-// its 27 MiB base64 text (the memory bound is 1.5× the body). A file of at
-// most keepDecoded bytes keeps what the check decoded, so it is written
-// without a second decode: at 200 KB that saves about a quarter of a
-// millisecond of CPU a report, for 200 KB held while the report is
-// processed.
-type File struct {
-	source      string // the base64 text, prefix removed, padding trimmed
-	decoded     []byte // the content, for files of at most keepDecoded bytes
-	Size        int64
-	Ext         string // from the magic bytes, never from the client
-	ContentType string
-	SHA256      [32]byte
+// Allowed returns the allowed types, by name.
+func (r FileRules) Allowed() []string { return slices.Clone(r.limits.Allowed) }
+
+// MaxBytes returns the largest decoded size allowed.
+func (r FileRules) MaxBytes() int64 { return r.limits.MaxBytes }
+
+// MaxImagePixels returns the most pixels an image may declare.
+func (r FileRules) MaxImagePixels() int64 { return r.limits.MaxImagePixels }
+
+// AllowPDFScripts reports whether PDFs with active content are let through.
+func (r FileRules) AllowPDFScripts() bool { return r.limits.AllowPDFScripts }
+
+// File is an attached file, checked and typed by its content: what
+// filecheck.Inspect accepted (its Size, Ext and ContentType by magic
+// bytes, never from the client, SHA256), read back through Reader or
+// WriteTo. It is filecheck's type under domain's name, so that a report
+// holds the checked content itself, with nothing copied or allocated
+// beside it.
+type File = filecheck.Content
+
+// inspectFile checks a Base64String against rules; a refusal comes back
+// as the problem of its code.
+func inspectFile(b64 string, rules FileRules) (*File, *fieldErr) {
+	f, found := filecheck.Inspect(b64, rules.limits)
+	if found != nil {
+		return nil, bad(fileCodes[found.Kind], found.Detail)
+	}
+	return f, nil
+}
+
+// fileCodes are the problem codes of filecheck's findings; a test keeps
+// every filecheck.Kind in it.
+var fileCodes = map[filecheck.Kind]string{
+	filecheck.Undecodable:   CodeInvalidFile,
+	filecheck.TooLarge:      CodeFileTooLarge,
+	filecheck.TypeRefused:   CodeFileType,
+	filecheck.Truncated:     CodeFileTruncated,
+	filecheck.ImageTooLarge: CodeFileImageTooLarge,
+	filecheck.ActiveContent: CodeFileActiveContent,
 }
 
 // NewFileFromBytes checks data exactly as the Base64String of a report's
@@ -66,7 +94,7 @@ func NewFileFromBytes(data []byte, rules FileRules) (*File, error) {
 	if len(data) == 0 {
 		return nil, NewError(ErrInvalidInput, CodeInvalidFile, "el archivo está vacío")
 	}
-	f, fe := inspect(base64.StdEncoding.EncodeToString(data), rules)
+	f, fe := inspectFile(base64.StdEncoding.EncodeToString(data), rules)
 	if fe != nil {
 		kind := ErrInvalidInput
 		if fe.code == CodeFileTooLarge {
@@ -77,33 +105,18 @@ func NewFileFromBytes(data []byte, rules FileRules) (*File, error) {
 	return f, nil
 }
 
-// Reader returns the decoded content, from the start. It is also an
-// io.WriterTo, so io.Copy and io.CopyBuffer decode straight into the
-// destination in large blocks.
-func (f *File) Reader() io.Reader {
-	if f.decoded != nil {
-		return bytes.NewReader(f.decoded)
-	}
-	return &fileReader{d: b64Decoder{src: f.source}}
-}
+// UploadPrefix starts the name of every file the service stores
+// (FileName): the upload stores list their own files by it.
+const UploadPrefix = "partner_"
 
-// keepDecoded is the largest file whose decoded bytes are kept.
-const keepDecoded = 1 << 20
-
-// WriteTo writes the decoded content to w.
-func (f *File) WriteTo(w io.Writer) (int64, error) {
-	if f.decoded != nil {
-		n, err := w.Write(f.decoded)
-		return int64(n), err
-	}
-	r := fileReader{d: b64Decoder{src: f.source}}
-	return r.WriteTo(w)
-}
+// IsUploadName reports whether name is one FileName could have made, by
+// its prefix: a file of the service's, not one an operator put there.
+func IsUploadName(name string) bool { return strings.HasPrefix(name, UploadPrefix) }
 
 // FileName builds partner_{numero_credito}_{timestamp}.{ext} with a
 // file-safe UTC timestamp such as 20261126T102030123Z.
 func FileName(creditNumber string, at time.Time, ext string) string {
 	ts := at.UTC().Format("20060102T150405.000Z")
 	ts = strings.Replace(ts, ".", "", 1)
-	return "partner_" + creditNumber + "_" + ts + "." + ext
+	return UploadPrefix + creditNumber + "_" + ts + "." + ext
 }

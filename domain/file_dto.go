@@ -1,6 +1,10 @@
 package domain
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/lender/disbursementd/domain/filecheck"
+)
 
 // parseFile reads a FileDto object: Base64String (required), and the
 // optional FileName, ContentType and Extension, which must agree with the
@@ -41,23 +45,23 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 	if strings.TrimSpace(b64) == "" {
 		return nil, bad(CodeInvalidFile, "falta Base64String o está vacío")
 	}
-	file, fe := inspect(b64, rules)
+	file, fe := inspectFile(b64, rules)
 	if fe != nil {
 		return nil, fe
 	}
-	t, _ := sniffExt(file.Ext)
-	if ext != "" && canonicalExt(ext) != t.ext {
-		return nil, bad(CodeFileMismatch, "Extension declarada ("+Clip(ext)+") no corresponde al contenido ("+t.ext+")")
+	if c, _ := filecheck.Canonical(ext); ext != "" && c != file.Ext {
+		return nil, bad(CodeFileMismatch, "Extension declarada ("+Clip(ext)+") no corresponde al contenido ("+file.Ext+")")
 	}
 	if name != "" {
-		if i := strings.LastIndexByte(name, '.'); i < 0 || canonicalExt(name[i+1:]) != t.ext {
-			return nil, bad(CodeFileMismatch, "FileName declarado no corresponde al contenido ("+t.ext+")")
+		i := strings.LastIndexByte(name, '.')
+		if c, _ := filecheck.Canonical(name[i+1:]); i < 0 || c != file.Ext {
+			return nil, bad(CodeFileMismatch, "FileName declarado no corresponde al contenido ("+file.Ext+")")
 		}
 	}
 	if ctype != "" {
 		mt, _, _ := strings.Cut(ctype, ";")
-		if !strings.EqualFold(strings.TrimSpace(mt), t.contentType) {
-			return nil, bad(CodeFileMismatch, "ContentType declarado no corresponde al contenido ("+t.contentType+")")
+		if !strings.EqualFold(strings.TrimSpace(mt), file.ContentType) {
+			return nil, bad(CodeFileMismatch, "ContentType declarado no corresponde al contenido ("+file.ContentType+")")
 		}
 	}
 	return file, nil

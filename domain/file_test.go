@@ -3,139 +3,94 @@ package domain
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"io"
-	"runtime"
+	"slices"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/lender/disbursementd/domain/filecheck"
 )
 
-// fileCode checks data as a report's file would be checked and returns
-// the problem's code, or "" when the file is accepted; an accepted file
-// must give back exactly data, by WriteTo and by Read.
-func fileCode(t *testing.T, data []byte, rules FileRules) string {
-	t.Helper()
-	code := ""
-	f, err := NewFileFromBytes(data, rules)
+// testRules are file rules for this package's internal tests, which
+// cannot import test/fixture (it imports domain): every known type,
+// 20 MiB, 100,000,000 pixels, no PDF scripts.
+func testRules(tb testing.TB) FileRules {
+	tb.Helper()
+	r, err := NewFileRules(FileTypes(), 20<<20, 100_000_000, false)
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) || e.Code == "" || e.Message == "" {
-			t.Fatalf("error %v is not an *Error with a code and a message", err)
-		}
-		t.Logf("%s: %s", e.Code, e.Message)
-		code = e.Code
-	} else {
-		checkContent(t, f, data)
+		tb.Fatal(err)
 	}
-	// Blocks of 111 bytes put a boundary inside every name, keyword and
-	// header: the outcome must not change.
-	if len(data) > 0 {
-		_, fe := inspectIn(base64.StdEncoding.EncodeToString(data), rules, 111)
-		if small := codeOf(fe); small != code {
-			t.Fatalf("in blocks of 111 bytes: %q, in blocks of %d: %q", small, decodedChunk, code)
-		}
-	}
-	return code
+	return r
 }
 
-func codeOf(fe *fieldErr) string {
-	if fe == nil {
-		return ""
-	}
-	return fe.code
-}
+// testPDF is a small PDF the checks accept.
+var testPDF = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
 
-func checkContent(t *testing.T, f *File, data []byte) {
-	t.Helper()
-	if f.Size != int64(len(data)) || f.SHA256 != sha256.Sum256(data) {
-		t.Fatalf("Size %d, SHA-256 %x; want %d, %x", f.Size, f.SHA256, len(data), sha256.Sum256(data))
+// TestNewFileRulesRefuses: the rules have no default of their own; a
+// zero bound, an empty type list or a name that is not a known type's is
+// refused, so that the service cannot run on rules it did not choose.
+func TestNewFileRulesRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		allowed           []string
+		maxBytes, maxPixs int64
+		want              string
+	}{
+		{"no type", nil, 1000, 1000, "no allowed type"},
+		{"unknown type", []string{"pdf", "gif"}, 1000, 1000, `"gif"`},
+		{"an alias, not a name", []string{"jpeg"}, 1000, 1000, `"jpeg"`},
+		{"a name in capitals", []string{"PDF"}, 1000, 1000, `"PDF"`},
+		{"zero size", []string{"pdf"}, 0, 1000, "maximum file size 0"},
+		{"negative size", []string{"pdf"}, -1, 1000, "maximum file size -1"},
+		{"zero pixels", []string{"pdf"}, 1000, 0, "maximum image pixels 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewFileRules(tt.allowed, tt.maxBytes, tt.maxPixs, false)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.want)
+			}
+		})
 	}
-	var b bytes.Buffer
-	if n, err := f.WriteTo(&b); err != nil || n != int64(len(data)) || !bytes.Equal(b.Bytes(), data) {
-		t.Fatalf("WriteTo: %d bytes, %v; content equal: %v", n, err, bytes.Equal(b.Bytes(), data))
-	}
-	if got, err := io.ReadAll(iotest.HalfReader(f.Reader())); err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("Read: %d bytes, %v", len(got), err)
-	}
-}
-
-// TestReaderIsWriterTo: io.Copy and io.CopyBuffer, as the upload store
-// calls them, take the WriteTo path; a writer's error comes back.
-func TestReaderIsWriterTo(t *testing.T) {
-	pdf := benchPDF(300 << 10)
-	f, err := NewFileFromBytes(pdf, DefaultFileRules())
+	allowed := []string{"pdf", "png"}
+	r, err := NewFileRules(allowed, 1000, 2000, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.Reader().(io.WriterTo); !ok {
-		t.Fatal("Reader is not an io.WriterTo")
+	allowed[0] = "tif" // the caller's slice is not the rules'
+	if !slices.Equal(r.Allowed(), []string{"pdf", "png"}) || r.MaxBytes() != 1000 || r.MaxImagePixels() != 2000 || !r.AllowPDFScripts() {
+		t.Fatalf("rules %v %d %d %v", r.Allowed(), r.MaxBytes(), r.MaxImagePixels(), r.AllowPDFScripts())
 	}
-	var w fileOnly
-	if n, err := io.CopyBuffer(&w, f.Reader(), make([]byte, 100)); err != nil || n != int64(len(pdf)) || w.n != n {
-		t.Fatalf("CopyBuffer: %d, %v", n, err)
+}
+
+// TestZeroFileRulesAdmitNothing: rules not made by NewFileRules refuse
+// every file instead of falling back on a default.
+func TestZeroFileRulesAdmitNothing(t *testing.T) {
+	if _, err := NewFileFromBytes(testPDF, FileRules{}); err == nil {
+		t.Fatal("the zero FileRules accepted a PDF")
 	}
-	boom := errors.New("disk full")
-	if _, err := f.WriteTo(&failAfter{n: decodedChunk + 5, err: boom}); !errors.Is(err, boom) {
-		t.Fatalf("WriteTo into a failing writer: %v", err)
+	if _, err := NewFileFromBytes(testPDF, testRules(t)); err != nil {
+		t.Fatalf("the test rules refuse the PDF: %v", err)
 	}
-	// A Reader read from, then copied: nothing lost, nothing twice.
-	r := f.Reader()
-	head := make([]byte, 1000)
-	if _, err := io.ReadFull(r, head); err != nil {
+}
+
+// TestFileCodes: every finding of the checks has a problem code of its
+// own, and NewFileFromBytes gives it with its error kind.
+func TestFileCodes(t *testing.T) {
+	seen := map[string]filecheck.Kind{}
+	for _, k := range filecheck.Kinds() {
+		code, ok := fileCodes[k]
+		if !ok || code == "" {
+			t.Errorf("finding %s has no problem code", k)
+		}
+		if other, dup := seen[code]; dup {
+			t.Errorf("findings %s and %s share the code %s", k, other, code)
+		}
+		seen[code] = k
+	}
+	small, err := NewFileRules([]string{"pdf", "png"}, 100, 100, false)
+	if err != nil {
 		t.Fatal(err)
-	}
-	var rest bytes.Buffer
-	if _, err := io.Copy(&rest, r); err != nil || !bytes.Equal(append(head, rest.Bytes()...), pdf) {
-		t.Fatalf("Read then Copy: %v", err)
-	}
-}
-
-type failAfter struct {
-	n   int
-	err error
-}
-
-func (w *failAfter) Write(p []byte) (int, error) {
-	if len(p) > w.n {
-		return w.n, w.err
-	}
-	w.n -= len(p)
-	return len(p), nil
-}
-
-// TestLargeFileNotHeld: checking and writing the largest file allowed
-// allocates a small fraction of it: its decoded bytes are never held.
-func TestLargeFileNotHeld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("20 MiB")
-	}
-	text := base64.StdEncoding.EncodeToString(benchPDF(20<<20 - 128))
-	var before, after runtimeMem
-	before.read()
-	f, fe := inspect(text, DefaultFileRules())
-	if fe != nil {
-		t.Fatal(fe.msg)
-	}
-	var w fileOnly
-	if _, err := f.WriteTo(&w); err != nil || w.n != f.Size {
-		t.Fatal(err)
-	}
-	after.read()
-	if alloc := after.alloc - before.alloc; alloc > 1<<20 {
-		t.Fatalf("checking and writing %d bytes allocated %d bytes", f.Size, alloc)
-	}
-}
-
-func TestNewFileFromBytes(t *testing.T) {
-	pdf := benchPDF(900)
-	if code := fileCode(t, pdf, DefaultFileRules()); code != "" {
-		t.Fatalf("PDF refused with %s", code)
-	}
-	f, err := NewFileFromBytes(pdf, DefaultFileRules())
-	if err != nil || f.Ext != "pdf" || f.ContentType != "application/pdf" {
-		t.Fatalf("PDF: %+v, %v", f, err)
 	}
 	for _, tt := range []struct {
 		data []byte
@@ -144,40 +99,32 @@ func TestNewFileFromBytes(t *testing.T) {
 	}{
 		{nil, ErrInvalidInput, CodeInvalidFile},
 		{[]byte("GIF89a"), ErrInvalidInput, CodeFileType},
-		{benchPDF(2000), ErrTooLarge, CodeFileTooLarge},
+		{append(bytes.Clone(testPDF), make([]byte, 100)...), ErrTooLarge, CodeFileTooLarge},
+		{[]byte("%PDF-1.4\n"), ErrInvalidInput, CodeFileTruncated},
 	} {
-		_, err := NewFileFromBytes(tt.data, FileRules{Allowed: []string{"pdf", "png"}, MaxBytes: 1000})
+		_, err := NewFileFromBytes(tt.data, small)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, tt.kind) || e.Code != tt.code {
+		if !errors.As(err, &e) || !errors.Is(err, tt.kind) || e.Code != tt.code || e.Message == "" {
 			t.Errorf("%.10q: %v, want %v %s", tt.data, err, tt.kind, tt.code)
 		}
 	}
 }
 
-type runtimeMem struct{ alloc uint64 }
-
-func (m *runtimeMem) read() {
-	var s runtime.MemStats
-	runtime.ReadMemStats(&s)
-	m.alloc = s.TotalAlloc
-}
-
-// TestActiveMarkerAt: the markers match in any case, as bytes.EqualFold
-// matched them, and nothing else does.
-func TestActiveMarkerAt(t *testing.T) {
-	for _, m := range activeMarkers {
-		for _, s := range []string{m, strings.ToUpper(m), m + " x"} {
-			if got := activeMarkerAt([]byte(s)); got != m {
-				t.Errorf("%q: got %q", s, got)
-			}
-		}
-		if got := activeMarkerAt([]byte(m[:len(m)-1])); got != "" && got != "<?=" {
-			t.Errorf("%q: got %q", m[:len(m)-1], got)
-		}
+// TestFileReadsItsContent: a File gives back exactly the bytes checked,
+// by Reader and by WriteTo, with their size, hash and type.
+func TestFileReadsItsContent(t *testing.T) {
+	f, err := NewFileFromBytes(testPDF, testRules(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, s := range []string{"<", "<scrip", "<ſcript", "<\xC5\xBFvg", "<sv", "<x:xmpmeta", "<?xpacket", "<rdf:RDF"} {
-		if got := activeMarkerAt([]byte(s)); got != "" {
-			t.Errorf("%q: got %q", s, got)
-		}
+	if f.Size != int64(len(testPDF)) || f.SHA256 != sha256.Sum256(testPDF) || f.Ext != "pdf" || f.ContentType != "application/pdf" {
+		t.Fatalf("file %+v", f)
+	}
+	var w bytes.Buffer
+	if n, err := f.WriteTo(&w); err != nil || n != f.Size || !bytes.Equal(w.Bytes(), testPDF) {
+		t.Fatalf("WriteTo: %d, %v", n, err)
+	}
+	if got, err := io.ReadAll(f.Reader()); err != nil || !bytes.Equal(got, testPDF) {
+		t.Fatalf("Reader: %q, %v", got, err)
 	}
 }

@@ -19,7 +19,7 @@ func TestIdentityIsTheReportNotItsSpelling(t *testing.T) {
 	pdf := fixture.PDF(3000)
 	identity := func(t *testing.T, body map[string]any) string {
 		t.Helper()
-		rep, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+		rep, err := cat.MapReport(fixture.Members(body), fixture.FileRules(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestIdentityIsTheReportNotItsSpelling(t *testing.T) {
 func TestStoredValueIsTheStoredForm(t *testing.T) {
 	cat := domain.DefaultCatalogue()
 	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	rep, err := cat.MapReport(fixture.Members(fixture.FullBody(now, "CR-1", nil)), domain.DefaultFileRules(), now)
+	rep, err := cat.MapReport(fixture.Members(fixture.FullBody(now, "CR-1", nil)), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

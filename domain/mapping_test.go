@@ -31,7 +31,7 @@ func problems(t *testing.T, err error) []domain.Problem {
 
 func TestMapFullReport(t *testing.T) {
 	pdf := fixture.PDF(2048)
-	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.FullBody(now, "CR-1", pdf)), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.FullBody(now, "CR-1", pdf)), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatalf("MapReport: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestMapFullReport(t *testing.T) {
 }
 
 func TestMapMinimalReport(t *testing.T) {
-	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.Minimal(now, "CR-1")), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(members(t, fixture.Minimal(now, "CR-1")), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatalf("MapReport: %v", err)
 	}
@@ -68,7 +68,7 @@ func TestMapListsEveryProblem(t *testing.T) {
 	ms := members(t, body)
 	// Three spellings of one field: two duplicates.
 	ms = append(ms, domain.RawField{Key: "NUMERO DE CREDITO", Value: fixture.Raw("CR-2")}, domain.RawField{Key: "numero_credito", Value: fixture.Raw("CR-3")})
-	_, err := domain.DefaultCatalogue().MapReport(ms, domain.DefaultFileRules(), now)
+	_, err := domain.DefaultCatalogue().MapReport(ms, fixture.FileRules(), now)
 	if !errors.Is(err, domain.ErrInvalidInput) {
 		t.Fatalf("err = %v, want ErrInvalidInput", err)
 	}
@@ -109,7 +109,7 @@ func TestMapIdentificationFollowsType(t *testing.T) {
 	} {
 		body := fixture.Minimal(now, "CR-1")
 		body["Tipo de identificación"], body["Identificación del cliente"] = tt.tipo, tt.id
-		_, err := domain.DefaultCatalogue().MapReport(members(t, body), domain.DefaultFileRules(), now)
+		_, err := domain.DefaultCatalogue().MapReport(members(t, body), fixture.FileRules(), now)
 		if (err == nil) != tt.ok {
 			t.Errorf("tipo %s id %s: err %v, want ok=%v", tt.tipo, tt.id, err, tt.ok)
 		}
@@ -123,7 +123,10 @@ func TestMapFile(t *testing.T) {
 	for i := 0; i < len(b64); i += 76 {
 		wrapped += b64[i:min(i+76, len(b64))] + "\r\n"
 	}
-	rules := domain.FileRules{Allowed: []string{"pdf", "png"}, MaxBytes: 1000} // MaxImagePixels left 0: the default
+	rules, err := domain.NewFileRules([]string{"pdf", "png"}, 1000, 100_000_000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	hugePNG := append([]byte{}, fixture.PNG...)
 	copy(hugePNG[16:24], "\x00\x01\x86\xa0\x00\x01\x86\xa0") // IHDR: 100000×100000
 	for _, tt := range []struct {
@@ -198,6 +201,15 @@ func TestFileName(t *testing.T) {
 	if got := domain.FileName("CR-1", at, "pdf"); got != "partner_CR-1_20261126T152030123Z.pdf" {
 		t.Errorf("FileName = %s", got)
 	}
+	// The upload stores list the service's files by this rule.
+	for name, want := range map[string]bool{
+		domain.FileName("CR-1", at, "pdf"): true, "partner_": true,
+		"probe-1": false, ".partner_CR-1_x.pdf": false, "Partner_CR-1_x.pdf": false, "": false,
+	} {
+		if got := domain.IsUploadName(name); got != want {
+			t.Errorf("IsUploadName(%q) = %v, want %v", name, got, want)
+		}
+	}
 }
 
 func readAll(t *testing.T, f *domain.File) []byte {
@@ -217,7 +229,7 @@ func TestActiveContentAcrossChunks(t *testing.T) {
 		copy(data[at:], "<script>")
 		body := fixture.Minimal(now, "CR-1")
 		body["Documento Soporte"] = map[string]any{"Base64String": base64.StdEncoding.EncodeToString(data)}
-		_, err := domain.DefaultCatalogue().MapReport(members(t, body), domain.DefaultFileRules(), now)
+		_, err := domain.DefaultCatalogue().MapReport(members(t, body), fixture.FileRules(), now)
 		if ps := problems(t, err); len(ps) != 1 || ps[0].Code != domain.CodeFileType {
 			t.Errorf("marker at %d: %+v", at, ps)
 		}
@@ -235,7 +247,7 @@ func TestDecimalsAsStrings(t *testing.T) {
 	body["Monto Aprobado"] = json.Number("14334900.55")
 	body["Tasa de Interés Nominal Mes Vencido (%)"] = json.Number("1.85")
 	v1 := domain.MapOptions{DecimalsAsStrings: true}
-	_, err := cat.MapReportWith(fixture.Members(body), domain.DefaultFileRules(), now, v1)
+	_, err := cat.MapReportWith(fixture.Members(body), fixture.FileRules(), now, v1)
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		t.Fatalf("MapReportWith = %v; want the problems", err)
@@ -249,11 +261,11 @@ func TestDecimalsAsStrings(t *testing.T) {
 			t.Errorf("%s: %q, want %s (all problems: %v)", f, got[f], domain.CodeNumberNotAllowed, got)
 		}
 	}
-	if _, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now); err != nil {
+	if _, err := cat.MapReport(fixture.Members(body), fixture.FileRules(), now); err != nil {
 		t.Fatalf("the legacy reading refused numbers: %v", err)
 	}
 	body["Monto Aprobado"], body["Tasa de Interés Nominal Mes Vencido (%)"] = "14334900.55", "1.85"
-	rep, err := cat.MapReportWith(fixture.Members(body), domain.DefaultFileRules(), now, v1)
+	rep, err := cat.MapReportWith(fixture.Members(body), fixture.FileRules(), now, v1)
 	if err != nil {
 		t.Fatalf("strings under the v1 option: %v", err)
 	}

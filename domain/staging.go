@@ -39,12 +39,20 @@ type IdempotencyRecord struct {
 	ExpiresAt     time.Time
 }
 
-// Receipt is what a stored report answers.
+// Receipt is what a stored report answers. A replay (Replayed) carries
+// only ReportID and FileName, from the first submission's record; the
+// stored row has the rest.
 type Receipt struct {
 	ReportID int64
 	FileName string
 	FileSize int64 // bytes written by this submission (0 on a replay)
 	Replayed bool  // true when this is the first answer again
+	// Set when this submission stored the report: the receipt time (to
+	// the millisecond, as the row keeps it), the credit number and the
+	// Idempotency-Key header ("" when none was sent).
+	ReceivedAt     time.Time
+	CreditNumber   string
+	IdempotencyKey string
 }
 
 // FileRow is a staging row that names a file (for the crash sweep).

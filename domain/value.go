@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"iter"
+	"time"
+)
 
 // RawKind is the JSON kind of a value as it arrived.
 type RawKind int
@@ -70,6 +73,18 @@ func (r *Report) Get(internal string) (Value, bool) {
 		return Value{}, false
 	}
 	return r.values[i], r.set[i]
+}
+
+// Values yields each present field with its value, in the catalogue's
+// order.
+func (r *Report) Values() iter.Seq2[Field, Value] {
+	return func(yield func(Field, Value) bool) {
+		for i, ok := range r.set {
+			if ok && !yield(r.cat.Fields[i], r.values[i]) {
+				return
+			}
+		}
+	}
 }
 
 // Len returns how many values are present.

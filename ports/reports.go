@@ -69,6 +69,9 @@ type Submission struct {
 	// BodySHA256 returns the hex SHA-256 of the raw body, computed when
 	// asked: only while records of version 1.0.0 may be alive.
 	BodySHA256 func() string
+	// Read says how the members are read: the zero value as the legacy
+	// path reads them, DecimalsAsStrings on /v1.
+	Read domain.MapOptions
 }
 
 // storeFailed is the answer to a store that failed: store_failed when
@@ -87,12 +90,14 @@ func storeFailed(err error) error {
 // problems), domain.ErrTooLarge, domain.ErrKeyReused, domain.ErrInProgress,
 // domain.ErrUnavailable.
 func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
-	now := s.Clock.Now().UTC()
+	// The receipt time is kept to the millisecond, so the answer and every
+	// later look-up show the same instant on every store.
+	now := s.Clock.Now().UTC().Truncate(time.Millisecond)
 	if sub.IdempotencyKey != "" && !domain.ValidIdempotencyKey(sub.IdempotencyKey) {
 		return domain.Receipt{}, domain.NewError(domain.ErrInvalidInput, "invalid_idempotency_key",
 			"Idempotency-Key inválida: de 1 a 255 caracteres ASCII imprimibles")
 	}
-	rep, err := s.Catalogue.MapReport(sub.Members, s.Rules, now)
+	rep, err := s.Catalogue.MapReportWith(sub.Members, s.Rules, now, sub.Read)
 	if err != nil {
 		return domain.Receipt{}, err
 	}
@@ -136,6 +141,15 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	return s.store(ctx, staged, rec)
 }
 
+// Validate runs every check Submit runs on a report (its fields, read as
+// sub.Read says, and its file) and stores nothing: no row, no file, no
+// idempotency record, so the Idempotency-Key is not read. Errors:
+// domain.ErrInvalidInput (with the problems), domain.ErrTooLarge.
+func (s *Reports) Validate(_ context.Context, sub Submission) error {
+	_, err := s.Catalogue.MapReportWith(sub.Members, s.Rules, s.Clock.Now().UTC(), sub.Read)
+	return err
+}
+
 // store inserts the row and its record. When an earlier submission with
 // the same key decides the answer, or the insert fails, the file this
 // submission saved is removed — except when the commit's outcome is
@@ -151,7 +165,8 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 		return existing, err
 	})
 	if err == nil && !done {
-		return domain.Receipt{ReportID: id, FileName: staged.FileName, FileSize: staged.FileSize}, nil
+		return domain.Receipt{ReportID: id, FileName: staged.FileName, FileSize: staged.FileSize, ReceivedAt: staged.ReceivedAt,
+			CreditNumber: staged.Report.Text("numero_credito"), IdempotencyKey: staged.IdempotencyKey}, nil
 	}
 	if staged.FileName != "" && !unknown {
 		if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil && err != nil {

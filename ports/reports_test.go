@@ -19,7 +19,7 @@ var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 
 func newReports(store *fakes.ReportStore, up *fakes.Uploads, clock ports.Clock) *ports.Reports {
 	return &ports.Reports{
-		Catalogue: domain.DefaultCatalogue(), Rules: domain.DefaultFileRules(),
+		Catalogue: domain.DefaultCatalogue(), Rules: fixture.FileRules(),
 		Store: store, Uploads: up, Clock: clock,
 		KeyTTL: 24 * time.Hour, Wait: 2 * time.Second, Poll: time.Millisecond, Stale: 4 * time.Second,
 	}
@@ -245,7 +245,7 @@ func TestSubmitInProgressPastTheBound(t *testing.T) {
 	svc := newReports(store, up, sysclock.Clock{})
 	svc.Wait, svc.Stale = 30*time.Millisecond, 60*time.Millisecond
 	body := fixture.Minimal(t0, "CR-1")
-	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), domain.DefaultFileRules(), t0)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), fixture.FileRules(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,35 @@ func TestCoreStaysPure(t *testing.T) {
 			if strings.HasPrefix(dep, f) {
 				t.Errorf("the core depends on %s", dep)
 			}
+		}
+	}
+}
+
+// TestFileChecksStandAlone: domain/filecheck needs the standard library
+// only (unsafe included, for its windowing) and not domain: domain
+// imports it and maps its findings, never the other way, and domain
+// itself reaches no module package but its own subpackages.
+func TestFileChecksStandAlone(t *testing.T) {
+	const mod = "github.com/lender/disbursementd/"
+	nonStd := func(pkg string) []string {
+		t.Helper()
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		return strings.Fields(string(out))
+	}
+	deps := nonStd("../domain/filecheck")
+	if len(deps) != 1 || deps[0] != mod+"domain/filecheck" {
+		t.Errorf("domain/filecheck reaches beyond the standard library: %v", deps)
+	}
+	deps = nonStd("../domain")
+	if !slices.Contains(deps, mod+"domain/filecheck") {
+		t.Fatalf("domain does not import domain/filecheck (deps %v): the check would prove nothing", deps)
+	}
+	for _, dep := range deps {
+		if dep != mod+"domain" && !strings.HasPrefix(dep, mod+"domain/") {
+			t.Errorf("domain reaches %s, outside the standard library and its own subpackages", dep)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 // The documentation's checkable claims, checked: each test reads the
@@ -244,7 +245,7 @@ func TestDocsTryItReport(t *testing.T) {
 		t.Fatal("README.md: no PDF=$(printf '…' | base64 …) line")
 	}
 	pdf := printfBytes(m[1])
-	f, err := domain.NewFileFromBytes(pdf, domain.DefaultFileRules())
+	f, err := domain.NewFileFromBytes(pdf, fixture.FileRules())
 	if err != nil {
 		t.Fatalf("README.md's PDF %q is refused: %v", pdf, err)
 	}
@@ -262,7 +263,7 @@ func TestDocsTryItReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README.md's report is not JSON the service reads: %v\n%s", err, text)
 	}
-	rep, err := domain.DefaultCatalogue().MapReport(members, domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(members, fixture.FileRules(), now)
 	if err != nil {
 		t.Fatalf("README.md's report is refused: %v", err)
 	}

@@ -93,6 +93,12 @@ func sharedKey(t testing.TB) []byte {
 // mustStart runs Main; mutate adjusts the configuration first.
 func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 	t.Helper()
+	return mustStartMain(t, nil, mutate...)
+}
+
+// mustStartMain is mustStart with setup adjusting Main before Run.
+func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.Config)) *instance {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := testConfig(dir)
 	if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
@@ -112,6 +118,9 @@ func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 	}
 	logs := &syncBuffer{}
 	m := app.NewMain(cfg, logs)
+	if setup != nil {
+		setup(m)
+	}
 	watch(t, func() string { return "http://" + m.Addr }, logs)
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v\n%s", err, logs.String())
@@ -158,7 +167,7 @@ func call(t testing.TB, method, url string, header map[string]string, body []byt
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	r := reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
-	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if ct := resp.Header.Get("Content-Type"); len(raw) > 0 && (strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "application/problem+json")) {
 		if err := json.Unmarshal(raw, &r.Body); err != nil {
 			t.Fatalf("%s %s: body %q is not a JSON object: %v", method, url, raw, err)
 		}

@@ -40,7 +40,7 @@ func storeWith(t *testing.T, st *gormstore.Store, cat *domain.Catalogue, credit 
 	for k, v := range extra {
 		body[k] = v
 	}
-	rep, err := cat.MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+	rep, err := cat.MapReport(fixture.Members(body), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

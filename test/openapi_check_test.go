@@ -14,6 +14,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/paths"
 	"github.com/pb33f/libopenapi-validator/responses"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -105,16 +106,19 @@ func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	u, _ := url.Parse(ex.url)
-	item := c.model.Paths.PathItems.GetOrZero(u.Path)
+	// The path item the request names: a literal path, or a template
+	// ({id}), preferring one that has the request's method, as the
+	// validator itself resolves it.
+	item, _, _ := paths.FindPath(req, c.model, nil)
 	switch {
 	case ex.method == http.MethodOptions:
 		// CORS answers every preflight before routing; the document
 		// describes it once, in components.responses.
 		return false, c.checkComponent(req, resp, preflightResponse(u.Path), http.StatusNoContent)
 	case item == nil:
-		return false, c.checkComponent(req, resp, "NotFound", http.StatusNotFound)
+		return false, c.checkComponent(req, resp, v1Response(u.Path, "NotFound"), http.StatusNotFound)
 	case operation(item, ex.method) == nil:
-		problems := c.checkComponent(req, resp, "MethodNotAllowed", http.StatusMethodNotAllowed)
+		problems := c.checkComponent(req, resp, v1Response(u.Path, "MethodNotAllowed"), http.StatusMethodNotAllowed)
 		if want := documentedMethods(item); ex.header.Get("Allow") != want {
 			problems = append(problems, plain(fmt.Sprintf("Allow: %q, the document has %q", ex.header.Get("Allow"), want)))
 		}
@@ -162,11 +166,16 @@ var reportSpelling = map[string]bool{
 
 // preflightResponse is the components.responses entry that describes the
 // preflight of path: /v1 allows and exposes its own headers.
-func preflightResponse(path string) string {
+func preflightResponse(path string) string { return v1Response(path, "Preflight") }
+
+// v1Response is the components.responses entry name for an answer that
+// no operation describes: under /v1 its V1 twin (problem details, the
+// /v1 CORS headers).
+func v1Response(path, name string) string {
 	if path == "/v1" || strings.HasPrefix(path, "/v1/") {
-		return "PreflightV1"
+		return name + "V1"
 	}
-	return "Preflight"
+	return name
 }
 
 // checkComponent validates an answer that no operation describes against
@@ -186,9 +195,9 @@ func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, 
 	if r.Content == nil || req.Method == http.MethodHead {
 		return problems
 	}
-	if media := r.Content.GetOrZero("application/json"); media != nil {
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-			problems = append(problems, plain("Content-Type "+resp.Header.Get("Content-Type")+", want application/json"))
+	for mediaType, media := range r.Content.FromOldest() {
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), mediaType) {
+			problems = append(problems, plain("Content-Type "+resp.Header.Get("Content-Type")+", want "+mediaType))
 		}
 		body, _ := io.ReadAll(resp.Body)
 		if ok, errs := c.schemas.ValidateSchemaBytes(media.Schema.Schema(), body); !ok {

@@ -8,16 +8,14 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
-// publishedPrefix starts the names Save publishes (domain.FileName).
-const publishedPrefix = "partner_"
-
-// Walk lists the published files (partner_*) and the temp files left by
-// Saves that never finished, with their modification times. Other
-// entries (probe files, subdirectories, anything an operator put there)
-// are not the store's and are left out.
+// Walk lists the published files (named as domain.IsUploadName says) and
+// the temp files left by Saves that never finished, with their
+// modification times. Other entries (probe files, subdirectories,
+// anything an operator put there) are not the store's and are left out.
 func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) error {
 	d, err := s.cur.Load().root.Open(".")
 	if err != nil {
@@ -32,7 +30,7 @@ func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) err
 		for _, e := range entries {
 			name := e.Name()
 			temp := strings.HasPrefix(name, tempPrefix)
-			if !temp && !strings.HasPrefix(name, publishedPrefix) || !e.Type().IsRegular() {
+			if !temp && !domain.IsUploadName(name) || !e.Type().IsRegular() {
 				continue
 			}
 			info, err := e.Info()

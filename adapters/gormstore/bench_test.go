@@ -20,7 +20,7 @@ import (
 func fullReport(b testing.TB, credit string) domain.StagedReport {
 	b.Helper()
 	now := time.Now().UTC()
-	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.FullBody(now, credit, nil)), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.FullBody(now, credit, nil)), fixture.FileRules(), now)
 	if err != nil {
 		b.Fatal(err)
 	}

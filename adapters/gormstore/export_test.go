@@ -1,5 +1,7 @@
 package gormstore
 
+import "github.com/lender/disbursementd/ports"
+
 // SetBeforeCommit makes f run before each batch's COMMIT, so a test can
 // hold a batch's transaction open (a COMMIT that reaches the database
 // late). Set it before the store is used.
@@ -7,3 +9,9 @@ func SetBeforeCommit(s *Store, f func()) { s.beforeCommit = f }
 
 // Queued returns the number of reports waiting for a writer.
 func Queued(s *Store) int { return len(s.batch.queue) }
+
+// GetQuery is the statement GetReport runs (its arguments: id, user).
+func GetQuery(s *Store) string { return s.getQuery() }
+
+// ListQuery is the statement ListReports of s runs for f, and its arguments.
+func ListQuery(s *Store, f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }

@@ -36,6 +36,8 @@ var shipped = []struct {
 	{1, "users, staging table, idempotency keys"},
 	{2, "byte-exact user names, sweep indexes, login throttle"},
 	{3, "file claims and tombstones"},
+	{4, "indexes of the partner's look-ups"},
+	{5, "password changes"},
 }
 
 // Migrations returns the released migrations, in order.

@@ -72,6 +72,7 @@ type Store struct {
 	wsql       *sql.DB // db's pool, for the group commit's statements
 	driver     string
 	clock      ports.Clock
+	catalogue  *domain.Catalogue // the fields the staging columns hold
 	columns    []column
 	sql        statements
 	rsql       *sql.DB   // read's pool
@@ -103,7 +104,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	if opts.Clock == nil {
 		return nil, errors.New("gormstore: Options.Clock is required")
 	}
-	s := &Store{driver: driver, clock: opts.Clock, columns: columnsFor(cat), readback: defaultReadbackDeadline,
+	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: defaultReadbackDeadline,
 		migrations: opts.Migrations, connLife: [2]time.Duration{opts.ConnMaxLifetime, opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()

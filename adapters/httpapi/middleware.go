@@ -89,7 +89,13 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			s.metrics.inFlight(-1)
 			if p := recover(); p != nil {
 				s.Log.Error("panic", "request_id", ri.id, "panic", p, "stack", string(debug.Stack()))
-				if sw.status == 0 {
+				switch {
+				case sw.status != 0:
+				case r.URL.Path == "/v1/token":
+					writeRaw(sw, http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n"))
+				case isV1(r.URL.Path):
+					writeProblem(sw, r, http.StatusInternalServerError, "internal_error", "Error interno; intente de nuevo más tarde", nil)
+				default:
 					internalError(sw, r.Method == http.MethodPost && r.URL.Path == PartnerPath)
 				}
 			}
@@ -137,16 +143,30 @@ func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, rout
 	s.Log.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
+// The CORS header lists: the legacy ones exactly as they were, and those
+// of /v1 (contract §8), where a page sends Authorization and reads
+// Location.
+const (
+	exposeLegacy = "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed"
+	allowLegacy  = "Content-Type, Authentication-Type, Idempotency-Key"
+	exposeV1     = "Location, Idempotent-Replayed, Retry-After, X-Request-Id, WWW-Authenticate"
+	allowV1      = "Authorization, Content-Type, Idempotency-Key, X-Request-Id"
+)
+
 // cors opens the API to any origin, on every response, errors included,
 // and answers every preflight.
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
+		expose, allow := exposeLegacy, allowLegacy
+		if isV1(r.URL.Path) {
+			expose, allow = exposeV1, allowV1
+		}
 		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed")
+		h.Set("Access-Control-Expose-Headers", expose)
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Authentication-Type, Idempotency-Key")
+			h.Set("Access-Control-Allow-Headers", allow)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return

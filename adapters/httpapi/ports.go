@@ -16,6 +16,17 @@ type Reporter interface {
 	Submit(ctx context.Context, sub ports.Submission) (domain.Receipt, error)
 }
 
+// Validator checks a report without storing it (ports.Reports).
+type Validator interface {
+	Validate(ctx context.Context, sub ports.Submission) error
+}
+
+// ReportReader shows partners their own reports (ports.ReportQueries).
+type ReportReader interface {
+	Get(ctx context.Context, user string, id int64) (domain.StoredReport, error)
+	List(ctx context.Context, q ports.ListQuery) (ports.Page, error)
+}
+
 // TokenExchanger swaps credentials for a token (ports.Auth).
 type TokenExchanger interface {
 	Token(ctx context.Context, at ports.LoginAttempt) (ports.Issued, error)

@@ -2,14 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -75,12 +71,9 @@ func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) 
 	case status == http.StatusInternalServerError:
 		reply.Message = "Error interno; intente de nuevo más tarde"
 	}
-	if status >= 500 && de.Code != codeOverloaded && de.Code != codeShuttingDown {
-		s.metrics.StoreErrors.Inc() // a failed dependency: the turned-away reports have their own signals
-	}
+	s.countRefused(status, de, reason)
 	setRetryAfter(w, err)
 	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
-	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
 	writeJSON(w, status, reply)
 }
 
@@ -101,82 +94,20 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 	return out
 }
 
-// handleReport is POST /api/partner_api.php. Order of checks: token (401)
-// before the body is read, Content-Type (415), declared size (413), a
-// place among the bodies being received (503 at once), the body itself
-// (413, 408 when too slow), then the in-flight bound (503 at once), JSON
-// and the fields. A body still arriving holds no in-flight slot.
+// handleReport is POST /api/partner_api.php: the report pipeline
+// (runReport) with the token in Authentication-Type and the legacy
+// answers.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	tok, why := bearerToken(r)
-	if why != "" {
-		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-		e.Detail = why
-		s.reportError(w, r, e)
-		return
-	}
-	principal, err := s.Auth.Authenticate(r.Context(), tok)
-	if err != nil {
-		s.reportError(w, r, err)
-		return
-	}
-	ri.user = principal.User
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		s.reportError(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
-			"Content-Type debe ser application/json"))
-		return
-	}
-	if r.ContentLength > s.Limits.MaxBody {
-		s.reportError(w, r, tooLarge(s.Limits.MaxBody))
-		return
-	}
-	body, err := s.receive(w, r, principal.User)
-	defer s.reclaim.after(len(body))
-	if err != nil {
-		s.reportError(w, r, err)
-		return
-	}
-	select {
-	case s.inFlight <- struct{}{}:
-		defer func() { <-s.inFlight }()
-	default:
-		s.reportError(w, r, s.overloaded("Servicio ocupado: demasiados reportes en proceso; reintente en un momento"))
-		return
-	}
-	members, err := DecodeObject(body, s.Limits.MaxMembers)
-	if err != nil {
-		s.reportError(w, r, err)
-		return
-	}
-	// The partner may hang up; the report is finished or undone either
-	// way. It ends at its timeout or when the server stops (Stop).
-	if !s.work.begin() {
-		e := domain.NewError(domain.ErrUnavailable, codeShuttingDown, "Servicio deteniéndose; reintente en un momento")
-		e.RetryAfter = time.Second
-		s.reportError(w, r, e)
-		return
-	}
-	defer s.work.end()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Limits.ReportTimeout)
-	defer cancel()
-	defer context.AfterFunc(s.work.base, cancel)()
-	receipt, err := s.Reports.Submit(ctx, ports.Submission{
-		Principal: principal, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: ri.id,
-		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },
-	})
-	if err != nil {
-		s.reportError(w, r, err)
-		return
-	}
-	ri.reportID = receipt.ReportID
-	if receipt.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-		ri.detail = "idempotent replay"
-	} else {
-		s.metrics.ReportsStored.Inc()
-		s.metrics.FileBytes.Add(float64(receipt.FileSize))
-	}
-	writeRaw(w, http.StatusOK, successBody(receipt))
+	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError},
+		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, domain.MapOptions{}))
+			if err != nil {
+				return err
+			}
+			s.noteReceipt(w, r, receipt)
+			writeRaw(w, http.StatusOK, successBody(receipt))
+			return nil
+		})
 }
 
 // successBody is the 200 answer, written without reflection (every report

@@ -1,15 +1,19 @@
 // Package httpapi is the HTTP adapter (chi): the legacy partner endpoint
-// /api/partner_api.php, the built-in login over HTTP, the JWKS, probes,
-// metrics and the OpenAPI document.
+// /api/partner_api.php, the partner API /v1 beside it over the same use
+// cases and the same report pipeline, the built-in login over HTTP, the
+// JWKS, probes, metrics and the OpenAPI document.
 //
-// Every answer is JSON with Access-Control-Allow-Origin: *. Its "status"
-// member follows the original specification: a string on the answers of
-// a report (POST /api/partner_api.php), an integer on the token exchange
-// and on 404, 405 and 500 elsewhere; the probes answer a word ("ok",
-// "ready", "not_ready"); /auth/login has none.
+// Every answer is JSON with Access-Control-Allow-Origin: *. Outside /v1
+// its "status" member follows the original specification: a string on
+// the answers of a report (POST /api/partner_api.php), an integer on the
+// token exchange and on 404, 405 and 500 elsewhere; the probes answer a
+// word ("ok", "ready", "not_ready"); /auth/login has none. Under /v1,
+// errors are RFC 9457 problems (application/problem+json), but those of
+// /v1/token, which are RFC 6749's.
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -45,23 +49,31 @@ type Limits struct {
 
 // Server holds what the handlers need.
 type Server struct {
-	Reports  Reporter
-	Exchange TokenExchanger // GET of the partner endpoint: the configured login
-	Login    TokenExchanger // POST /auth/login: the built-in login
-	Auth     Authenticator
-	JWKS     func() ([]byte, error)
-	Checks   []Check
-	OpenAPI  []byte
-	Log      *slog.Logger
-	Limits   Limits
+	Reports Reporter
+	// Validator and Lookup serve the /v1 routes of reports; with neither,
+	// /v1 serves only its token endpoint.
+	Validator Validator
+	Lookup    ReportReader
+	Exchange  TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
+	Login     TokenExchanger // POST /auth/login: the built-in login
+	Auth      Authenticator
+	JWKS      func() ([]byte, error)
+	Checks    []Check
+	OpenAPI   []byte
+	Log       *slog.Logger
+	Limits    Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
 	// Clock dates the log gate's windows (the system's when nil).
 	Clock ports.Clock
+	// MetricsElsewhere leaves /metrics out of Handler: the caller serves
+	// Metrics.Handler on an internal listener (http.metrics_addr).
+	MetricsElsewhere bool
 
 	metrics   *Metrics
 	inFlight  chan struct{}
 	receiving *receiving
+	tokens    *receiving // the bodies of POST /v1/token being received, by client address
 	quiet     *logGate
 	work      *reportWork
 	reclaim   *reclaimer
@@ -79,6 +91,8 @@ func New(s Server, m *Metrics) (*Server, error) {
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
+	case (s.Validator == nil) != (s.Lookup == nil):
+		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
 	}
 	s.metrics = m
 	if s.Log == nil {
@@ -94,6 +108,10 @@ func New(s Server, m *Metrics) (*Server, error) {
 	l.ReportTimeout = time.Duration(orDefault(int64(l.ReportTimeout), int64(60*time.Second)))
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
+	// Token requests carry no token: their bodies are bounded per client
+	// address, by the same numbers as report bodies per partner, apart
+	// from them (a flood of token bodies takes no report's place).
+	s.tokens = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()
@@ -114,6 +132,13 @@ func (s *Server) Handler() http.Handler {
 	rt := routes{mux: r, allowed: map[string][]string{}}
 	rt.handle(http.MethodGet, PartnerPath, s.handleToken)
 	rt.handle(http.MethodPost, PartnerPath, s.handleReport)
+	rt.handle(http.MethodPost, "/v1/token", s.handleV1Token)
+	if s.Lookup != nil {
+		rt.handle(http.MethodPost, "/v1/reports", s.handleV1Report)
+		rt.handle(http.MethodGet, "/v1/reports", s.handleV1List)
+		rt.handle(http.MethodPost, "/v1/reports/validate", s.handleV1Validate)
+		rt.handle(http.MethodGet, "/v1/reports/{id}", s.handleV1Get)
+	}
 	if s.Login != nil {
 		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)
 	}
@@ -122,16 +147,26 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
 	rt.get("/readyz", s.handleReady)
-	rt.get("/metrics", s.metrics.Handler().ServeHTTP)
+	if !s.MetricsElsewhere {
+		rt.get("/metrics", s.metrics.Handler().ServeHTTP)
+	}
 	rt.get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 		_, _ = w.Write(s.OpenAPI)
 	})
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		if isV1(req.URL.Path) {
+			writeProblem(w, req, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
+			return
+		}
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Allow", rt.allow(req.URL.Path))
+		if isV1(req.URL.Path) {
+			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
+			return
+		}
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
 	})
 	return r
@@ -159,8 +194,35 @@ func (rt routes) get(path string, h http.HandlerFunc) {
 	rt.handle(http.MethodHead, path, h)
 }
 
+// allow names the methods of the route that path matches (a pattern's
+// {param} matches one segment), OPTIONS included.
 func (rt routes) allow(path string) string {
-	methods := append([]string{http.MethodOptions}, rt.allowed[path]...)
+	served, static := rt.allowed[path] // a static route wins over a pattern, as in the router
+	for pattern, methods := range rt.allowed {
+		if !static && matches(pattern, path) {
+			served = methods
+		}
+	}
+	methods := append([]string{http.MethodOptions}, served...)
 	sort.Strings(methods)
 	return strings.Join(methods, ", ")
 }
+
+// matches reports whether path matches a route pattern segment by
+// segment, a {param} segment matching any one non-empty segment.
+func matches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if p != xs[i] && !(strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") && xs[i] != "") {
+			return false
+		}
+	}
+	return true
+}
+
+// isV1 reports whether path is under /v1, whose answers are problems and
+// whose CORS headers are its own.
+func isV1(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }

@@ -30,13 +30,16 @@ type loginReply struct {
 	Error       string `json:"error,omitempty"`
 }
 
+// maxCredentialsBody bounds the body of a token request, on every path.
+const maxCredentialsBody = 16 << 10
+
 // readCredentials reads {user, password} from a small JSON body.
 func readCredentials(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, bool) {
 	var c struct {
 		User     string `json:"user"`
 		Password string `json:"password"`
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 16<<10))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCredentialsBody))
 	if err != nil || json.Unmarshal(data, &c) != nil || c.User == "" || c.Password == "" {
 		return ports.LoginAttempt{}, false
 	}
@@ -56,6 +59,13 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 		return ports.Issued{}, domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	}
 	at.Addr = ri.client
+	return s.attempt(r, via, at)
+}
+
+// attempt runs a login attempt whose credentials were read, and fills the
+// request's log line and the metrics.
+func (s *Server) attempt(r *http.Request, via TokenExchanger, at ports.LoginAttempt) (ports.Issued, error) {
+	ri := info(r)
 	issued, err := via.Token(r.Context(), at)
 	ri.user = issued.LogUser
 	ri.outcome = outcome(err)

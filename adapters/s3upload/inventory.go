@@ -9,19 +9,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
-// publishedPrefix starts the names Save publishes (domain.FileName).
-const publishedPrefix = "partner_"
-
-// Walk lists the published objects (partner_* under the prefix) with
-// their modification times. A PUT stores all or nothing and no multipart
-// upload is ever started, so there are no leftovers to report.
+// Walk lists the published objects (under the prefix, starting with
+// domain.UploadPrefix) with their modification times. A PUT stores all or
+// nothing and no multipart upload is ever started, so there are no
+// leftovers to report.
 func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) error {
 	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: &s.bucket,
-		Prefix: aws.String(s.prefix + publishedPrefix),
+		Prefix: aws.String(s.prefix + domain.UploadPrefix),
 	})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)

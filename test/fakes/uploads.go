@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,12 +100,12 @@ func (u *Uploads) Remove(_ context.Context, name string) error {
 // Check answers.
 func (u *Uploads) Check(context.Context) error { return nil }
 
-// Walk lists every published file (partner_*) and leftover.
+// Walk lists every published file (domain.IsUploadName) and leftover.
 func (u *Uploads) Walk(_ context.Context, fn func(ports.StoredObject) error) error {
 	u.mu.Lock()
 	var list []ports.StoredObject
 	for n, s := range u.files {
-		if s.temp || strings.HasPrefix(n, "partner_") {
+		if s.temp || domain.IsUploadName(n) {
 			list = append(list, ports.StoredObject{Name: n, ModTime: s.at, Temp: s.temp})
 		}
 	}

@@ -22,6 +22,17 @@ type workload struct {
 	file      []byte
 	prefix    []byte // body up to the credit number
 	suffix    []byte // body after it
+	// v1: sent to POST /v1/reports with Authorization: Bearer, money and
+	// rates as strings, and answered 201; otherwise the legacy POST.
+	v1 bool
+}
+
+// path is where the service takes w.
+func (w workload) path() string {
+	if w.v1 {
+		return "/v1/reports"
+	}
+	return "/api/partner_api.php"
 }
 
 func workloads(o options) []workload {
@@ -29,13 +40,20 @@ func workloads(o options) []workload {
 		{name: "W1", conc: o.concurrency, duration: o.duration},
 		{name: "W2", fileBytes: 200 << 10, conc: o.concurrency, duration: o.duration},
 		{name: "W3", fileBytes: 20<<20 - 4096, conc: o.w3Concurrency, duration: 3 * o.duration},
+		// W1 and W2 through /v1, for the comparison of issue 16.
+		{name: "V1", conc: o.concurrency, duration: o.duration, v1: true},
+		{name: "V2", fileBytes: 200 << 10, conc: o.concurrency, duration: o.duration, v1: true},
 	}
 	for i := range ws {
 		w := &ws[i]
 		if w.fileBytes > 0 {
 			w.file = fixture.PDF(w.fileBytes)
 		}
-		body, _ := json.Marshal(fixture.FullBody(time.Now(), "SENTINEL-CREDIT", w.file))
+		report := fixture.FullBody(time.Now(), "SENTINEL-CREDIT", w.file)
+		if w.v1 {
+			report = fixture.DecimalsAsStrings(report)
+		}
+		body, _ := json.Marshal(report)
 		at := bytes.Index(body, []byte("SENTINEL-CREDIT"))
 		w.prefix, w.suffix = body[:at], body[at+len("SENTINEL-CREDIT"):]
 	}
@@ -78,7 +96,12 @@ func (e *environment) attack(url string, w workload, c int, withToken bool) (res
 func (e *environment) attackAt(urls []string, w workload, c int, rate int, withToken bool) (result, error) {
 	var next atomic.Uint64
 	hdr := http.Header{"Content-Type": []string{"application/json"}}
-	if withToken {
+	ok := "200"
+	switch {
+	case withToken && w.v1:
+		hdr.Set("Authorization", "Bearer "+e.token)
+		ok = "201"
+	case withToken:
 		hdr.Set("Authentication-Type", "bearer "+e.token)
 	}
 	targeter := func(t *vegeta.Target) error {
@@ -94,11 +117,11 @@ func (e *environment) attackAt(urls []string, w workload, c int, rate int, withT
 	m.Close()
 	var errs uint64
 	for code, n := range m.StatusCodes {
-		if code != "200" {
+		if code != ok {
 			errs += uint64(n)
 		}
 	}
-	return result{Requests: m.Requests, OK: uint64(m.StatusCodes["200"]), Throughput: m.Throughput,
+	return result{Requests: m.Requests, OK: uint64(m.StatusCodes[ok]), Throughput: m.Throughput,
 		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99, Errors: errs,
 		BodyBytes: len(w.prefix) + len(w.suffix) + 12}, nil
 }
@@ -114,7 +137,7 @@ func (e *environment) attackService(w workload, c, rate int) (result, error) {
 	before := e.cpu.sample()
 	urls := make([]string, len(e.svcURLs))
 	for i, u := range e.svcURLs {
-		urls[i] = u + "/api/partner_api.php"
+		urls[i] = u + w.path()
 	}
 	r, err := e.attackAt(urls, w, c, rate, true)
 	r.CPU, r.DBCPU = e.cpu.since(before)

@@ -286,7 +286,7 @@ func runSink(addr string) {
 // staged is a mapped full report, for the storage ceiling and the prefill.
 func staged(file []byte) (domain.StagedReport, *domain.File, error) {
 	now := time.Now().UTC()
-	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.FullBody(now, "SENTINEL-CREDIT", file)), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.FullBody(now, "SENTINEL-CREDIT", file)), fixture.FileRules(), now)
 	if err != nil {
 		return domain.StagedReport{}, nil, err
 	}

@@ -11,7 +11,10 @@
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
-// PDF) and W3 (with a 20 MiB PDF) at each concurrency, through vegeta. In
+// PDF) and W3 (with a 20 MiB PDF) at each concurrency, through vegeta;
+// -w V1,V2 adds the reports of W1 and W2 sent to POST /v1/reports (money
+// as strings, Authorization: Bearer), so that one run compares /v1 with
+// the legacy POST (e.g. -w W1,V1,W2,V2 -runs 3). In
 // the same run it measures (a) the HTTP ceiling, the same bodies sent to a
 // minimal net/http handler that reads and discards them, and (b) the
 // storage ceiling, the same rows inserted with database/sql prepared
@@ -21,9 +24,10 @@
 // CPU time per report (utime+stime from /proc/PID/stat around the run, ÷
 // successful reports), the database server's when -db-pid names it, the
 // server's peak RSS, and the service's throughput as a fraction of
-// min(a, b). W1 and W2 at c=32 are run again at half that throughput for
-// their latency; W3 starts with a memory check (peak RSS growth ÷ body
-// over sequential requests); -prefill compares W1 on a filled table.
+// min(a, b). W1 and W2 (and V1, V2) at c=32 are run again at half that
+// throughput for their latency; W3 starts with a memory check (peak RSS
+// growth ÷ body over sequential requests); -prefill compares W1 on a
+// filled table.
 //
 // -runs N measures every level N times and reports medians, with the
 // spread of throughput. -profile DIR serves pprof from the service and,
@@ -98,7 +102,7 @@ func main() {
 	flag.DurationVar(&o.duration, "d", 5*time.Second, "duration of each W1/W2 run")
 	flag.IntVar(&o.w3Requests, "n3", 50, "sequential W3 requests for the memory check")
 	flag.IntVar(&o.prefill, "prefill", 0, "also measure W1 at c=32 with this many rows already in the table (e.g. 1000000)")
-	flag.StringVar(&o.workloads, "w", "W1,W2,W3", "workloads to run")
+	flag.StringVar(&o.workloads, "w", "W1,W2,W3", "workloads to run: W1, W2, W3, and V1 and V2 (W1's and W2's reports through POST /v1/reports)")
 	flag.IntVar(&o.runs, "runs", 1, "runs of every level; the table shows medians (3 or more for the record)")
 	flag.Var(&o.env, "env", "KEY=VALUE setting for the service, repeatable (e.g. -env DISB_STORE_MAX_BATCH=1)")
 	flag.IntVar(&o.dbPID, "db-pid", 0, "PID of the MySQL/MariaDB server, for its CPU per report (default $MARIADB_PID from test/mariadb.sh, with -store mysql)")

@@ -16,6 +16,8 @@ import (
 // at it from outside.
 type Harness struct {
 	Store ports.ReportStore
+	// Lookup reads the store's reports back for their partner.
+	Lookup ports.ReportLookup
 	// Row reads a stored report back as text, column by column (NULL
 	// columns absent), in the forms the staging table keeps.
 	Row func(ctx context.Context, id int64) (map[string]string, error)
@@ -55,6 +57,7 @@ func gormHarness(tb testing.TB, st *gormstore.Store, driver, dsn string) Harness
 	db := mustDB(tb, driver, dsn)
 	return Harness{
 		Store:  st,
+		Lookup: st,
 		Row:    func(ctx context.Context, id int64) (map[string]string, error) { return reportRow(ctx, db, id) },
 		Count:  func(ctx context.Context) (int64, error) { return countReports(ctx, db) },
 		Users:  st,
@@ -82,8 +85,9 @@ func FakeHarness(tb testing.TB) Harness {
 	m := fakes.NewReportStore()
 	cat := domain.DefaultCatalogue()
 	return Harness{
-		Store: m,
-		Sweep: m,
+		Store:  m,
+		Lookup: m,
+		Sweep:  m,
 		Row: func(_ context.Context, id int64) (map[string]string, error) {
 			r, err := m.Row(id)
 			if err != nil {

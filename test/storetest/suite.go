@@ -35,7 +35,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 		h := open(t)
 		st := h.Store
 		body := fixture.FullBody(now, "CR-FULL-1", nil)
-		rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), domain.DefaultFileRules(), now)
+		rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), fixture.FileRules(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,6 +177,26 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 		if err := st.SetPasswordHash(ctx, "nobody", "x"); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("SetPasswordHash(nobody) = %v", err)
 		}
+		if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.IsZero() {
+			t.Fatalf("PasswordChangedAt = %v before any change", got.PasswordChangedAt)
+		}
+		changed := now.Add(1500 * time.Millisecond).Truncate(time.Microsecond)
+		if err := st.ChangePassword(ctx, "acme", "$2a$12$newer", changed); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.GetUser(ctx, "acme"); got.PasswordHash != "$2a$12$newer" || !got.PasswordChangedAt.Equal(changed) {
+			t.Fatalf("after ChangePassword: hash %q, changed %v, want %v", got.PasswordHash, got.PasswordChangedAt, changed)
+		}
+		// A rehash (same password, new cost) keeps the tokens: not a change.
+		if err := st.SetPasswordHash(ctx, "acme", "$2a$12$rehashed"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.Equal(changed) {
+			t.Fatalf("SetPasswordHash moved PasswordChangedAt to %v", got.PasswordChangedAt)
+		}
+		if err := st.ChangePassword(ctx, "nobody", "x", changed); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("ChangePassword(nobody) = %v", err)
+		}
 		if err := st.SetActive(ctx, "nobody", true); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("SetActive(nobody) = %v", err)
 		}
@@ -189,6 +209,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 	runGroupCommit(t, open, now)
 	runSweepQueries(t, open, now)
 	runFileClaims(t, open, now)
+	runLookups(t, open, now)
 }
 
 var nonces atomic.Int64
@@ -200,7 +221,7 @@ func record(user, key string, now time.Time) domain.IdempotencyRecord {
 
 func minimalReport(t *testing.T, now time.Time) *domain.Report {
 	t.Helper()
-	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.Minimal(now, "CR-MIN")), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.Minimal(now, "CR-MIN")), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 // runGroupCommit checks what concurrent StoreReports do together: each
@@ -158,7 +159,7 @@ func storeAll(n int, fn func(i int) error) []error {
 // staged is a minimal report of user with its own credit number.
 func staged(t testing.TB, user, credit string, now time.Time) domain.StagedReport {
 	t.Helper()
-	rep, err := domain.DefaultCatalogue().MapReport(minimalMembers(now, credit), domain.DefaultFileRules(), now)
+	rep, err := domain.DefaultCatalogue().MapReport(minimalMembers(now, credit), fixture.FileRules(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

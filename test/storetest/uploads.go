@@ -240,7 +240,7 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 // takes seconds under the race detector, and a domain.File is read-only.
 func LimitFile() ([]byte, *domain.File) {
 	limitOnce.Do(func() {
-		limitData = fixture.PDF(int(domain.DefaultFileRules().MaxBytes) - 100)
+		limitData = fixture.PDF(int(fixture.FileRules().MaxBytes()) - 100)
 		limitFile = fixture.File(limitData)
 	})
 	return limitData, limitFile

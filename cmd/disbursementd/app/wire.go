@@ -37,6 +37,7 @@ type wired struct {
 	http         *httpapi.Server
 	reconciler   *ports.Reconciler
 	missingFiles prometheus.Counter // rows whose file the sweep found missing
+	metrics      *httpapi.Metrics
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -96,7 +97,10 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	policy := Policy(cfg)
 	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: m.Clock}
-	metrics := httpapi.NewMetrics()
+	metrics, err := m.metrics(throttle)
+	if err != nil {
+		return wired{}, err
+	}
 	var exchanger ports.CredentialExchange = login
 	if cfg.Login.URL != "" {
 		up := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
@@ -110,13 +114,21 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			Users:   m.Store, Statuses: statuses, Staleness: cfg.Auth.UserStaleness, Tokens: tokens}
 	}
 	partners := auth(exchanger)
+	rules, err := FileRules(cfg)
+	if err != nil {
+		return wired{}, err
+	}
 	reports := &ports.Reports{
-		Catalogue: domain.DefaultCatalogue(), Rules: FileRules(cfg),
+		Catalogue: domain.DefaultCatalogue(), Rules: rules,
 		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: staleBound(cfg),
 	}
+	queries, err := ports.NewReportQueries(m.Store)
+	if err != nil {
+		return wired{}, err
+	}
 	srv, err := httpapi.New(httpapi.Server{
-		Reports: reports, Exchange: partners, Login: auth(login), Auth: partners,
+		Reports: reports, Validator: reports, Lookup: queries, Exchange: partners, Login: auth(login), Auth: partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
 			{Name: "store", Fn: func(ctx context.Context) error {
@@ -134,7 +146,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
 			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
 			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace},
-		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
+		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
 	}, metrics)
 	if err != nil {
 		return wired{}, err
@@ -154,7 +166,27 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles}, nil
+	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
+}
+
+// metrics are the service's metrics with the build's identity and the
+// statistics of every database pool it opened: the store's and, for the
+// database throttle, the throttle's own.
+func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
+	metrics := httpapi.NewMetrics()
+	if err := metrics.Build(version, commit()); err != nil {
+		return nil, err
+	}
+	pools := m.Store.Pools()
+	if t, ok := throttle.(*gormstore.Throttle); ok {
+		pools["throttle"] = t.Pool()
+	}
+	for name, db := range pools {
+		if err := metrics.Pool(name, db); err != nil {
+			return nil, err
+		}
+	}
+	return metrics, nil
 }
 
 // readLegacy tells the reports use case until when idempotency records of
@@ -193,10 +225,14 @@ func (m *Main) throttle() (ports.LoginThrottle, error) {
 	}
 }
 
-// FileRules are the configured limits on attached files.
-func FileRules(cfg *config.Config) domain.FileRules {
-	return domain.FileRules{Allowed: cfg.Uploads.AllowedTypes, MaxBytes: int64(cfg.Uploads.MaxFileBytes),
-		AllowPDFScripts: cfg.Uploads.AllowPDFScripts, MaxImagePixels: int64(cfg.Uploads.MaxImagePixels)}
+// FileRules are the configured limits on attached files: the service's
+// only file rules, refused when a value is zero or unknown.
+func FileRules(cfg *config.Config) (domain.FileRules, error) {
+	rules, err := cfg.Uploads.FileRules()
+	if err != nil {
+		return domain.FileRules{}, fmt.Errorf("uploads: %w", err)
+	}
+	return rules, nil
 }
 
 // OpenStore opens the configured store. For SQLite it first makes sure the

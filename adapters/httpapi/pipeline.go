@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// reportRoute is what a route that takes a report does its own way: where
+// it reads the token and how it answers a failure. The legacy POST and the
+// /v1 report routes differ in these and in their answer to success, and in
+// nothing else: the checks, bounds and order are runReport's.
+type reportRoute struct {
+	// token returns the request's token, or why there is none.
+	token func(*http.Request) (tok, why string)
+	// fail answers a refused or failed request.
+	fail func(http.ResponseWriter, *http.Request, error)
+}
+
+// reportStep is what a route does with a decoded report, once it holds a
+// report slot: submit or validate it, and answer success. ctx ends at the
+// report's timeout or when the server stops, not when the partner hangs
+// up. An error is answered by the route's fail.
+type reportStep func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error
+
+// authenticate reads the route's token and verifies it; on failure it has
+// answered, and returns false.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportRoute) (ports.Principal, bool) {
+	tok, why := rt.token(r)
+	if why != "" {
+		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+		e.Detail = why
+		rt.fail(w, r, e)
+		return ports.Principal{}, false
+	}
+	principal, err := s.Auth.Authenticate(r.Context(), tok)
+	if err != nil {
+		rt.fail(w, r, err)
+		return ports.Principal{}, false
+	}
+	info(r).user = principal.User
+	return principal, true
+}
+
+// runReport is the one pipeline of every route that takes a report. Order
+// of checks: token (401) before the body is read, Content-Type (415),
+// declared size (413), a place among the bodies being received (503 at
+// once), the body itself (413, 408 when too slow), then the in-flight
+// bound (503 at once), JSON, and step (the fields, and what the route
+// does). A body still arriving holds no in-flight slot.
+func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
+	principal, ok := s.authenticate(w, r, rt)
+	if !ok {
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		rt.fail(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
+			"Content-Type debe ser application/json"))
+		return
+	}
+	if r.ContentLength > s.Limits.MaxBody {
+		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
+		return
+	}
+	body, err := s.receive(w, r, principal.User)
+	defer s.reclaim.after(len(body))
+	if err != nil {
+		rt.fail(w, r, err)
+		return
+	}
+	select {
+	case s.inFlight <- struct{}{}:
+		defer func() { <-s.inFlight }()
+	default:
+		rt.fail(w, r, s.overloaded("Servicio ocupado: demasiados reportes en proceso; reintente en un momento"))
+		return
+	}
+	members, err := DecodeObject(body, s.Limits.MaxMembers)
+	if err != nil {
+		rt.fail(w, r, err)
+		return
+	}
+	// The partner may hang up; the report is finished or undone either
+	// way. It ends at its timeout or when the server stops (Stop).
+	if !s.work.begin() {
+		e := domain.NewError(domain.ErrUnavailable, codeShuttingDown, "Servicio deteniéndose; reintente en un momento")
+		e.RetryAfter = time.Second
+		rt.fail(w, r, e)
+		return
+	}
+	defer s.work.end()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Limits.ReportTimeout)
+	defer cancel()
+	defer context.AfterFunc(s.work.base, cancel)()
+	if err := step(ctx, principal, members, body); err != nil {
+		rt.fail(w, r, err)
+	}
+}
+
+// submission is the use case's view of a report request.
+func submission(r *http.Request, p ports.Principal, members []domain.RawField, body []byte, read domain.MapOptions) ports.Submission {
+	return ports.Submission{
+		Principal: p, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: info(r).id, Read: read,
+		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },
+	}
+}
+
+// noteReceipt fills the log line and the metrics of a report the store
+// answered; it sets Idempotent-Replayed on a replay.
+func (s *Server) noteReceipt(w http.ResponseWriter, r *http.Request, receipt domain.Receipt) {
+	ri := info(r)
+	ri.reportID = receipt.ReportID
+	if receipt.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+		ri.detail = "idempotent replay"
+		s.metrics.ReportsReplayed.Inc()
+		return
+	}
+	s.metrics.ReportsStored.Inc()
+	s.metrics.FileBytes.Add(float64(receipt.FileSize))
+}

@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// v1Read is how /v1 reads a report: money and rates as strings only.
+var v1Read = domain.MapOptions{DecimalsAsStrings: true}
+
+// receiptJSON is a receipt as /v1 shows it: every member present, file
+// and idempotency_key null when there is none.
+type receiptJSON struct {
+	ID             int64   `json:"id"`
+	NumeroCredito  string  `json:"numero_credito"`
+	File           *string `json:"file"`
+	ReceivedAt     string  `json:"received_at"`
+	IdempotencyKey *string `json:"idempotency_key"`
+}
+
+func receiptOf(r domain.StoredReceipt) receiptJSON {
+	out := receiptJSON{ID: r.ID, NumeroCredito: r.CreditNumber, ReceivedAt: instant(r.ReceivedAt)}
+	if r.FileName != "" {
+		out.File = &r.FileName
+	}
+	if r.IdempotencyKey != "" {
+		out.IdempotencyKey = &r.IdempotencyKey
+	}
+	return out
+}
+
+// instant is a receipt time as /v1 shows it: RFC 3339, UTC, milliseconds.
+func instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// handleV1Report is POST /v1/reports: the report pipeline with the token
+// in Authorization, money as strings, and problem answers. Stored: 201,
+// Location and the receipt; the same report again (sent on either path):
+// 200, Idempotent-Replayed and the first receipt, read from its row.
+func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
+	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1ReportError},
+		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, v1Read))
+			if err != nil {
+				return err
+			}
+			if receipt.Replayed {
+				stored, err := s.Lookup.Get(ctx, p.User, receipt.ReportID)
+				switch {
+				case domain.IsKind(err, domain.ErrNotFound):
+					// The record names a row this partner does not have: the
+					// store's fault (500), never a 404 to the partner.
+					return fmt.Errorf("replay of report %d: its record names no row of %s: %v", receipt.ReportID, p.User, err)
+				case err != nil:
+					return err
+				}
+				s.noteReceipt(w, r, receipt)
+				writeJSON(w, http.StatusOK, receiptOf(stored.StoredReceipt))
+				return nil
+			}
+			s.noteReceipt(w, r, receipt)
+			w.Header().Set("Location", "/v1/reports/"+itoa(receipt.ReportID))
+			writeJSON(w, http.StatusCreated, receiptOf(domain.StoredReceipt{ID: receipt.ReportID, CreditNumber: receipt.CreditNumber,
+				FileName: receipt.FileName, ReceivedAt: receipt.ReceivedAt, IdempotencyKey: receipt.IdempotencyKey}))
+			return nil
+		})
+}
+
+// handleV1Validate is POST /v1/reports/validate: the same pipeline and
+// checks as POST /v1/reports (a report slot included), then nothing is
+// kept. The Idempotency-Key is not read.
+func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
+	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1Error},
+		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+			sub := submission(r, p, members, body, v1Read)
+			sub.IdempotencyKey = ""
+			if err := s.Validator.Validate(ctx, sub); err != nil {
+				return err
+			}
+			writeRaw(w, http.StatusOK, []byte(`{"valid":true}`+"\n"))
+			return nil
+		})
+}
+
+// startLookup authenticates a /v1 look-up and returns its principal and a
+// context bounded like a report's; on failure it has answered.
+func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (ports.Principal, context.Context, context.CancelFunc, bool) {
+	p, ok := s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
+	if !ok {
+		return p, nil, nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.ReportTimeout)
+	return p, ctx, cancel, true
+}
+
+// handleV1Get is GET /v1/reports/{id}: the receipt and the stored fields
+// of one of the partner's reports. Anything else is 404 not_found, an id
+// that is not a positive integer included.
+func (s *Server) handleV1Get(w http.ResponseWriter, r *http.Request) {
+	p, ctx, cancel, ok := s.startLookup(w, r)
+	if !ok {
+		return
+	}
+	defer cancel()
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.v1Error(w, r, domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound))
+		return
+	}
+	stored, err := s.Lookup.Get(ctx, p.User, id)
+	if err != nil {
+		s.v1Error(w, r, err)
+		return
+	}
+	info(r).reportID = id
+	fields, err := fieldsJSON(stored.Report)
+	if err != nil {
+		s.v1Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		receiptJSON
+		Fields json.RawMessage `json:"fields"`
+	}{receiptOf(stored.StoredReceipt), fields})
+}
+
+// fieldsJSON is a stored report's fields by partner name, in the
+// catalogue's order, each in its stored form (contract §8): money and
+// rates as strings at their scale, integers as numbers, booleans as
+// true/false, dates YYYY-MM-DD, text as stored.
+func fieldsJSON(rep *domain.Report) (json.RawMessage, error) {
+	b := []byte{'{'}
+	for f, v := range rep.Values() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		key, err := json.Marshal(f.Partner)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, key...), ':')
+		switch f.Type {
+		case domain.TypeInteger:
+			b = strconv.AppendInt(b, v.Int, 10)
+		case domain.TypeBoolean:
+			b = strconv.AppendBool(b, v.Bool)
+		default:
+			text, err := json.Marshal(domain.StoredForm(f, v))
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, text...)
+		}
+	}
+	return append(b, '}'), nil
+}

@@ -1,0 +1,264 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+// v1TokenReply is the answer of POST /v1/token: a token (RFC 6749 §5.1)
+// or an error (§5.2).
+type v1TokenReply struct {
+	AccessToken      string `json:"access_token,omitempty"`
+	TokenType        string `json:"token_type,omitempty"`
+	ExpiresIn        int64  `json:"expires_in,omitempty"`
+	Error            string `json:"error,omitempty"`
+	ErrorDescription string `json:"error_description,omitempty"`
+}
+
+const (
+	formContentType = "application/x-www-form-urlencoded"
+	// basicChallenge is on every 401 of POST /v1/token.
+	basicChallenge = `Basic realm="disbursementd"`
+)
+
+// handleV1Token is POST /v1/token: the partner's credentials through the
+// legacy exchange (the same login, throttle and token), asked as OAuth 2.0
+// client credentials or as the legacy JSON.
+func (s *Server) handleV1Token(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	ri := info(r)
+	ri.client = s.clientAddr(r)
+	at, err := s.tokenRequest(w, r)
+	if err != nil {
+		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
+		ri.outcome, ri.detail = "malformed", asDomain(err).Message
+		s.tokenError(w, r, err)
+		return
+	}
+	at.Addr = ri.client
+	issued, err := s.attempt(r, s.Exchange, at)
+	if err != nil {
+		s.tokenError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v1TokenReply{AccessToken: issued.Token, TokenType: "Bearer", ExpiresIn: int64(issued.ExpiresIn / time.Second)})
+}
+
+// tokenError answers a refused or failed token request with its RFC 6749
+// error; error_description is the service's own text for a request it
+// could not read (ASCII, as §5.2 asks), never the login's.
+func (s *Server) tokenError(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := statusOf(err, onV1Token)
+	setRetryAfter(w, err)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", basicChallenge)
+	}
+	reply := v1TokenReply{Error: code}
+	if de := asDomain(err); de.Code == code && de.Message != code {
+		reply.ErrorDescription = de.Message
+	}
+	if status >= 500 {
+		info(r).err = err
+	}
+	writeJSON(w, status, reply)
+}
+
+// tokenFail is a token request the service cannot read: kind decides the
+// status (statusOf, onV1Token), msg is the ASCII error_description.
+func tokenFail(kind error, msg string) error {
+	code := "invalid_request"
+	switch kind {
+	case errUnsupportedGrant:
+		code = "unsupported_grant_type"
+	case domain.ErrInvalidClient:
+		code = "invalid_client"
+	}
+	return &domain.Error{Kind: kind, Code: code, Message: msg}
+}
+
+// tokenParams are what a token request's body says.
+type tokenParams struct {
+	grant, id, secret string
+	grantSent         bool
+	idName, secName   string // the names of id and secret in this form
+}
+
+// tokenRequest reads a token request in the contract's order:
+// Content-Type, then grant_type (missing: invalid_request; another:
+// unsupported_grant_type), then the credentials. Nothing is hashed before
+// grant_type passes.
+func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != formContentType && mt != "application/json" {
+		return ports.LoginAttempt{}, tokenFail(domain.ErrUnsupportedMediaType,
+			"Content-Type debe ser application/x-www-form-urlencoded o application/json")
+	}
+	body, err := s.receiveCredentials(w, r)
+	if err != nil {
+		return ports.LoginAttempt{}, err
+	}
+	var p tokenParams
+	if mt == formContentType {
+		p, err = formParams(body)
+	} else {
+		p, err = jsonParams(body)
+	}
+	switch {
+	case err != nil:
+		return ports.LoginAttempt{}, err
+	case p.grant == "" && (mt == formContentType || p.grantSent):
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro grant_type (client_credentials)")
+	case p.grantSent && p.grant != "client_credentials":
+		return ports.LoginAttempt{}, tokenFail(errUnsupportedGrant, "grant_type debe ser client_credentials")
+	}
+	return credentials(r, p)
+}
+
+// credentials are the client id and secret: in HTTP Basic or in the body,
+// not both. None at all is invalid_client (RFC 6749 §5.2: no client
+// authentication); half of the pair in the body is a missing parameter.
+func credentials(r *http.Request, p tokenParams) (ports.LoginAttempt, error) {
+	user, pass, basic, err := basicCredentials(r)
+	inBody := p.id != "" || p.secret != ""
+	switch {
+	case basic && inBody:
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "envie las credenciales en HTTP Basic o en el cuerpo, no en ambos")
+	case basic && err != nil:
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "credenciales HTTP Basic mal codificadas (RFC 6749 2.3.1)")
+	case basic:
+		return ports.LoginAttempt{User: user, Password: pass}, nil
+	case !inBody:
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "faltan las credenciales: HTTP Basic, o "+p.idName+" y "+p.secName)
+	case p.id == "":
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro "+p.idName)
+	case p.secret == "":
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro "+p.secName)
+	}
+	return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
+}
+
+// basicCredentials reads HTTP Basic credentials as RFC 6749 §2.3.1 has
+// them: base64, split at the first ':', each part form-urldecoded. basic
+// is false when Authorization holds no Basic credentials.
+func basicCredentials(r *http.Request) (user, pass string, basic bool, err error) {
+	scheme, rest, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !strings.EqualFold(scheme, "basic") {
+		return "", "", false, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	if err != nil {
+		return "", "", true, err
+	}
+	u, p, ok := strings.Cut(string(raw), ":")
+	if !ok {
+		return "", "", true, errors.New("no ':' between the client id and secret")
+	}
+	if user, err = url.QueryUnescape(u); err == nil {
+		pass, err = url.QueryUnescape(p)
+	}
+	return user, pass, true, err
+}
+
+// formParams reads the form of RFC 6749 §4.4.2. A parameter of the
+// exchange sent twice is invalid_request (§3.2); one sent empty counts as
+// absent (§3.1); others are ignored.
+func formParams(body []byte) (tokenParams, error) {
+	p := tokenParams{idName: "client_id", secName: "client_secret"}
+	values, err := url.ParseQuery(string(body))
+	if err != nil {
+		return p, tokenFail(domain.ErrInvalidInput, "el cuerpo no es un formulario application/x-www-form-urlencoded valido")
+	}
+	for _, name := range []string{"grant_type", "client_id", "client_secret", "scope"} {
+		if len(values[name]) > 1 {
+			return p, tokenFail(domain.ErrInvalidInput, "el parametro "+name+" llego mas de una vez")
+		}
+	}
+	p.grant, p.id, p.secret = values.Get("grant_type"), values.Get("client_id"), values.Get("client_secret")
+	p.grantSent = values.Has("grant_type")
+	return p, nil
+}
+
+// maxTokenMembers bounds the members of a JSON token request.
+const maxTokenMembers = 32
+
+// jsonParams reads the JSON form: {"user", "password"} as the legacy
+// exchange takes them, and grant_type when sent. Other members are
+// ignored; one of these three twice, or not a string, is invalid_request.
+func jsonParams(body []byte) (tokenParams, error) {
+	p := tokenParams{idName: "user", secName: "password"}
+	members, err := DecodeObject(body, maxTokenMembers)
+	if err != nil {
+		return p, tokenFail(domain.ErrInvalidInput, `el cuerpo debe ser un objeto JSON {"user": ..., "password": ...}`)
+	}
+	seen := map[string]bool{}
+	for _, m := range members {
+		var dst *string
+		switch m.Key {
+		case "grant_type":
+			dst, p.grantSent = &p.grant, true
+		case "user":
+			dst = &p.id
+		case "password":
+			dst = &p.secret
+		default:
+			continue
+		}
+		switch {
+		case seen[m.Key]:
+			return p, tokenFail(domain.ErrInvalidInput, "el miembro "+m.Key+" llego mas de una vez")
+		case m.Value.Kind == domain.RawString:
+			*dst = strings.Clone(m.Value.Text)
+		case m.Value.Kind != domain.RawNull:
+			return p, tokenFail(domain.ErrInvalidInput, "el miembro "+m.Key+" debe ser un texto")
+		}
+		seen[m.Key] = true
+	}
+	return p, nil
+}
+
+// receiveCredentials reads a token request's body: at most
+// maxCredentialsBody bytes, at the minimum body rate, while a place among
+// the token bodies of the client's address is free (a request without a
+// token has no partner to bound it by).
+func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLarge := tokenFail(domain.ErrTooLarge, "el cuerpo supera 16 KiB")
+	if r.ContentLength > maxCredentialsBody {
+		return nil, tooLarge
+	}
+	addr := info(r).client
+	if !s.tokens.enter(addr) {
+		// The body is left unread, so the connection closes after the answer.
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+		e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "too many token bodies arriving from this address")
+		e.RetryAfter = time.Second
+		return nil, e
+	}
+	defer s.tokens.leave(addr)
+	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
+	defer guard.stop()
+	body, err := io.ReadAll(http.MaxBytesReader(w, io.NopCloser(guard), maxCredentialsBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case errors.Is(err, errBodyTooSlow):
+		s.metrics.BodiesTooSlow.Inc()
+		w.Header().Set("Connection", "close")
+		return nil, tokenFail(errBodyTooSlow, "el cuerpo llego mas lento que el minimo; reintente")
+	}
+	return nil, tokenFail(domain.ErrInvalidInput, "no se pudo leer el cuerpo completo")
+}

@@ -1,0 +1,199 @@
+package filecheck
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// The base64 text is decoded in blocks of decodedChunk bytes: large
+// enough that each call to the decoder runs its fast path for long, small
+// enough that a block and its text stay in the CPU's cache while they are
+// hashed and scanned.
+const (
+	decodedChunk = 96 << 10             // a multiple of 3
+	encodedChunk = decodedChunk / 3 * 4 // the base64 characters that give it
+)
+
+var errBadBase64 = errors.New("invalid base64")
+
+// b64Text returns the base64 characters of a Base64String: a data: URL
+// prefix removed, trailing padding and whitespace trimmed. The padding is
+// optional, so it is dropped and the rest decoded without it.
+func b64Text(s string) (string, *Finding) {
+	if strings.HasPrefix(s, "data:") {
+		i := strings.Index(s, ";base64,")
+		if i < 0 || i > 200 {
+			return "", refuse(Undecodable, "prefijo data: sin ;base64,")
+		}
+		s = s[i+len(";base64,"):]
+	}
+	s = strings.TrimRight(s, "= \t\r\n")
+	if s == "" {
+		return "", refuse(Undecodable, "Base64String está vacío")
+	}
+	return s, nil
+}
+
+// decodedSize is the size that s decodes to, counted without decoding;
+// valid only when s is valid base64.
+func decodedSize(s string) int64 {
+	chars := int64(len(s))
+	for _, c := range []string{" ", "\t", "\r", "\n"} {
+		chars -= int64(strings.Count(s, c))
+	}
+	return chars * 3 / 4
+}
+
+// b64Decoder decodes base64 text of the standard alphabet without padding,
+// with spaces, tabs, CRs and LFs anywhere, in aligned blocks. Text without
+// whitespace (what most clients send) is decoded as it is; once a block
+// shows whitespace, each block is compacted before it is decoded.
+type b64Decoder struct {
+	src   string // the text not yet decoded
+	dirty bool   // the text has whitespace: compact each block
+}
+
+// read decodes into dst (len a multiple of 3) the next len(dst) bytes or,
+// at the end of the text, what is left; tmp holds the characters and
+// must be at least len(dst)/3*4 long. It returns io.EOF when the text is
+// done and errBadBase64 when it is not base64.
+func (d *b64Decoder) read(dst, tmp []byte) (int, error) {
+	if len(d.src) == 0 {
+		return 0, io.EOF
+	}
+	want := len(dst) / 3 * 4
+	if !d.dirty {
+		k := min(want, len(d.src))
+		// The decoder only reads its source: the text itself, not a copy.
+		chars := unsafe.Slice(unsafe.StringData(d.src), k)
+		n, err := base64.RawStdEncoding.Decode(dst, chars)
+		// The decoder skips CR and LF itself, but then the block is no
+		// longer aligned and decodes to fewer bytes than its length says.
+		if err == nil && n == k/4*3+max(k%4-1, 0) {
+			d.src = d.src[k:]
+			return n, nil
+		}
+		d.dirty = true
+	}
+	n := 0
+	for n < want && len(d.src) > 0 {
+		k := copy(tmp[n:want], d.src)
+		d.src = d.src[k:]
+		n += removeSpace(tmp[n : n+k])
+	}
+	if n == 0 {
+		return 0, io.EOF // only whitespace was left
+	}
+	m, err := base64.RawStdEncoding.Decode(dst, tmp[:n])
+	if err != nil {
+		return m, errBadBase64
+	}
+	return m, nil
+}
+
+// removeSpace moves the bytes of p that are not a space, tab, CR or LF to
+// its front and returns how many there are. It finds whitespace eight
+// bytes at a time and moves the runs between it with copy.
+func removeSpace(p []byte) int {
+	i := indexControl(p)
+	w := i
+	for i < len(p) {
+		if c := p[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			i++
+			continue
+		}
+		j := i + 1 + indexControl(p[i+1:])
+		w += copy(p[w:], p[i:j])
+		i = j
+	}
+	return w
+}
+
+// indexControl returns the index of the first byte of p that is a space
+// or below (all of base64's whitespace, and no base64 character), or
+// len(p).
+func indexControl(p []byte) int {
+	const ones, highs = 0x2121212121212121, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		// A byte below 0x21 borrows and keeps its high bit clear in x.
+		if x := binary.LittleEndian.Uint64(p[i:]); (x-ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] <= ' ' {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// scratch is the memory one decode needs; it is reused across files.
+type scratch struct {
+	win []byte // the decoded window: carried bytes, then a block
+	tmp []byte // the block's base64 characters
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{win: make([]byte, windowCarry+decodedChunk), tmp: make([]byte, encodedChunk)}
+}}
+
+// fileReader decodes a Content's text again, for Reader and WriteTo.
+type fileReader struct {
+	d    b64Decoder
+	buf  []byte // decoded by Read, not yet returned
+	tmp  []byte
+	left []byte
+}
+
+// Read decodes the next bytes into p.
+func (r *fileReader) Read(p []byte) (int, error) {
+	if len(r.left) == 0 {
+		if r.buf == nil {
+			r.buf, r.tmp = make([]byte, decodedChunk), make([]byte, encodedChunk)
+		}
+		n, err := r.d.read(r.buf, r.tmp)
+		if err != nil {
+			return 0, err
+		}
+		r.left = r.buf[:n]
+	}
+	n := copy(p, r.left)
+	r.left = r.left[n:]
+	return n, nil
+}
+
+// WriteTo decodes the rest of the content into w, a block at a time.
+func (r *fileReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	if len(r.left) > 0 {
+		n, err := w.Write(r.left)
+		total += int64(n)
+		r.left = r.left[n:]
+		if err != nil {
+			return total, err
+		}
+	}
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	for {
+		n, err := r.d.read(s.win[:decodedChunk], s.tmp)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+		m, err := w.Write(s.win[:n])
+		total += int64(m)
+		if err != nil {
+			return total, err
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package filecheck
+
+import (
+	"encoding/binary"
+	"strconv"
+)
+
+// The image checks read a header at a known offset of the decoded content
+// (the next chunk, segment or directory entry) as soon as a window holds
+// it; what they read is at most 16 bytes long, less than a window carries.
+
+// checkPixels refuses a declared size of 0 or of more than max pixels
+// (every size when max is 0 or less). width*height is never computed: it
+// may not fit in 64 bits.
+func checkPixels(kind string, width, height uint64, max int64) *Finding {
+	size := strconv.FormatUint(width, 10) + "×" + strconv.FormatUint(height, 10)
+	if width == 0 || height == 0 {
+		return refuse(ImageTooLarge, "la imagen "+kind+" declara un tamaño vacío ("+size+")")
+	}
+	if max <= 0 || width > uint64(max)/height {
+		return refuse(ImageTooLarge, "la imagen "+kind+" declara "+size+" píxeles; el máximo es "+strconv.FormatInt(max, 10))
+	}
+	return nil
+}
+
+// pngCheck walks a PNG's chunks: the first must be IHDR, whose width and
+// height are checked; the file is whole when the walk reaches IEND.
+type pngCheck struct {
+	maxPixels  int64
+	pos        int64 // the offset of the next chunk
+	ihdr, iend bool
+}
+
+func newPNGCheck(r Limits) contentCheck { return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8} }
+
+func (c *pngCheck) check(w *window) *Finding {
+	for !c.iend {
+		need := 8 // length and type
+		if !c.ihdr {
+			need = 16 // and IHDR's width and height
+		}
+		if !w.has(c.pos, need) {
+			return nil
+		}
+		b := w.buf[w.index(c.pos):]
+		length, typ := binary.BigEndian.Uint32(b), string(b[4:8])
+		if length > 1<<31-1 {
+			return refuse(TypeRefused, "el archivo no es un PNG válido: un bloque declara más de 2 GiB")
+		}
+		if !c.ihdr {
+			if typ != "IHDR" || length < 13 {
+				return refuse(TypeRefused, "el archivo no es un PNG válido: no empieza por IHDR")
+			}
+			c.ihdr = true
+			if fe := checkPixels("PNG", uint64(binary.BigEndian.Uint32(b[8:])), uint64(binary.BigEndian.Uint32(b[12:])), c.maxPixels); fe != nil {
+				return fe
+			}
+		}
+		c.iend = typ == "IEND"
+		c.pos += 12 + int64(length) // length, type, data, CRC
+	}
+	return nil
+}
+
+func (c *pngCheck) finish(size int64) *Finding {
+	if !c.iend || c.pos > size {
+		return refuse(Truncated, "el PNG está incompleto: no llega a su bloque final IEND")
+	}
+	return nil
+}
+
+// tiffCheck reads ImageWidth and ImageLength from a TIFF's first image
+// directory (IFD0), in either byte order, as SHORT or LONG.
+type tiffCheck struct {
+	maxPixels           int64
+	order               binary.ByteOrder
+	pos                 int64 // the offset of the next thing to read
+	entries             int   // IFD0 entries left; -1 before the count is read
+	width, height       uint64
+	hasWidth, hasHeight bool // the first of each counts, as in libtiff
+	done                bool
+}
+
+func newTIFFCheck(r Limits) contentCheck {
+	return &tiffCheck{maxPixels: r.MaxImagePixels, entries: -1}
+}
+
+func (c *tiffCheck) check(w *window) *Finding {
+	for !c.done {
+		switch {
+		case c.order == nil && w.has(0, 8):
+			c.order = binary.ByteOrder(binary.BigEndian)
+			if w.buf[0] == 'I' {
+				c.order = binary.LittleEndian
+			}
+			if c.pos = int64(c.order.Uint32(w.buf[4:])); c.pos < 8 {
+				return refuse(TypeRefused, "el archivo no es un TIFF válido: su directorio de imagen está en la cabecera")
+			}
+		case c.order != nil && c.entries < 0 && w.has(c.pos, 2):
+			c.entries = int(c.order.Uint16(w.buf[w.index(c.pos):]))
+			c.pos += 2
+		case c.entries == 0 || c.hasWidth && c.hasHeight:
+			c.done = true
+			return checkPixels("TIFF", c.width, c.height, c.maxPixels)
+		case c.entries > 0 && w.has(c.pos, 12):
+			c.entry(w.buf[w.index(c.pos):])
+			c.pos += 12
+			c.entries--
+		default:
+			return nil // the rest comes in a later window
+		}
+	}
+	return nil
+}
+
+// entry reads one 12-byte IFD entry: tag, type, count, value.
+func (c *tiffCheck) entry(b []byte) {
+	tag, typ, count := c.order.Uint16(b), c.order.Uint16(b[2:]), c.order.Uint32(b[4:])
+	var v uint64
+	switch {
+	case typ == 3 && count >= 1 && count <= 2: // SHORT, in the first half of the value field
+		v = uint64(c.order.Uint16(b[8:]))
+	case typ == 4 && count == 1: // LONG
+		v = uint64(c.order.Uint32(b[8:]))
+	default:
+		return
+	}
+	switch {
+	case tag == 256 && !c.hasWidth:
+		c.width, c.hasWidth = v, true
+	case tag == 257 && !c.hasHeight:
+		c.height, c.hasHeight = v, true
+	}
+}
+
+func (c *tiffCheck) finish(int64) *Finding {
+	if !c.done {
+		return refuse(Truncated, "el TIFF está incompleto: su directorio de imagen no está completo en el archivo")
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package filecheck
+
+import "bytes"
+
+// pdfCheck refuses PDFs with active content and PDFs cut short (contract
+// §7). It reads the PDF's syntax as it passes, without parsing objects:
+//
+//   - Every name is decoded (#xx escapes resolved) and compared whole, so
+//     /J#61vaScript is /JavaScript and /JSON is not /JS. Names count
+//     wherever they are, strings and comments included: a viewer that
+//     follows the cross-reference table may parse an object that starts
+//     anywhere, even inside another object's stream.
+//   - Inside the data of a stream (from "stream" to "endstream") the
+//     two-letter name /JS alone does not count: compressed bytes spell it
+//     about once in 2^28 bytes, and a script action also names its type,
+//     /S /JavaScript, which counts everywhere.
+//   - An object stream holds objects out of sight; its data is inflated,
+//     within bounds, and every name in it counts (pdf_objstm.go).
+//     What marks a stream as one is its dictionary's /Type /ObjStm or
+//     /First (viewers read any stream the cross-reference table points
+//     into, /Type or not). Its dictionary is what was said since the
+//     object started ("N G obj" at the top level, see pdfSyntax) or since
+//     the stream before it ended; a stream keyword inside another's data
+//     keeps what the outer one said too. So the letters obj, stream or
+//     endstream inside a string, a comment, a dictionary or another
+//     stream's data do not make an object stream's dictionary forgotten.
+//   - How an object stream's data is decoded may be written by reference
+//     (/Filter 7 0 R, /DecodeParms [ 7 0 R ]): the values of /Filter,
+//     /DecodeParms and /Length are read where they are written
+//     (pdf_value.go, pdf_keys.go) and references followed,
+//     within bounds, once the whole file is read (pdf_defs.go). A
+//     stream whose /Filter is a reference is read both ways until then:
+//     as it is, every name counting, and inflated. What cannot be read or
+//     followed refuses the stream as one that cannot be inspected.
+//   - A viewer reads an uncompressed object stream by its /Length, which
+//     may reach past an "endstream" spelled inside its data; when the
+//     length is longer than the data read here, or is not a direct
+//     integer, every name counts from there to the end of the file.
+//   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
+type pdfCheck struct {
+	allowScripts bool
+	tail         []byte // the last pdfTail bytes seen
+	name         [16]byte
+	syntax       pdfSyntax
+	dict         pdfDict // what was said since the object started or data ended
+	region       pdfDict // what the current stream's dictionary said
+	inData       bool    // between stream and endstream
+	rawObjStm    bool    // the data is read as an uncompressed object stream
+	rawFrom      int64   // where that data started, or -1
+	rawToEOF     bool    // a viewer may read one on to the end of the file
+	hdr          objStmHeader
+	hdrNext      int64 // the first offset of its data not yet fed to hdr
+	encrypted    bool  // an /Encrypt entry: strings and streams are ciphertext
+	objStms      objStms
+	defs         pdfDefs
+}
+
+// pdfDict is what a stream's dictionary says about its data.
+type pdfDict struct {
+	objStm    bool // /ObjStm or /First
+	filterKey bool // /Filter (or /F, which some viewers read as it)
+	names     pdfNames
+	vals      pdfVals
+}
+
+func (d pdfDict) or(e pdfDict) pdfDict {
+	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.names.or(e.names), d.vals.or(e.vals)}
+}
+
+const pdfTail = 1024
+
+func newPDFCheck(r Limits) contentCheck {
+	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1}
+	p.objStms.defs = &p.defs
+	return p
+}
+
+// pdfActive is the refusal of a PDF with the active name name.
+func pdfActive(name string) *Finding {
+	return refuse(ActiveContent, "el PDF contiene contenido activo (/"+name+
+		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
+}
+
+func (p *pdfCheck) check(w *window) *Finding {
+	p.keepTail(w.buf[w.fresh:])
+	if p.allowScripts {
+		return nil
+	}
+	buf, lim := w.buf, w.index(w.limit)
+	slash, obj, stream := -1, -1, -1 // the next of each at or after i, or lim
+	for i := w.index(w.from); i < lim; {
+		if slash < i {
+			slash = nextIndex(buf, i, lim, "/")
+		}
+		if obj < i {
+			obj = nextIndex(buf, i, lim, "obj")
+		}
+		if stream < i {
+			stream = nextIndex(buf, i, lim, "stream")
+		}
+		e := min(slash, obj, stream)
+		if e >= lim {
+			break
+		}
+		var fe *Finding
+		switch e {
+		case slash:
+			if name, ok := pdfNameAt(buf, e, &p.name); ok {
+				fe = p.onName(w, e, name)
+			}
+		case obj:
+			top := false
+			if !p.inData && pdfKeyword(w, e, 3) {
+				if p.syntax.advance(w, w.base+int64(e)); p.syntax.top() {
+					p.dict, top = pdfDict{}, true
+				}
+			}
+			p.defs.define(w, e, top)
+		case stream:
+			if e >= 3 && string(buf[e-3:e]) == "end" {
+				// Nine bytes no compressor spells by chance: whatever
+				// comes before "endstream", the data has ended.
+				if p.inData {
+					fe = p.endData(w, w.base+int64(e-3))
+				}
+			} else if pdfKeyword(w, e, 6) && e+6 < len(buf) && pdfWhite(buf[e+6]) {
+				fe = p.startData(w, w.base+int64(e+6))
+			}
+		}
+		if fe != nil {
+			return fe
+		}
+		i = e + 1
+	}
+	if !p.inData {
+		p.syntax.advance(w, w.limit)
+	}
+	if p.rawObjStm {
+		p.feedHeader(w, w.limit, w.final)
+	}
+	return p.objStms.take(w, w.limit)
+}
+
+// onName handles a decoded name whose solidus is at w.buf[e].
+func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
+	raw := p.rawObjStm || p.rawToEOF
+	if pdfActiveName(name) {
+		if string(name) == "JS" && p.inData && !raw {
+			return nil
+		}
+		return pdfActive(string(name))
+	}
+	p.defs.name(name)
+	if raw {
+		p.defs.content(name)
+	}
+	p.dict.names.add(name)
+	switch string(name) {
+	case "ObjStm", "First":
+		p.dict.objStm = true
+	case "Filter", "F":
+		p.dict.filterKey = true
+	case "Encrypt":
+		p.encrypted = true
+	}
+	if key := pdfStreamKey(name); key != 0 {
+		p.dict.vals.add(key, pdfValueAt(w.buf, pdfNameEnd(w.buf, e), w.final))
+	}
+	return nil
+}
+
+// startData handles the keyword stream; the data starts at off.
+func (p *pdfCheck) startData(w *window, off int64) *Finding {
+	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
+		return fe
+	}
+	nested := p.inData
+	if nested {
+		p.region = p.region.or(p.dict)
+	} else {
+		p.region = p.dict
+	}
+	p.dict, p.inData, p.rawObjStm = pdfDict{}, true, false
+	d := p.region
+	if !d.objStm {
+		return nil
+	}
+	switch {
+	case d.names.predictor:
+		return pdfUninspectable("un flujo de objetos usa un predictor")
+	case d.vals.unread&(keyFilter|keyParms) != 0:
+		return pdfUninspectable("el /Filter o /DecodeParms de un flujo de objetos no se puede leer")
+	case d.vals.has(keyFilter):
+		// Decided once the references are followed, at the end; until
+		// then the data is read both ways, as it is and inflated.
+		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
+		p.startRaw(off)
+		return p.objStms.start(off)
+	case d.names.filters == 1 && d.names.flate == 1:
+		if d.vals.has(keyParms) {
+			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
+		}
+		return p.objStms.start(off)
+	case d.names.filters == 0 && !d.filterKey:
+		p.startRaw(off)
+		return p.objStms.count1()
+	}
+	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
+}
+
+// startRaw reads the data from off as an uncompressed object stream:
+// every name counts, and its header's object numbers are noted.
+func (p *pdfCheck) startRaw(off int64) {
+	p.rawObjStm = true
+	if p.rawFrom < 0 {
+		p.rawFrom, p.hdr, p.hdrNext = off, objStmHeader{on: true}, off
+	}
+}
+
+// feedHeader feeds the raw object stream's data up to offset to.
+func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
+	if p.hdr.on && to > p.hdrNext {
+		p.hdr.feed(w.buf[w.index(p.hdrNext):w.index(to)], &p.defs, last)
+		p.hdrNext = to
+	}
+}
+
+// endData handles the keyword endstream, at off. A viewer reads an
+// uncompressed object stream's data by its /Length: when that is longer
+// than the data read here, or is not a direct integer (a reference may
+// lead to any number, see pdfDefs), the stream's names go on counting as
+// its own to the end of the file.
+func (p *pdfCheck) endData(w *window, off int64) *Finding {
+	if p.rawObjStm {
+		p.feedHeader(w, off, true)
+		v := p.region.vals
+		if v.unread&keyLength != 0 || v.directLn && v.length > off-p.rawFrom {
+			p.rawToEOF = true
+		}
+	}
+	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
+	p.syntax.reset(off + int64(len("endstream")))
+	return p.objStms.end(w, off)
+}
+
+func (p *pdfCheck) finish(int64) *Finding {
+	if !bytes.Contains(p.tail, []byte("%%EOF")) {
+		return refuse(Truncated, "el PDF está incompleto: no termina con %%EOF")
+	}
+	if p.allowScripts {
+		return nil
+	}
+	if fe := p.objStms.end(nil, 0); fe != nil {
+		return fe
+	}
+	if p.encrypted && p.objStms.count > 0 {
+		return refuse(ActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
+	}
+	return p.defs.finish()
+}
+
+// keepTail keeps the last pdfTail bytes of the file in p.tail.
+func (p *pdfCheck) keepTail(fresh []byte) {
+	if len(fresh) >= pdfTail {
+		p.tail = append(p.tail[:0], fresh[len(fresh)-pdfTail:]...)
+		return
+	}
+	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
+	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
+}
+
+// nextIndex returns the index of the first sep in buf that starts in
+// [i, lim), or lim. It looks for sep's last byte, the rarest in PDF text
+// of the words looked for here ("obj", "stream") and no rarer than any
+// other in compressed data, and compares the rest backwards.
+func nextIndex(buf []byte, i, lim int, sep string) int {
+	last, n := sep[len(sep)-1], len(sep)
+	for j := i + n - 1; j < min(len(buf), lim+n-1); {
+		k := bytes.IndexByte(buf[j:min(len(buf), lim+n-1)], last)
+		if k < 0 {
+			break
+		}
+		j += k
+		if string(buf[j-n+1:j+1]) == sep {
+			return j - n + 1
+		}
+		j++
+	}
+	return lim
+}

@@ -1,0 +1,229 @@
+package filecheck
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// The lexical rules of PDF (ISO 32000-1 §7.2) that pdfCheck needs.
+
+const (
+	pdfClassWhite = 1 << iota // NUL, HT, LF, FF, CR, SP
+	pdfClassDelim             // ( ) < > [ ] { } / %
+	pdfClassHex               // 0-9 A-F a-f
+)
+
+var pdfClass = func() (t [256]uint8) {
+	for _, c := range []byte("\x00\t\n\f\r ") {
+		t[c] |= pdfClassWhite
+	}
+	for _, c := range []byte("()<>[]{}/%") {
+		t[c] |= pdfClassDelim
+	}
+	for _, c := range []byte("0123456789ABCDEFabcdef") {
+		t[c] |= pdfClassHex
+	}
+	return t
+}()
+
+func pdfWhite(c byte) bool { return pdfClass[c]&pdfClassWhite != 0 }
+
+// pdfEnds reports whether c ends a name or a keyword.
+func pdfEnds(c byte) bool { return pdfClass[c]&(pdfClassWhite|pdfClassDelim) != 0 }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// pdfNameAt decodes the name whose solidus is at buf[i] into dst, #xx
+// escapes resolved (a # not followed by two hex digits is itself, as
+// viewers read it). It returns false when the name is longer than dst:
+// no name that matters is. The name ends at whitespace, a delimiter or
+// the end of buf, which is the end of the file when the name starts
+// before a window's limit and is short enough to matter.
+func pdfNameAt(buf []byte, i int, dst *[16]byte) ([]byte, bool) {
+	n := 0
+	for j := i + 1; j < len(buf); {
+		c := buf[j]
+		if pdfEnds(c) {
+			break
+		}
+		j++
+		if c == '#' && j+1 < len(buf) && pdfClass[buf[j]]&pdfClassHex != 0 && pdfClass[buf[j+1]]&pdfClassHex != 0 {
+			c = unhex(buf[j])<<4 | unhex(buf[j+1])
+			j += 2
+		}
+		if n == len(dst) {
+			return nil, false
+		}
+		dst[n] = c
+		n++
+	}
+	return dst[:n], true
+}
+
+// pdfNameEnd returns the index after the name whose solidus is at buf[i].
+func pdfNameEnd(buf []byte, i int) int {
+	for i++; i < len(buf) && !pdfEnds(buf[i]); i++ {
+	}
+	return i
+}
+
+// pdfKeyword reports whether the n letters at w.buf[e] stand alone as a
+// keyword: not inside a longer run of regular characters, not a name.
+func pdfKeyword(w *window, e, n int) bool {
+	buf := w.buf
+	if e > 0 && (buf[e-1] == '/' || !pdfEnds(buf[e-1])) {
+		return false
+	}
+	if e+n < len(buf) {
+		return pdfEnds(buf[e+n])
+	}
+	return w.final
+}
+
+// pdfObjNumber reads the object number before the keyword obj at
+// w.buf[e]: "12 0 obj", or "12 0obj" as lenient lexers read it. ok says
+// it was read; keyword says obj stands alone, so that a viewer may start
+// an object there even when its number could not be read here.
+func pdfObjNumber(w *window, e int) (num uint32, ok, keyword bool) {
+	buf := w.buf
+	if e+3 < len(buf) && !pdfEnds(buf[e+3]) || e+3 >= len(buf) && !w.final {
+		return 0, false, false
+	}
+	keyword = pdfKeyword(w, e, 3)
+	back := func(j int, in func(byte) bool) int {
+		for j > 0 && in(buf[j-1]) {
+			j--
+		}
+		return j
+	}
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	genEnd := back(e, pdfWhite)
+	gen := back(genEnd, digit)
+	numEnd := back(gen, pdfWhite)
+	start := back(numEnd, digit)
+	switch {
+	case gen == genEnd || genEnd-gen > 5 || numEnd == gen || start == numEnd || numEnd-start > 10:
+		return 0, false, keyword
+	case start == 0 && w.base != 0, start > 0 && (!pdfEnds(buf[start-1]) || buf[start-1] == '/'):
+		return 0, false, keyword // more digits may come before, or it is part of a name
+	}
+	n, err := strconv.ParseUint(string(buf[start:numEnd]), 10, 32)
+	if err != nil {
+		return 0, false, keyword
+	}
+	return uint32(n), true, keyword
+}
+
+// pdfActiveName reports whether name is one of contract §7's: scripts,
+// launch actions, attachments, rich media, XFA forms.
+func pdfActiveName(name []byte) bool {
+	switch string(name) {
+	case "JavaScript", "JS", "Launch", "EmbeddedFile", "RichMedia", "XFA":
+		return true
+	}
+	return false
+}
+
+// pdfSyntax follows a PDF's literal strings, comments, hex strings and
+// dictionary nesting outside stream data, so that the letters "obj" count
+// as an object's start only at the top level: not inside a string, a
+// comment or a dictionary, where a viewer does not read them as one. When
+// it loses its way (an unbalanced parenthesis or dictionary) it sees
+// fewer objects start, not more; it starts afresh after each endstream.
+type pdfSyntax struct {
+	pos   int64 // the offset up to which the state is known
+	state uint8
+	nest  int // parentheses open in a string
+	depth int // dictionaries open
+}
+
+const (
+	synTop = iota
+	synString
+	synComment
+	synHex
+)
+
+// top reports whether the offset the state was advanced to is at the top
+// level.
+func (s *pdfSyntax) top() bool { return s.state == synTop && s.depth == 0 }
+
+// reset starts afresh at offset pos.
+func (s *pdfSyntax) reset(pos int64) { *s = pdfSyntax{pos: pos} }
+
+// advance follows w's bytes from s.pos up to the offset to.
+func (s *pdfSyntax) advance(w *window, to int64) {
+	buf := w.buf
+	i, end := w.index(s.pos), w.index(to)
+	cr := -1 // the next CR at or after i, or end: most PDFs have none
+	for i < end {
+		switch s.state {
+		case synComment:
+			if cr < i {
+				if cr = bytes.IndexByte(buf[i:end], '\r'); cr < 0 {
+					cr = end
+				} else {
+					cr += i
+				}
+			}
+			j := bytes.IndexByte(buf[i:cr], '\n')
+			if j < 0 {
+				j = cr - i
+			}
+			if i += j; i < end {
+				s.state = synTop
+			}
+		case synHex:
+			j := bytes.IndexByte(buf[i:end], '>')
+			if j < 0 {
+				i = end
+				break
+			}
+			i += j + 1
+			s.state = synTop
+		case synString:
+			for ; i < end && s.state == synString; i++ {
+				switch buf[i] {
+				case '\\':
+					i++ // the escaped byte, whatever it is
+				case '(':
+					s.nest++
+				case ')':
+					if s.nest--; s.nest == 0 {
+						s.state = synTop
+					}
+				}
+			}
+		default:
+			for ; i < end && s.state == synTop; i++ {
+				switch buf[i] {
+				case '(':
+					s.state, s.nest = synString, 1
+				case '%':
+					s.state = synComment
+				case '<':
+					if i+1 < len(buf) && buf[i+1] == '<' {
+						s.depth++
+						i++
+					} else {
+						s.state = synHex
+					}
+				case '>':
+					if i+1 < len(buf) && buf[i+1] == '>' {
+						s.depth = max(0, s.depth-1)
+						i++
+					}
+				}
+			}
+		}
+	}
+	s.pos = max(s.pos, w.base+int64(i))
+}

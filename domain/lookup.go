@@ -1,0 +1,56 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// StoredReceipt is what the store kept of a report, as its receipt shows
+// it to the partner that sent it.
+type StoredReceipt struct {
+	ID             int64
+	CreditNumber   string
+	FileName       string    // "" when the report came without a file
+	ReceivedAt     time.Time // UTC, to the millisecond
+	IdempotencyKey string    // the Idempotency-Key header, "" when none was sent
+}
+
+// StoredReport is a stored report: its receipt and its fields.
+type StoredReport struct {
+	StoredReceipt
+	Report *Report
+}
+
+// The bounds of a page of receipts (contract §8).
+const (
+	PageDefault = 100 // receipts in a page when the partner names no limit
+	PageMax     = 500 // the most receipts a page may hold
+)
+
+// MsgNotFound is the message of a report that is not the partner's, or
+// not there: the answer never tells which.
+const MsgNotFound = "Reporte no encontrado"
+
+// InvalidParameter is the error of a look-up parameter the partner got
+// wrong: code invalid_request, naming the parameter (in Detail too, for
+// machines).
+func InvalidParameter(name, why string) *Error {
+	return &Error{Kind: ErrInvalidInput, Code: "invalid_request", Message: "Parámetro " + name + " inválido: " + why, Detail: name}
+}
+
+// ParseInstant reads a bound of a look-up: an RFC 3339 date-time, or a
+// date YYYY-MM-DD meaning 00:00 UTC of that day. The result is in UTC.
+func ParseInstant(s string) (time.Time, bool) {
+	var t time.Time
+	var err error
+	if len(s) == 10 {
+		t, err = isoDate(s)
+	} else {
+		// RFC 3339 allows "t" and "z" in lower case; Go's layout does not.
+		t, err = time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	}
+	if err != nil || t.Year() < minYear || t.Year() > maxYear {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}

@@ -1,0 +1,148 @@
+package test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/test/fixture"
+)
+
+// v1LookupRules: GET /v1/reports/{id} and GET /v1/reports.
+func v1LookupRules(t *testing.T, e *v1Env) {
+	today := time.Now().UTC()
+	// Reports of both partners, some keyed, one through the legacy path.
+	store := func(t *testing.T, tok, credit, key string) int64 {
+		t.Helper()
+		r := e.post(t, "/v1/reports", tok, mustJSON(fixture.Minimal(today, credit)), "Idempotency-Key", key)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+		return int64(r.Body["id"].(float64))
+	}
+	var mine []int64
+	t.Run("look-ups: reports to look up", func(t *testing.T) {
+		mine = append(mine, store(t, e.acme, "CR-LIST-A", "list-1"))
+		store(t, e.globex, "CR-LIST-A", "list-1")
+		mine = append(mine, store(t, e.acme, "CR-LIST-B", ""))
+		legacy := e.in.report(t, e.legacyAcmeTok, mustJSON(fixture.Minimal(today, "CR-LIST-A")), "Idempotency-Key", "list-legacy")
+		if legacy.Status != http.StatusOK {
+			t.Fatalf("%d %s", legacy.Status, legacy.Raw)
+		}
+		mine = append(mine, int64(legacy.Body["id"].(float64)))
+		store(t, e.globex, "CR-LIST-C", "")
+		mine = append(mine, store(t, e.acme, "CR-LIST-A", "list-3"))
+	})
+
+	t.Run("get: only the partner that sent a report sees it; any other id is 404 not_found", func(t *testing.T) {
+		if r := e.get(t, fmt.Sprintf("/v1/reports/%d", mine[0]), e.acme); r.Status != http.StatusOK || r.Body["numero_credito"] != "CR-LIST-A" {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+		other := e.get(t, fmt.Sprintf("/v1/reports/%d", mine[0]), e.globex)
+		mustProblem(t, other, 404, "not_found")
+		for _, id := range []string{"999999999", "0", "-1", "abc", "1.5", "99999999999999999999"} {
+			mustProblem(t, e.get(t, "/v1/reports/"+id, e.acme), 404, "not_found")
+		}
+		missing := e.get(t, "/v1/reports/999999999", e.acme)
+		if other.Body["detail"] != missing.Body["detail"] {
+			t.Fatalf("another partner's report (%s) and no report (%s) answer differently", other.Raw, missing.Raw)
+		}
+	})
+
+	// list returns the ids of every page of a query, following next_cursor.
+	list := func(t *testing.T, tok, query string) ([]int64, int) {
+		t.Helper()
+		var ids []int64
+		pages := 0
+		for next := ""; ; pages++ {
+			q := query
+			if next != "" {
+				q += "&cursor=" + url.QueryEscape(next)
+			}
+			r := e.get(t, "/v1/reports?"+strings.TrimPrefix(q, "&"), tok)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s: %d %s", q, r.Status, r.Raw)
+			}
+			for _, x := range r.Body["data"].([]any) {
+				ids = append(ids, int64(x.(map[string]any)["id"].(float64)))
+			}
+			c, more := r.Body["next_cursor"].(string)
+			if !more {
+				if r.Body["next_cursor"] != nil {
+					t.Fatalf("next_cursor %v", r.Body["next_cursor"])
+				}
+				return ids, pages + 1
+			}
+			next = c
+		}
+	}
+	t.Run("list: the partner's own receipts in ascending id, by filter", func(t *testing.T) {
+		all, _ := list(t, e.acme, "received_from="+today.Format("2006-01-02"))
+		if !containsInOrder(all, mine) {
+			t.Fatalf("all of today: %v, want %v among them, in order", all, mine)
+		}
+		for _, id := range all {
+			if r := e.get(t, fmt.Sprintf("/v1/reports/%d", id), e.acme); r.Status != http.StatusOK {
+				t.Fatalf("listed %d, which is not acme's: %d", id, r.Status)
+			}
+		}
+		for _, tt := range []struct {
+			query string
+			want  []int64
+		}{
+			{"numero_credito=CR-LIST-A&received_from=" + today.Format("2006-01-02"), []int64{mine[0], mine[2], mine[3]}},
+			{"numero_credito=CR-LIST-B", []int64{mine[1]}},
+			{"idempotency_key=list-1", []int64{mine[0]}},
+			{"idempotency_key=list-legacy", []int64{mine[2]}},
+			{"numero_credito=CR-LIST-C", nil},
+			{"received_to=" + today.Format("2006-01-02"), nil},
+			{"received_from=" + today.AddDate(0, 0, 1).Format("2006-01-02"), nil},
+			{"numero_credito=CR-LIST-A&received_from=" + url.QueryEscape(today.Add(-time.Hour).Format(time.RFC3339)) +
+				"&received_to=" + url.QueryEscape(today.Add(time.Hour).Format(time.RFC3339)), []int64{mine[0], mine[2], mine[3]}},
+		} {
+			if got, _ := list(t, e.acme, tt.query); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("%s: %v, want %v", tt.query, got, tt.want)
+			}
+		}
+	})
+	t.Run("list: pages of limit receipts, the cursor of each leading to the next, null on the last", func(t *testing.T) {
+		whole, _ := list(t, e.acme, "numero_credito=CR-LIST-A&limit=500")
+		paged, pages := list(t, e.acme, "numero_credito=CR-LIST-A&limit=1")
+		if fmt.Sprint(whole) != fmt.Sprint(paged) || pages != len(whole) || len(whole) != 3 {
+			t.Fatalf("limit 500: %v; limit 1: %v in %d pages", whole, paged, pages)
+		}
+		if _, pages := list(t, e.acme, "numero_credito=CR-LIST-A&limit=3"); pages != 1 {
+			t.Fatalf("a page that holds the last receipt has a next_cursor (%d pages)", pages)
+		}
+	})
+	t.Run("list: a bad or unknown parameter is 400 invalid_request naming it", func(t *testing.T) {
+		for query, name := range map[string]string{
+			"limit=0": "limit", "limit=501": "limit", "limit=ten": "limit", "limit=-1": "limit",
+			"received_from=yesterday": "received_from", "received_to=2026-02-30": "received_to",
+			"cursor=xyz": "cursor", "cursor=" + url.QueryEscape("MTA="): "cursor",
+			"numero_credito=a%2Fb": "numero_credito", "numero_credito=": "numero_credito",
+			"credit=CR-1": "credit", "limit=1&limit=2": "limit", "idempotency_key=" + strings.Repeat("k", 256): "idempotency_key",
+		} {
+			r := e.get(t, "/v1/reports?"+query, e.acme)
+			mustProblem(t, r, 400, "invalid_request")
+			if !strings.Contains(fmt.Sprint(r.Body["detail"]), name) {
+				t.Errorf("%s: detail %q does not name %s", query, r.Body["detail"], name)
+			}
+		}
+	})
+}
+
+// containsInOrder reports whether every id of want is in got, in the
+// same order.
+func containsInOrder(got, want []int64) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
