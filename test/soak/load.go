@@ -48,12 +48,14 @@ func (s *soak) load(ctx context.Context) error {
 	s.res.LoadStopped = time.Now()
 	s.setDrainDeadline(time.Now().Add(c.Drain))
 	c.Progress("soak: load stopped, faults off; %d reports started; draining", len(s.reports.all()))
-	if err := <-killed; err != nil {
-		return err
-	}
-	wg.Wait()
+	killErr := <-killed
+	wg.Wait() // bounded: a report still without its 200 is given up at the drain's deadline
 	<-logins
 	s.res.Drained = time.Now()
+	s.res.Retries = s.res.retries.Load()
+	if killErr != nil {
+		return killErr
+	}
 	return ctx.Err()
 }
 

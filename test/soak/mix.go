@@ -40,6 +40,7 @@ type report struct {
 	n        int
 	credit   string
 	key      string // "" without Idempotency-Key
+	shared   bool   // its credit number is one of sharedCredits
 	withFile bool
 	mode     mode
 	body     []byte
@@ -72,7 +73,7 @@ func (m *mix) next() *report {
 	m.mu.Unlock()
 	r.credit = fmt.Sprintf("SK%s-%d", m.run, r.n)
 	if rand.Float64() < sharedShare {
-		r.credit = fmt.Sprintf("SK%s-S%d", m.run, rand.IntN(sharedCredits))
+		r.credit, r.shared = fmt.Sprintf("SK%s-S%d", m.run, rand.IntN(sharedCredits)), true
 	}
 	if rand.Float64() >= keylessShare {
 		r.key = fmt.Sprintf("soak-%s-%d", m.run, r.n)

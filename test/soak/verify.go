@@ -97,7 +97,6 @@ func (s *soak) verify(ctx context.Context) error {
 	s.plan.mu.Lock()
 	r.PUTFaults = maps.Clone(s.plan.puts)
 	s.plan.mu.Unlock()
-	r.Retries = r.retries.Load()
 	return nil
 }
 
@@ -112,7 +111,7 @@ func (s *soak) compare(rep *report, rows []row) {
 	if rep.key == "" {
 		r.Keyless++
 	}
-	if strings.Contains(rep.credit, "-S") {
+	if rep.shared {
 		r.Shared++
 	}
 	oks := rep.answers()
