@@ -30,7 +30,9 @@ func (b brokenArchive) FindReports(context.Context, ports.ArchiveFilter) ([]doma
 // brokenFiles is an upload store that does not answer.
 type brokenFiles struct{}
 
-func (brokenFiles) Exists(context.Context, string) (bool, error) { return false, errors.New("bucket unreachable") }
+func (brokenFiles) Exists(context.Context, string) (bool, error) {
+	return false, errors.New("bucket unreachable")
+}
 
 func TestNewSupportRefusesNil(t *testing.T) {
 	if s, err := ports.NewSupport(nil); err == nil || s != nil {

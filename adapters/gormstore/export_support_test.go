@@ -7,4 +7,6 @@ func FindQuery(s *Store) string { return s.findQuery() }
 
 // ArchiveQuery is the statement FindReports of s runs for f, and its
 // arguments.
-func ArchiveQuery(s *Store, f ports.ArchiveFilter) (string, []any, error) { return archiveQuery(s.driver, f) }
+func ArchiveQuery(s *Store, f ports.ArchiveFilter) (string, []any, error) {
+	return archiveQuery(s.driver, f)
+}
