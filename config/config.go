@@ -42,6 +42,7 @@ type Config struct {
 // HTTPConfig is the listener and the bounds of one request.
 type HTTPConfig struct {
 	Addr                   string         `mapstructure:"addr" default:"127.0.0.1:8080" doc:"listen address; use 0.0.0.0:8080 in a container"`
+	MetricsAddr            string         `mapstructure:"metrics_addr" default:"" doc:"when set (e.g. 0.0.0.0:9090), /metrics is served on this internal listener and not on http.addr; empty: on http.addr"`
 	ReadHeaderTimeout      time.Duration  `mapstructure:"read_header_timeout" default:"10s" doc:"time to read a request's headers (cuts slowloris clients)"`
 	ReadTimeout            time.Duration  `mapstructure:"read_timeout" default:"60s" doc:"time to read a whole request (a 32 MiB report on a slow link)"`
 	WriteTimeout           time.Duration  `mapstructure:"write_timeout" default:"90s" doc:"time to write a response, counted from the end of the request headers"`

@@ -118,6 +118,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_IDEMPOTENCY_TTL", "1h", "idempotency.ttl"},
 		{"DISB_LOG_FORMAT", "xml", "log.format"},
 		{"DISB_DEBUG_PPROF_ADDR", "6060", "debug.pprof_addr"},
+		{"DISB_HTTP_METRICS_ADDR", "9090", "http.metrics_addr"},
+		{"DISB_HTTP_METRICS_ADDR", "127.0.0.1:8080", "http.metrics_addr"},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Setenv(tt.env, tt.val)
@@ -181,7 +183,7 @@ func TestBadValuesInTheFile(t *testing.T) {
 		})
 	}
 	for _, tt := range []struct{ name, yaml, want string }{
-		{"unknown key", "http:\n  adress: x\n", "http.adress"},
+		{"unknown key", "http:\n  adress: x\n", "http.adress (did you mean http.addr?)"},
 		{"unknown nested key", "uploads:\n  s3:\n    bucket_name: x\n", "uploads.s3.bucket_name"},
 		{"unknown section", "cache:\n  size: 5\n", "cache.size"},
 		{"section as a value", "uploads:\n  s3: yes\n", "uploads.s3 is a section"},

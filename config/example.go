@@ -15,6 +15,9 @@ const exampleHeader = `# disbursementd configuration: every key with its default
 #
 # Each key can also be set by an environment variable DISB_<SECTION>_<KEY>, which
 # wins over this file: store.dsn -> DISB_STORE_DSN, uploads.s3.bucket -> DISB_UPLOADS_S3_BUCKET.
+# A secret (store.dsn, uploads.s3.endpoint, uploads.s3.secret_access_key, login.url)
+# may instead be read from a file: DISB_STORE_DSN_FILE=/run/secrets/dsn. DISB_CONFIG
+# names this file when --config is not given; any other DISB_* variable is an error.
 # Sizes take bytes or KiB/MiB/GiB; durations take 30s, 5m, 24h; lists take a YAML
 # list or a comma-separated string.
 `
@@ -26,24 +29,34 @@ const commentColumn = 32
 // section and key, with its default and its doc. disbursementd.example.yaml
 // is exactly this text (a test holds them together).
 func ExampleYAML() string {
+	return renderYAML(exampleHeader, func(s Setting) string { return yamlValue(s, s.Default) }, true)
+}
+
+// renderYAML writes every setting in the order of the Config struct,
+// nested in its sections, with value's text and, withDocs, each doc.
+func renderYAML(header string, value func(Setting) string, withDocs bool) string {
 	var b strings.Builder
-	b.WriteString(exampleHeader)
+	b.WriteString(header)
 	open := ""
 	for _, s := range Settings() {
 		sec, name := splitKey(s.Key)
 		if sec != open {
-			openSections(&b, open, sec)
+			openSections(&b, open, sec, withDocs)
 			open = sec
 		}
 		depth := strings.Count(s.Key, ".")
-		writeLine(&b, strings.Repeat("  ", depth)+name+": "+yamlValue(s), s.Doc)
+		doc := s.Doc
+		if !withDocs {
+			doc = ""
+		}
+		writeLine(&b, strings.Repeat("  ", depth)+name+": "+value(s), doc)
 	}
 	return b.String()
 }
 
 // openSections writes the headers of the sections of next that prev has
 // not opened ("uploads" -> "uploads.s3" writes only "s3:").
-func openSections(b *strings.Builder, prev, next string) {
+func openSections(b *strings.Builder, prev, next string, withDocs bool) {
 	have := strings.Split(prev, ".")
 	parts := strings.Split(next, ".")
 	same := 0
@@ -55,7 +68,11 @@ func openSections(b *strings.Builder, prev, next string) {
 	}
 	for i := same; i < len(parts); i++ {
 		key := strings.Join(parts[:i+1], ".")
-		writeLine(b, strings.Repeat("  ", i)+parts[i]+":", sectionDoc(key))
+		doc := ""
+		if withDocs {
+			doc = sectionDoc(key)
+		}
+		writeLine(b, strings.Repeat("  ", i)+parts[i]+":", doc)
 	}
 }
 
@@ -86,10 +103,9 @@ func splitKey(key string) (section, name string) {
 // plainYAML is text that YAML reads back as the same string unquoted.
 var plainYAML = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./:,-]*$`)
 
-// yamlValue is a setting's default as YAML: as written in the tag, quoted
-// when YAML would read it as something else (empty, a number, a bool).
-func yamlValue(s Setting) string {
-	d := s.Default
+// yamlValue is a value d of setting s as YAML: as written, quoted when
+// YAML would read it as something else (empty, a number, a bool).
+func yamlValue(s Setting, d string) string {
 	if d == "" {
 		return `""`
 	}
@@ -129,6 +145,9 @@ func MarkdownTable() string {
 			doc += " (secret: logged as ***)"
 		case redactDSN, redactURL:
 			doc += " (its password is not logged)"
+		}
+		if s.FileEnv != "" {
+			doc += "; or from the file `" + s.FileEnv + "` names"
 		}
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", s.Key, s.Env, def, strings.ReplaceAll(doc, "|", `\|`))
 	}

@@ -11,20 +11,20 @@ import (
 	"github.com/spf13/viper"
 )
 
-// Load reads the file at path ("" means disbursementd.yaml in the working
-// directory, if it exists), then the environment, which wins. Every error
-// is one line naming the key it is about and its variable.
+// Load reads the file at path ("" means $DISB_CONFIG, else
+// disbursementd.yaml in the working directory if it exists), then the
+// environment, which wins (env.go: the variables it reads and refuses).
+// Every error is one line naming the key it is about and its variable.
 func Load(path string) (*Config, error) {
+	if err := checkEnv(os.Environ()); err != nil {
+		return nil, err
+	}
 	v := newViper()
 	for _, s := range Settings() {
 		// Binding each key makes env overrides reach keys the file lacks.
 		_ = v.BindEnv(s.Key, s.Env)
 	}
-	explicit := path != ""
-	if !explicit {
-		path = DefaultConfigFile
-	}
-	if _, err := os.Stat(path); err == nil || explicit {
+	if _, path = FilePath(path); path != "" {
 		v.SetConfigFile(path)
 		v.SetConfigType("yaml")
 		if err := v.ReadInConfig(); err != nil {
@@ -34,7 +34,27 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config: file %s: %w", path, err)
 		}
 	}
+	if err := applySecretFiles(v); err != nil {
+		return nil, err
+	}
 	return read(v)
+}
+
+// FilePath is the configuration file Load reads for the --config value
+// flag: flag itself, else $DISB_CONFIG (both explicit: a missing file is
+// an error), else disbursementd.yaml when the working directory has one;
+// "" when there is none.
+func FilePath(flag string) (explicit bool, path string) {
+	switch {
+	case flag != "":
+		return true, flag
+	case os.Getenv(EnvConfigFile) != "":
+		return true, os.Getenv(EnvConfigFile)
+	}
+	if _, err := os.Stat(DefaultConfigFile); err == nil {
+		return false, DefaultConfigFile
+	}
+	return false, ""
 }
 
 // Defaults returns the configuration with every key at its default, as if
@@ -118,7 +138,11 @@ func unknownKeys(v *viper.Viper) error {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(bad, ", "))
+		hints := make([]string, len(bad))
+		for i, k := range bad {
+			hints[i] = fmt.Sprintf("%s (did you mean %s?)", k, closest(k, Keys()))
+		}
+		return fmt.Errorf("unknown key %s (known keys: see disbursementd.example.yaml)", strings.Join(hints, ", "))
 	}
 	if len(sections) > 0 {
 		sort.Strings(sections)

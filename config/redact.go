@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"time"
@@ -46,4 +47,19 @@ func display(v any) any {
 		return strings.Join(parts, ",")
 	}
 	return v
+}
+
+// printHeader opens what RedactedYAML writes.
+const printHeader = `# The effective configuration (disbursementd config print): every key after the
+# file, the environment and the derived defaults, secrets as *** and the passwords
+# of DSNs and URLs hidden.
+`
+
+// RedactedYAML writes Redacted as a YAML file of the example's shape
+// (config print): with the secrets filled in it would load to c.
+func (c *Config) RedactedYAML() string {
+	values := c.Redacted()
+	return renderYAML(printHeader, func(s Setting) string {
+		return yamlValue(s, fmt.Sprint(values[s.Key]))
+	}, false)
 }

@@ -17,6 +17,9 @@ type Setting struct {
 	Default string // as written in the YAML file: "32MiB", "30s", ""
 	Doc     string // one line
 	Redact  string // "" (shown), "secret" (***), "dsn" (password hidden), "url" (password hidden)
+	// FileEnv is DISB_<SECTION>_<KEY>_FILE for a secret setting (Redact
+	// set): its value may be read from that file instead. "" otherwise.
+	FileEnv string
 
 	index []int        // field path from Config
 	typ   reflect.Type // field type: one of leafTypes
@@ -86,7 +89,11 @@ var declared = sync.OnceValues(func() ([]Setting, []section) {
 			default:
 				panic(fmt.Sprintf("config: %s: redact tag %q, want secret, dsn or url", key, red))
 			}
-			settings = append(settings, Setting{Key: key, Env: EnvName(key), Default: def, Doc: doc, Redact: red, index: path, typ: f.Type})
+			fileEnv := ""
+			if red != "" {
+				fileEnv = EnvName(key) + fileSuffix
+			}
+			settings = append(settings, Setting{Key: key, Env: EnvName(key), FileEnv: fileEnv, Default: def, Doc: doc, Redact: red, index: path, typ: f.Type})
 		}
 	}
 	walk(reflect.TypeFor[Config](), "", nil)

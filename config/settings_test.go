@@ -122,6 +122,7 @@ var constrained = map[string]string{
 	"log.format":            "json",
 	"log.level":             "debug",
 	"debug.pprof_addr":      "127.0.0.1:6060",
+	"http.metrics_addr":     "127.0.0.1:9090",
 	"auth.token_ttl":        "12h",
 }
 

@@ -26,6 +26,14 @@ func (c *Config) finishHTTP() error {
 	if _, _, err := net.SplitHostPort(h.Addr); err != nil {
 		return keyError("http.addr", "%q is not host:port", h.Addr)
 	}
+	if h.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(h.MetricsAddr); err != nil {
+			return keyError("http.metrics_addr", "%q is not host:port", h.MetricsAddr)
+		}
+		if h.MetricsAddr == h.Addr {
+			return keyError("http.metrics_addr", "%q is http.addr; give the metrics a listener of their own, or leave it empty", h.MetricsAddr)
+		}
+	}
 	if h.MaxBodyBytes <= 0 {
 		return keyError("http.max_body_bytes", "%s, want a size above 0", h.MaxBodyBytes)
 	}

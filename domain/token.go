@@ -70,3 +70,11 @@ func (p TokenPolicy) Check(c Claims, now time.Time) error {
 	}
 	return nil
 }
+
+// TokenPredates reports whether a token with claims c was issued before
+// the second of a password change at changed (zero: never changed), and
+// so must be refused. iat has whole seconds, so a token issued in that
+// second is kept: refusing it would refuse a token issued just after.
+func TokenPredates(c Claims, changed time.Time) bool {
+	return !changed.IsZero() && c.IssuedAt.Before(changed.Truncate(time.Second))
+}

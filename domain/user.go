@@ -12,6 +12,9 @@ type User struct {
 	Active       bool
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// PasswordChangedAt is when the password was last changed (users
+	// passwd); zero when never. See TokenPredates.
+	PasswordChangedAt time.Time
 }
 
 // Limits of what a login attempt may carry (contract §7): anything longer

@@ -157,7 +157,9 @@ func hiddenName(s string) string {
 }
 
 // Authenticate verifies a token and returns the principal it speaks for.
-// Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
+// A token of a user the store knows is refused when the user is inactive
+// or changed its password after the token was issued (TokenPredates), as
+// the store said within Staleness. Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
 // the user store cannot answer.
 func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) {
 	now := a.Clock.Now()
@@ -175,6 +177,10 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 		case !st.Active:
 			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
 			e.Detail = "user_inactive"
+			return Principal{}, e
+		case domain.TokenPredates(claims, st.PasswordChanged):
+			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
+			e.Detail = "password_changed"
 			return Principal{}, e
 		}
 	}
@@ -216,7 +222,7 @@ func (a *Auth) userStatus(ctx context.Context, c domain.Claims, now time.Time) (
 		}
 	}
 	u, err := a.Users.GetUser(ctx, c.Subject)
-	s := UserStatus{Known: true, Active: u.Active, At: now}
+	s := UserStatus{Known: true, Active: u.Active, PasswordChanged: u.PasswordChangedAt, At: now}
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		s = UserStatus{At: now}

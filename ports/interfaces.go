@@ -72,8 +72,12 @@ type UserStore interface {
 	SetActive(ctx context.Context, name string, active bool) error
 	// ListUsers returns every user by name.
 	ListUsers(ctx context.Context) ([]domain.User, error)
-	// SetPasswordHash replaces a user's hash; domain.ErrNotFound.
+	// SetPasswordHash replaces a user's hash (a rehash of the same
+	// password: its tokens stay valid); domain.ErrNotFound.
 	SetPasswordHash(ctx context.Context, name, hash string) error
+	// ChangePassword replaces a user's hash with a new password's and
+	// records at as its PasswordChangedAt; domain.ErrNotFound.
+	ChangePassword(ctx context.Context, name, hash string, at time.Time) error
 }
 
 // UploadStore keeps the reports' files.
@@ -187,7 +191,9 @@ type UserStatusCache interface {
 // UserStatus is what the user store said of a user, and when.
 type UserStatus struct {
 	Known, Active bool
-	At            time.Time
+	// PasswordChanged is the user's PasswordChangedAt (zero: never).
+	PasswordChanged time.Time
+	At              time.Time
 }
 
 // Principal is the partner user a verified token speaks for.

@@ -86,15 +86,24 @@ func TestUsersMessagesSayWhatHappened(t *testing.T) {
 
 // TestUsersAddNoEchoOnATerminal: on a terminal, users add prompts and
 // reads the password without echo; it used to show it as it was typed.
+// users passwd reads the same way.
 func TestUsersAddNoEchoOnATerminal(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
+	typeOnTerminal(t, password, "users", "add", "--user", partner, "--nit", nit)
+	typeOnTerminal(t, "a rotated password", "users", "passwd", "--user", partner)
+}
+
+// typeOnTerminal runs a command whose standard input is a terminal, types
+// secret once echo is off, and checks the terminal never showed it and
+// that the command prompted.
+func typeOnTerminal(t *testing.T, secret string, args ...string) {
+	t.Helper()
 	master, slave := openPTY(t)
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- app.CLI(context.Background(), []string{"users", "add", "--user", partner, "--nit", nit},
-			app.IO{Stdin: slave, Stdout: io.Discard, Stderr: &stderr})
+		done <- app.CLI(context.Background(), args, app.IO{Stdin: slave, Stdout: io.Discard, Stderr: &stderr})
 	}()
 	// Type only once the terminal stops echoing (a terminal echoes as keys
 	// arrive, not as they are read); give up waiting after a while and
@@ -102,19 +111,19 @@ func TestUsersAddNoEchoOnATerminal(t *testing.T) {
 	for i := 0; i < 500 && echoing(t, slave); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := master.WriteString(password + "\n"); err != nil {
+	if _, err := master.WriteString(secret + "\n"); err != nil {
 		t.Fatal(err)
 	}
 	if code := <-done; code != app.ExitOK {
-		t.Fatalf("users add on a terminal: exit %d: %s", code, stderr.String())
+		t.Fatalf("%v on a terminal: exit %d: %s", args, code, stderr.String())
 	}
 	_ = slave.Close()
 	screen, _ := io.ReadAll(master) // ends with EIO once the slave is closed
-	if bytes.Contains(screen, []byte(password)) {
-		t.Errorf("the password was echoed to the terminal: %q", screen)
+	if bytes.Contains(screen, []byte(secret)) {
+		t.Errorf("%v: the password was echoed to the terminal: %q", args, screen)
 	}
 	if !strings.Contains(stderr.String(), "password: ") {
-		t.Errorf("no prompt on a terminal: %q", stderr.String())
+		t.Errorf("%v: no prompt on a terminal: %q", args, stderr.String())
 	}
 }
 

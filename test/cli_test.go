@@ -52,14 +52,15 @@ func TestCLIUsersThenReport(t *testing.T) {
 	// the bare --help gives the overview of every command.
 	for _, args := range [][]string{{"serve", "--help"}, {"users", "--help"}, {"users", "add", "--help"},
 		{"users", "deactivate", "--help"}, {"users", "activate", "-h"}, {"users", "list", "--help"}, {"keygen", "--help"},
-		{"migrate", "--help"}, {"reconcile", "--help"}, {"version", "--help"}, {"help", "reconcile"}} {
+		{"migrate", "--help"}, {"reconcile", "--help"}, {"version", "--help"}, {"help", "reconcile"},
+		{"users", "passwd", "--help"}, {"config", "--help"}, {"config", "check", "--help"}, {"config", "print", "-h"}} {
 		if code, out, errs := runCLI(t, "", args...); code != app.ExitOK || !strings.Contains(out, "Usage: disbursementd "+strings.TrimPrefix(strings.Join(args, " "), "help ")[:3]) {
 			t.Errorf("%v: %d %q %q", args, code, out, errs)
 		}
 	}
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		code, out, _ := runCLI(t, "", args...)
-		for _, cmd := range []string{"serve", "users", "keygen", "migrate", "reconcile", "version"} {
+		for _, cmd := range []string{"serve", "users", "config", "keygen", "migrate", "reconcile", "version"} {
 			if code != app.ExitOK || !strings.Contains(out, "disbursementd "+cmd) {
 				t.Errorf("%v: %d; the overview lacks %s:\n%s", args, code, cmd, out)
 			}

@@ -93,6 +93,12 @@ func sharedKey(t testing.TB) []byte {
 // mustStart runs Main; mutate adjusts the configuration first.
 func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 	t.Helper()
+	return mustStartMain(t, nil, mutate...)
+}
+
+// mustStartMain is mustStart with setup adjusting Main before Run.
+func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.Config)) *instance {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := testConfig(dir)
 	if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
@@ -112,6 +118,9 @@ func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
 	}
 	logs := &syncBuffer{}
 	m := app.NewMain(cfg, logs)
+	if setup != nil {
+		setup(m)
+	}
 	watch(t, func() string { return "http://" + m.Addr }, logs)
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v\n%s", err, logs.String())

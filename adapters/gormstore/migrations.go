@@ -37,6 +37,7 @@ var shipped = []struct {
 	{2, "byte-exact user names, sweep indexes, login throttle"},
 	{3, "file claims and tombstones"},
 	{4, "indexes of the partner's look-ups"},
+	{5, "password changes"},
 }
 
 // Migrations returns the released migrations, in order.

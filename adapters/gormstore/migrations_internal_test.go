@@ -25,6 +25,8 @@ var released = map[string]string{
 	"0003.sqlite.sql": "26580442e81062b1f5c6af1c4904a3b2f4a032572e50514ff5d5473554b12607",
 	"0004.mysql.sql":  "45ec824ec150a2aa232ae588b5cc97aab8431436056c4b05fce446373c01ff3a",
 	"0004.sqlite.sql": "7e675f53203abb06c55b528adaad34fc9245615464b2feb5c297e65f24606b07",
+	"0005.mysql.sql":  "b24a6a20d3e8d53648dc494d0a204505371b3872ad860a1841896dcd64c51fff",
+	"0005.sqlite.sql": "9ad2e37260630804a324845829f281acfd0db2b5b101ddb01176beffd3551ebb",
 }
 
 func TestMigrationsFrozen(t *testing.T) {

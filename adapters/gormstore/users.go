@@ -19,13 +19,20 @@ type userRow struct {
 	Active       int
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// PasswordChangedAt is when users passwd last ran (migration 5); NULL
+	// for a password never changed.
+	PasswordChangedAt *time.Time
 }
 
 func (userRow) TableName() string { return "users" }
 
 func (r userRow) toDomain() domain.User {
-	return domain.User{Name: r.Username, NIT: r.NIT, PasswordHash: r.PasswordHash, Active: r.Active == 1,
+	u := domain.User{Name: r.Username, NIT: r.NIT, PasswordHash: r.PasswordHash, Active: r.Active == 1,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if r.PasswordChangedAt != nil {
+		u.PasswordChangedAt = r.PasswordChangedAt.UTC()
+	}
+	return u
 }
 
 // CreateUser adds a user; domain.ErrConflict when the name is taken.
@@ -92,6 +99,21 @@ func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
 		Updates(map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
 	if res.Error != nil {
 		return fmt.Errorf("set password hash: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	return nil
+}
+
+// ChangePassword replaces a user's password hash and records when, so
+// that tokens issued before are refused; domain.ErrNotFound.
+func (s *Store) ChangePassword(ctx context.Context, name, hash string, at time.Time) error {
+	at = at.UTC()
+	res := s.db.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
+		Updates(map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at})
+	if res.Error != nil {
+		return fmt.Errorf("change password: %w", res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)

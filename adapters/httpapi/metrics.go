@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"database/sql"
+	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,7 +31,12 @@ type Metrics struct {
 	// (each row once); the sweep also logs each.
 	MissingFiles  prometheus.Counter
 	BodiesTooSlow prometheus.Counter
-	receiving     prometheus.Gauge
+	// ReportsReplayed counts reports answered with the first answer of an
+	// earlier report (Idempotent-Replayed): 200s that stored nothing.
+	ReportsReplayed prometheus.Counter
+	receiving       prometheus.Gauge
+	ready           *prometheus.GaugeVec
+	readyAt         atomic.Int64 // unix nanoseconds of the last readiness run's start
 }
 
 // NewMetrics registers the metrics and the Go and process collectors.
@@ -57,12 +66,48 @@ func NewMetrics() *Metrics {
 	m.BodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
 		Help: "Report bodies cut with 408 for arriving slower than http.min_body_rate."})
 	m.receiving = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bodies_receiving", Help: "Report bodies being received."})
+	m.ReportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
+		Help: "Reports answered with the answer of the same report sent before (Idempotent-Replayed: true); nothing stored."})
+	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
+		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
 		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles, m.BodiesTooSlow, m.receiving,
+		m.ReportsReplayed, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
 	return m
+}
+
+// Build registers disbursementd_build_info{version,commit,go_version},
+// always 1: which build each replica runs.
+func (m *Metrics) Build(version, commit string) error {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_build_info",
+		Help:        "Always 1; the labels say which build runs.",
+		ConstLabels: prometheus.Labels{"version": version, "commit": commit, "go_version": runtime.Version()}})
+	g.Set(1)
+	if err := m.reg.Register(g); err != nil {
+		return fmt.Errorf("metrics: build info: %w", err)
+	}
+	return nil
+}
+
+// Pool registers the statistics of a database pool (go_sql_*, labelled
+// db_name=name): connections open, in use, idle, and the waits for one.
+func (m *Metrics) Pool(name string, db *sql.DB) error {
+	if err := m.reg.Register(collectors.NewDBStatsCollector(db, name)); err != nil {
+		return fmt.Errorf("metrics: pool %s: %w", name, err)
+	}
+	return nil
+}
+
+// setReady records the outcome of one readiness check.
+func (m *Metrics) setReady(check string, ok bool) {
+	v := 0.0
+	if ok {
+		v = 1
+	}
+	m.ready.WithLabelValues(check).Set(v)
 }
 
 // Handler serves /metrics.

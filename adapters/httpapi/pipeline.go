@@ -119,6 +119,7 @@ func (s *Server) noteReceipt(w http.ResponseWriter, r *http.Request, receipt dom
 	if receipt.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 		ri.detail = "idempotent replay"
+		s.metrics.ReportsReplayed.Inc()
 		return
 	}
 	s.metrics.ReportsStored.Inc()

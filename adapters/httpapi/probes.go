@@ -52,23 +52,49 @@ func (s *Server) handleJWKS(w http.ResponseWriter, r *http.Request) {
 // handleReady runs every check; the answer names the failing ones, and
 // the log line says why.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-	defer cancel()
-	checks := map[string]string{}
-	ready := true
-	for _, c := range s.Checks {
-		if err := c.Fn(ctx); err != nil {
-			ready = false
-			checks[c.Name] = "fail"
-			info(r).detail += c.Name + ": " + err.Error() + "; "
-			continue
-		}
-		checks[c.Name] = "ok"
-	}
+	checks, failures, ready := s.Readiness(r.Context())
+	info(r).detail += failures
 	w.Header().Set("Cache-Control", "no-store")
 	if !ready {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not_ready", "checks": checks})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})
+}
+
+// readyTimeout bounds one run of the readiness checks.
+const readyTimeout = 3 * time.Second
+
+// Readiness runs every check once and records each outcome in
+// disbursementd_ready{check}: /readyz calls it, and so does the service's
+// own timer, so that a scrape sees readiness without a probe. It returns
+// each check's "ok" or "fail", the failures' reasons ("name: error; ")
+// and whether all passed.
+func (s *Server) Readiness(ctx context.Context) (checks map[string]string, failures string, ready bool) {
+	s.metrics.readyAt.Store(time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	checks, ready = map[string]string{}, true
+	for _, c := range s.Checks {
+		err := c.Fn(ctx)
+		s.metrics.setReady(c.Name, err == nil)
+		if err != nil {
+			ready = false
+			checks[c.Name] = "fail"
+			failures += c.Name + ": " + err.Error() + "; "
+			continue
+		}
+		checks[c.Name] = "ok"
+	}
+	return checks, failures, ready
+}
+
+// RefreshReadiness runs Readiness unless a run started within maxAge (a
+// probe's): the timer that keeps disbursementd_ready current adds no
+// checks where probes already run them.
+func (s *Server) RefreshReadiness(ctx context.Context, maxAge time.Duration) {
+	if time.Since(time.Unix(0, s.metrics.readyAt.Load())) < maxAge {
+		return
+	}
+	s.Readiness(ctx)
 }

@@ -66,6 +66,9 @@ type Server struct {
 	TrustedProxies []netip.Prefix
 	// Clock dates the log gate's windows (the system's when nil).
 	Clock ports.Clock
+	// MetricsElsewhere leaves /metrics out of Handler: the caller serves
+	// Metrics.Handler on an internal listener (http.metrics_addr).
+	MetricsElsewhere bool
 
 	metrics   *Metrics
 	inFlight  chan struct{}
@@ -145,7 +148,9 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
 	rt.get("/readyz", s.handleReady)
-	rt.get("/metrics", s.metrics.Handler().ServeHTTP)
+	if !s.MetricsElsewhere {
+		rt.get("/metrics", s.metrics.Handler().ServeHTTP)
+	}
 	rt.get("/openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 		_, _ = w.Write(s.OpenAPI)

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -15,10 +16,10 @@ import (
 // loadCompose loads deploy/docker-compose.yml with the Compose
 // specification's own loader, which validates it against the schema and
 // checks its references (services, volumes, dependencies).
-func loadCompose(t *testing.T) *types.Project {
+func loadCompose(t *testing.T, profiles ...string) *types.Project {
 	t.Helper()
 	opts, err := cli.NewProjectOptions([]string{repoPath("deploy/docker-compose.yml")},
-		cli.WithWorkingDirectory(repoPath("deploy")), cli.WithName("disbursementd"))
+		cli.WithWorkingDirectory(repoPath("deploy")), cli.WithName("disbursementd"), cli.WithProfiles(profiles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +39,55 @@ func composeEnv(s types.ServiceConfig) map[string]string {
 		}
 	}
 	return env
+}
+
+// secretFiles maps the path of each secret inside s's container
+// (/run/secrets/<target>) to its file on the host.
+func secretFiles(t *testing.T, p *types.Project, s types.ServiceConfig) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, ref := range s.Secrets {
+		sec, ok := p.Secrets[ref.Source]
+		if !ok || sec.File == "" {
+			t.Fatalf("%s uses secret %s, which names no file", s.Name, ref.Source)
+		}
+		target := ref.Target
+		if target == "" {
+			target = ref.Source
+		}
+		if !strings.HasPrefix(target, "/") {
+			target = "/run/secrets/" + target
+		}
+		out[target] = sec.File
+	}
+	return out
+}
+
+// readSecrets resolves each DISB_*_FILE of env to what the service reads:
+// the content of the secret mounted there (the value, for the checks)
+// and its host path (for the service's own loader).
+func readSecrets(t *testing.T, env, files map[string]string) (values, onHost map[string]string) {
+	t.Helper()
+	values, onHost = map[string]string{}, map[string]string{}
+	for k, v := range env {
+		onHost[k] = v
+		name, ok := strings.CutSuffix(k, "_FILE")
+		if !ok || !strings.HasPrefix(v, "/run/secrets/") {
+			values[k] = v
+			continue
+		}
+		host, ok := files[v]
+		if !ok {
+			t.Errorf("%s=%s: no secret is mounted there", k, v)
+			continue
+		}
+		b, err := os.ReadFile(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[name], onHost[k] = strings.TrimSuffix(string(b), "\n"), host
+	}
+	return values, onHost
 }
 
 // TestComposeFile: the compose file loads and validates; two replicas run
@@ -70,7 +120,12 @@ func TestComposeFile(t *testing.T) {
 			continue
 		}
 		replicas++
-		env := composeEnv(s)
+		env, onHost := readSecrets(t, composeEnv(s), secretFiles(t, p, s))
+		for _, k := range []string{"DISB_STORE_DSN", "DISB_UPLOADS_S3_SECRET_ACCESS_KEY"} {
+			if _, plain := composeEnv(s)[k]; plain {
+				t.Errorf("%s sets %s in its environment; it is a secret: mount it and set %s_FILE", s.Name, k, k)
+			}
+		}
 		dsn, err := mysqldrv.ParseDSN(env["DISB_STORE_DSN"])
 		if err != nil || env["DISB_STORE_DRIVER"] != "mysql" || dsn.Addr != "mariadb:3306" || dsn.User != dbEnv["MARIADB_USER"] ||
 			dsn.Passwd != dbEnv["MARIADB_PASSWORD"] || dsn.DBName != dbEnv["MARIADB_DATABASE"] {
@@ -98,7 +153,7 @@ func TestComposeFile(t *testing.T) {
 			}
 			published[port.Published] = true
 		}
-		t.Run(s.Name, func(t *testing.T) { checkEnvLoads(t, env) })
+		t.Run(s.Name, func(t *testing.T) { checkEnvLoads(t, onHost) })
 	}
 	if replicas < 2 {
 		t.Errorf("%d replicas in compose; it should show several", replicas)

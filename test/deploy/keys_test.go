@@ -83,6 +83,15 @@ func TestComposeKeySetUpAsUID65532(t *testing.T) {
 	env = append(env, "DISB_HTTP_ADDR="+addr)
 	img := readDockerfile(t)
 	c := newContainer(t)
+	// Compose mounts each secret file at /run/secrets/<name>, as the host
+	// file is (the examples are world-readable; a real one is chowned to
+	// 65532 as the key is).
+	for target, host := range secretFiles(t, p, replica) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(c.root, target)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyFile(t, host, filepath.Join(c.root, target), 0o444)
+	}
 	binds := map[string]string{filepath.Join(checkout, "deploy/keys"): keysTarget + ":ro"}
 	logs, _ := serveUntilReady(t, c.run(binds, img.user, env, img.cmd), addr, "/healthz")
 	if got := awaitLog(logs, "listening", "kid"); got != kid {

@@ -3,6 +3,7 @@ package deploy
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -59,37 +60,63 @@ func checkNetworkPolicy(t *testing.T, r route) {
 	t.Error("no NetworkPolicy selects the pods")
 }
 
-// checkService: the Service selects the pods and targets a port they name.
+// partnerService is the Service the partners reach: the one with the
+// container's "http" port.
+func partnerService(t *testing.T, r route) *corev1.Service {
+	t.Helper()
+	var found *corev1.Service
+	for _, s := range r.services {
+		for _, p := range s.Spec.Ports {
+			if p.TargetPort.String() == "http" {
+				if found != nil {
+					t.Fatalf("two Services reach the http port: %s, %s", found.Name, s.Name)
+				}
+				found = s
+			}
+		}
+	}
+	if found == nil {
+		t.Fatalf("no Service reaches the http port")
+	}
+	return found
+}
+
+// checkService: each Service selects the pods and targets a port they
+// name; the partner-facing one does not carry the metrics port.
 func checkService(t *testing.T, r route) {
 	t.Helper()
-	if len(r.services) != 1 {
-		t.Fatalf("%d Services", len(r.services))
-	}
-	s := r.services[0]
-	if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(r.deployment.Spec.Template.Labels)) {
-		t.Errorf("Service %s selects %v, not the pods", s.Name, s.Spec.Selector)
-	}
 	names := map[string]bool{}
 	for _, p := range r.deployment.Spec.Template.Spec.Containers[0].Ports {
 		names[p.Name] = true
 	}
-	for _, p := range s.Spec.Ports {
-		if !names[p.TargetPort.String()] {
-			t.Errorf("Service port %s targets %s, which the container does not name", p.Name, p.TargetPort.String())
+	for _, s := range r.services {
+		if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(r.deployment.Spec.Template.Labels)) {
+			t.Errorf("Service %s selects %v, not the pods", s.Name, s.Spec.Selector)
+		}
+		for _, p := range s.Spec.Ports {
+			if !names[p.TargetPort.String()] {
+				t.Errorf("Service %s port %s targets %s, which the container does not name", s.Name, p.Name, p.TargetPort.String())
+			}
+		}
+	}
+	for _, p := range partnerService(t, r).Spec.Ports {
+		if p.TargetPort.String() == "metrics" {
+			t.Error("the partner-facing Service carries the metrics port")
 		}
 	}
 }
 
-// checkIngress: TLS with a Secret, to the Service's named port.
+// checkIngress: TLS with a Secret, to the partner-facing Service's port.
 func checkIngress(t *testing.T, r route, ing *networkingv1.Ingress) {
 	t.Helper()
 	if len(ing.Spec.TLS) == 0 || ing.Spec.TLS[0].SecretName == "" {
 		t.Errorf("Ingress %s has no TLS", ing.Name)
 	}
+	svc := partnerService(t, r)
 	for _, rule := range ing.Spec.Rules {
 		for _, p := range rule.HTTP.Paths {
 			be := p.Backend.Service
-			if be == nil || be.Name != r.services[0].Name || be.Port.Name != r.services[0].Spec.Ports[0].Name {
+			if be == nil || be.Name != svc.Name || be.Port.Name != svc.Spec.Ports[0].Name {
 				t.Errorf("Ingress %s path %s goes to %+v, not the Service", ing.Name, p.Path, be)
 			}
 		}
@@ -99,9 +126,12 @@ func checkIngress(t *testing.T, r route, ing *networkingv1.Ingress) {
 // checkEnvLoads: the service's own configuration accepts the environment.
 func checkEnvLoads(t *testing.T, env map[string]string) {
 	t.Helper()
-	known := map[string]bool{}
-	for _, k := range config.Keys() {
-		known[config.EnvName(k)] = true
+	known := map[string]bool{config.EnvConfigFile: true}
+	for _, s := range config.Settings() {
+		known[s.Env] = true
+		if s.FileEnv != "" {
+			known[s.FileEnv] = true
+		}
 	}
 	t.Chdir(t.TempDir())
 	for k, v := range env {

@@ -1,9 +1,13 @@
 package deploy
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +26,8 @@ type route struct {
 	pvcs       []*corev1.PersistentVolumeClaim
 	ingresses  []*networkingv1.Ingress
 	secrets    []*corev1.Secret
+	monitors   []*monitoringv1.ServiceMonitor
+	rules      []*monitoringv1.PrometheusRule
 }
 
 func sortRoute(t *testing.T, b built) route {
@@ -48,6 +54,10 @@ func sortRoute(t *testing.T, b built) route {
 			r.ingresses = append(r.ingresses, o)
 		case *corev1.Secret:
 			r.secrets = append(r.secrets, o)
+		case *monitoringv1.ServiceMonitor:
+			r.monitors = append(r.monitors, o)
+		case *monitoringv1.PrometheusRule:
+			r.rules = append(r.rules, o)
 		}
 	}
 	if r.deployment == nil {
@@ -80,6 +90,42 @@ func (r route) env(t *testing.T, c corev1.Container, secretValues map[string]map
 	}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
+	}
+	return r.mountedSecrets(t, c, secretValues, env)
+}
+
+// mountedSecrets writes the files of the Secret volumes c mounts (with
+// the values the operator's Secrets hold) into a temporary directory,
+// and points each DISB_*_FILE variable that names one at its copy, so
+// that the service's own loader reads them. A variable naming a file no
+// mounted Secret has is an error: the pod would not start.
+func (r route) mountedSecrets(t *testing.T, c corev1.Container, secretValues map[string]map[string]string, env map[string]string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		for _, v := range r.deployment.Spec.Template.Spec.Volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			dir := t.TempDir()
+			for key, value := range secretValues[v.Secret.SecretName] {
+				if err := os.WriteFile(filepath.Join(dir, key), []byte(value), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				files[path.Join(m.MountPath, key)] = filepath.Join(dir, key)
+			}
+		}
+	}
+	for k, v := range env {
+		if !strings.HasSuffix(k, "_FILE") || !strings.HasPrefix(v, "/secrets/") {
+			continue
+		}
+		host, ok := files[v]
+		if !ok {
+			t.Errorf("container %s: %s=%s names no file of a mounted Secret (%v)", c.Name, k, v, slicesKeys(files))
+			continue
+		}
+		env[k] = host
 	}
 	return env
 }
@@ -162,9 +208,13 @@ func TestKubernetesRoutes(t *testing.T) {
 				seen["ingress"] = true
 				checkIngress(t, r, ing)
 			}
+			if len(r.monitors) > 0 {
+				seen["monitoring"] = true
+				checkMonitoring(t, r, env)
+			}
 		})
 	}
-	for _, want := range []string{"s3", "fs", "ingress"} {
+	for _, want := range []string{"s3", "fs", "ingress", "monitoring"} {
 		if !seen[want] {
 			t.Errorf("no route shows %s", want)
 		}

@@ -1,16 +1,19 @@
 package deploy
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -22,9 +25,15 @@ import (
 const kubeDir = "deploy/kubernetes"
 
 // crdGroups are API groups whose kinds the Kubernetes API types do not
-// hold (e.g. monitoring.coreos.com, for a ServiceMonitor); their objects
-// are checked for apiVersion, kind and name only.
-var crdGroups = map[string]bool{"monitoring.coreos.com": true}
+// hold: the Prometheus Operator's (ServiceMonitor, PrometheusRule). Their
+// objects are read as unstructured and converted, refusing unknown
+// fields, into the operator's own Go API types, from which its CRDs'
+// schemas are generated (controller-gen): a misspelled or misplaced field
+// fails here as the API server would refuse it.
+var crdGroups = map[string]func() runtime.Object{
+	"monitoring.coreos.com/ServiceMonitor": func() runtime.Object { return &monitoringv1.ServiceMonitor{} },
+	"monitoring.coreos.com/PrometheusRule": func() runtime.Object { return &monitoringv1.PrometheusRule{} },
+}
 
 // built is one kustomization's output, each object decoded strictly.
 type built struct {
@@ -95,7 +104,13 @@ func buildKustomization(t *testing.T, dir string) built {
 			t.Fatal(err)
 		}
 		group, _, _ := strings.Cut(r.GetApiVersion(), "/")
-		if crdGroups[group] {
+		if strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io") {
+			obj, err := decodeCRD(data, group+"/"+r.GetKind())
+			if err != nil {
+				t.Errorf("%s: %s %s: %v\n%s", dir, r.GetKind(), r.GetName(), err, data)
+				continue
+			}
+			b.objects = append(b.objects, obj)
 			continue
 		}
 		obj, _, err := dec.Decode(data, nil, nil)
@@ -106,6 +121,24 @@ func buildKustomization(t *testing.T, dir string) built {
 		b.objects = append(b.objects, obj)
 	}
 	return b
+}
+
+// decodeCRD reads an object of a CRD as unstructured and converts it
+// strictly into its Go API type (see crdGroups).
+func decodeCRD(data []byte, groupKind string) (runtime.Object, error) {
+	newObj, ok := crdGroups[groupKind]
+	if !ok {
+		return nil, fmt.Errorf("no Go API type to check a %s against", groupKind)
+	}
+	var u unstructured.Unstructured
+	if err := yaml.Unmarshal(data, &u.Object); err != nil {
+		return nil, err
+	}
+	obj := newObj()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
+		return nil, fmt.Errorf("does not convert strictly into the operator's API type: %w", err)
+	}
+	return obj, nil
 }
 
 // routes builds every kustomization that is not a component.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -68,6 +69,19 @@ func (m *Users) SetActive(_ context.Context, name string, active bool) error {
 
 // ListUsers returns nothing: the fakes' tests do not list.
 func (m *Users) ListUsers(context.Context) ([]domain.User, error) { return nil, nil }
+
+// ChangePassword replaces a hash and records when.
+func (m *Users) ChangePassword(_ context.Context, name, hash string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	u.PasswordHash, u.PasswordChangedAt = hash, at
+	m.users[name] = u
+	return nil
+}
 
 // SetPasswordHash replaces a hash.
 func (m *Users) SetPasswordHash(_ context.Context, name, hash string) error {

@@ -177,6 +177,26 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 		if err := st.SetPasswordHash(ctx, "nobody", "x"); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("SetPasswordHash(nobody) = %v", err)
 		}
+		if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.IsZero() {
+			t.Fatalf("PasswordChangedAt = %v before any change", got.PasswordChangedAt)
+		}
+		changed := now.Add(1500 * time.Millisecond).Truncate(time.Microsecond)
+		if err := st.ChangePassword(ctx, "acme", "$2a$12$newer", changed); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.GetUser(ctx, "acme"); got.PasswordHash != "$2a$12$newer" || !got.PasswordChangedAt.Equal(changed) {
+			t.Fatalf("after ChangePassword: hash %q, changed %v, want %v", got.PasswordHash, got.PasswordChangedAt, changed)
+		}
+		// A rehash (same password, new cost) keeps the tokens: not a change.
+		if err := st.SetPasswordHash(ctx, "acme", "$2a$12$rehashed"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.Equal(changed) {
+			t.Fatalf("SetPasswordHash moved PasswordChangedAt to %v", got.PasswordChangedAt)
+		}
+		if err := st.ChangePassword(ctx, "nobody", "x", changed); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("ChangePassword(nobody) = %v", err)
+		}
 		if err := st.SetActive(ctx, "nobody", true); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("SetActive(nobody) = %v", err)
 		}

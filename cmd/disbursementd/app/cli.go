@@ -40,7 +40,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "[--config FILE]", "run the service (the default command)", serveHelp, serveFlags},
-		{"users", "add|deactivate|activate|list ...", "manage the built-in login's users", usersHelp, nil},
+		{"users", "add|passwd|deactivate|activate|list ...", "manage the built-in login's users", usersHelp, nil},
+		{"config", "check|print [--config FILE]", "validate, or print, the configuration", configHelp, nil},
 		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenFlags},
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateFlags},
 		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileFlags},
@@ -57,8 +58,8 @@ func overview() string {
 	}
 	b.WriteString(`
 Every command but version takes --config FILE (default: ./disbursementd.yaml if present)
-and reads DISB_<SECTION>_<KEY> environment variables; "disbursementd COMMAND
---help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
+(or $DISB_CONFIG) and reads DISB_<SECTION>_<KEY> environment variables;
+"disbursementd COMMAND --help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
 error, 3 user exists / not found.
 `)
 	return b.String()
@@ -81,8 +82,11 @@ func CLI(ctx context.Context, args []string, io IO) int {
 		if c.name != name {
 			continue
 		}
-		if c.name == "users" {
+		switch c.name {
+		case "users":
 			return users(ctx, args, io)
+		case "config":
+			return configCommand(ctx, args, io)
 		}
 		if c.name == "reports" {
 			return reports(ctx, args, io)

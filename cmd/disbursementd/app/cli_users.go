@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"golang.org/x/term"
 
@@ -20,6 +21,7 @@ import (
 
 const usersHelp = `Manages the users of the built-in login:
   users add --user U --nit N       add an active user; the password (12 to 72 bytes) is read from standard input
+  users passwd --user U            give the user a new password, read from standard input; tokens issued before are refused within auth.user_staleness
   users deactivate --user U        refuse the user's logins and, within auth.user_staleness, its tokens
   users activate --user U          allow them again (new tokens work at once)
   users list                       list every user
@@ -29,6 +31,10 @@ byte for byte ("ACME" and "acme" are two users).`
 var userSubcommands = map[string]struct{ args, help string }{
 	"add": {"--user U --nit N", "Adds an active user of the built-in login. The password is read from standard input\n" +
 		"(one line, 12 to 72 bytes). Exit code 3 when the user exists, 2 when the name, NIT or password is refused."},
+	"passwd": {"--user U", "Gives the user a new password, read from standard input (one line, 12 to 72 bytes; no echo\n" +
+		"on a terminal). The old password is refused at once; tokens issued before the second of the change\n" +
+		"are refused within auth.user_staleness on every replica. Exit code 3 when there is no such user, 2 when\n" +
+		"the password is refused."},
 	"deactivate": {"--user U", "Refuses the user's logins at once, and its tokens within auth.user_staleness. Exit code 3 when there is no such user."},
 	"activate":   {"--user U", "Allows the user's logins and tokens again. Exit code 3 when there is no such user."},
 	"list":       {"", "Lists every user: name, NIT, active, created."},
@@ -40,7 +46,7 @@ func users(ctx context.Context, args []string, io IO) int {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			out, code = io.Stdout, ExitOK
 		}
-		fmt.Fprintf(out, "Usage: disbursementd users add|deactivate|activate|list [flags]\n\n%s\n", usersHelp)
+		fmt.Fprintf(out, "Usage: disbursementd users add|passwd|deactivate|activate|list [flags]\n\n%s\n", usersHelp)
 		return code
 	}
 	sub, args := args[0], args[1:]
@@ -91,6 +97,8 @@ func users(ctx context.Context, args []string, io IO) int {
 			return userErr(io, "add", err)
 		}
 		fmt.Fprintf(io.Stdout, "added user %s (nit %s), active\n", u.Name, u.NIT)
+	case "passwd":
+		return passwd(ctx, svc, *user, io)
 	case "deactivate", "activate":
 		err := svc.SetActive(ctx, *user, sub == "activate")
 		if errors.Is(err, domain.ErrNotFound) {
@@ -113,6 +121,26 @@ func users(ctx context.Context, args []string, io IO) int {
 		}
 		_ = tw.Flush()
 	}
+	return ExitOK
+}
+
+// passwd reads the new password and changes it.
+func passwd(ctx context.Context, svc *ports.Users, user string, io IO) int {
+	pw, err := readPassword(io.Stdin, io.Stderr)
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "disbursementd users passwd:", err)
+		return ExitUsage
+	}
+	at, err := svc.ChangePassword(ctx, user, pw)
+	if errors.Is(err, domain.ErrNotFound) {
+		fmt.Fprintf(io.Stderr, "disbursementd users passwd: no user %q (users list shows them); nothing was changed\n", user)
+		return ExitConflict
+	}
+	if err != nil {
+		return userErr(io, "passwd", err)
+	}
+	fmt.Fprintf(io.Stdout, "password of %s changed at %s; tokens issued before are refused within auth.user_staleness\n",
+		user, at.Format(time.RFC3339))
 	return ExitOK
 }
 

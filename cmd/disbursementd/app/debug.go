@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,22 +11,86 @@ import (
 	"github.com/lender/disbursementd/config"
 )
 
-// serveDebug serves net/http/pprof on its own address (debug.pprof_addr,
-// off by default): profiles under load without exposing them on the
-// partner-facing listener.
-func (m *Main) serveDebug(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("debug.pprof_addr (%s): listen on %s: %w", config.EnvName("debug.pprof_addr"), addr, err)
+// internalListener is a listener for operators, never the partner-facing
+// one: /metrics when http.metrics_addr is set, net/http/pprof when
+// debug.pprof_addr is; one listener serves both when they are the same
+// address.
+type internalListener struct {
+	ln             net.Listener
+	metrics, pprof bool
+}
+
+// listenInternal takes the internal addresses; Run calls it before it
+// creates anything, as for http.addr.
+func (m *Main) listenInternal() error {
+	cfg := m.Config
+	listen := func(key, addr string, metrics, pprof bool) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s (%s): listen on %s: %w", key, config.EnvName(key), addr, err)
+		}
+		m.closers = append(m.closers, ln)
+		m.internal = append(m.internal, internalListener{ln: ln, metrics: metrics, pprof: pprof})
+		if metrics {
+			m.MetricsAddr = ln.Addr().String()
+		}
+		return nil
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	m.debug = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = m.debug.Serve(ln) }()
-	m.Log.Warn("serving pprof; keep this address private", "addr", ln.Addr().String())
+	metricsAddr, pprofAddr := cfg.HTTP.MetricsAddr, cfg.Debug.PprofAddr
+	if metricsAddr != "" {
+		if err := listen("http.metrics_addr", metricsAddr, true, pprofAddr == metricsAddr); err != nil {
+			return err
+		}
+	}
+	if pprofAddr != "" && pprofAddr != metricsAddr {
+		return listen("debug.pprof_addr", pprofAddr, false, true)
+	}
 	return nil
+}
+
+// serveInternal serves the internal listeners; metrics is /metrics.
+func (m *Main) serveInternal(metrics http.Handler) {
+	for _, l := range m.internal {
+		mux := http.NewServeMux()
+		if l.metrics {
+			mux.Handle("/metrics", metrics)
+			m.Log.Info("serving /metrics on its own listener (http.metrics_addr), not on http.addr", "addr", l.ln.Addr().String())
+		}
+		if l.pprof {
+			mux.HandleFunc("/debug/pprof/", pprof.Index)
+			mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+			mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+			mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+			mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+			m.Log.Warn("serving pprof; keep this address private", "addr", l.ln.Addr().String())
+		}
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		m.internalSrv = append(m.internalSrv, srv)
+		go func() { _ = srv.Serve(l.ln) }()
+	}
+}
+
+// readinessEvery is how often the service runs its readiness checks by
+// itself when no probe has run them since, so that disbursementd_ready
+// is current for a scrape without a probe.
+const readinessEvery = 10 * time.Second
+
+// watchReadiness keeps disbursementd_ready current until ctx ends: a
+// first run at once, then one per ReadinessInterval without a probe.
+func (m *Main) watchReadiness(ctx context.Context) {
+	every := m.ReadinessInterval
+	if every <= 0 {
+		every = readinessEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	m.api.Readiness(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.api.RefreshReadiness(ctx, every)
+		}
+	}
 }

@@ -30,22 +30,29 @@ type Main struct {
 	Log    *slog.Logger
 	Clock  ports.Clock
 
-	// Set by Run.
-	Addr    string // the address listened on, e.g. 127.0.0.1:41234
-	Store   *gormstore.Store
-	Uploads Uploads
-	Keys    *jwtkeys.Keys
+	// ReadinessInterval is how often the readiness checks run without a
+	// probe (0: every 10 s); tests shorten it.
+	ReadinessInterval time.Duration
 
-	pruner     throttlePruner // the database throttle, pruned by the sweep; nil in memory
-	srv, debug *http.Server
-	api        *httpapi.Server
-	ln         net.Listener
-	served     chan error
-	stop       context.CancelFunc // ends the background work (sweep, schema retries)
-	background sync.WaitGroup
-	closers    []io.Closer
-	closeOnce  sync.Once
-	closeErr   error
+	// Set by Run.
+	Addr        string // the address listened on, e.g. 127.0.0.1:41234
+	MetricsAddr string // http.metrics_addr's listener, when set
+	Store       *gormstore.Store
+	Uploads     Uploads
+	Keys        *jwtkeys.Keys
+
+	pruner      throttlePruner // the database throttle, pruned by the sweep; nil in memory
+	srv         *http.Server
+	internal    []internalListener // /metrics (http.metrics_addr) and pprof
+	internalSrv []*http.Server
+	api         *httpapi.Server
+	ln          net.Listener
+	served      chan error
+	stop        context.CancelFunc // ends the background work (sweep, schema retries)
+	background  sync.WaitGroup
+	closers     []io.Closer
+	closeOnce   sync.Once
+	closeErr    error
 }
 
 // NewMain returns a Main for cfg that logs to w.
@@ -89,6 +96,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.closers = append(m.closers, m.ln)
 	m.Addr = m.ln.Addr().String()
+	if err := m.listenInternal(); err != nil {
+		return err
+	}
 
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	m.stop = stop
@@ -96,12 +106,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.Debug.PprofAddr != "" {
-		if err := m.serveDebug(cfg.Debug.PprofAddr); err != nil {
-			return err
-		}
-	}
 	m.api = w.http
+	m.serveInternal(w.metrics.Handler())
 	m.srv = &http.Server{
 		Handler:           w.http.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
@@ -114,6 +120,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(m.ln) }()
 	m.startSweep(bg, w.reconciler, w.missingFiles)
+	m.goBackground(func() { m.watchReadiness(bg) })
 	warnBroadProxies(m.Log, cfg.HTTP.TrustedProxies)
 	m.Log.Info("listening", "addr", m.Addr, "store", cfg.Store.Driver, "uploads", cfg.Uploads.Backend,
 		"login", loginName(cfg), "throttle", cfg.ThrottleBackend(), "kid", m.Keys.KeyID())
@@ -171,8 +178,8 @@ func (m *Main) Close() error {
 			}
 			cancel()
 		}
-		if m.debug != nil {
-			_ = m.debug.Close()
+		for _, srv := range m.internalSrv {
+			_ = srv.Close()
 		}
 		errs = append(errs, m.closeResources())
 		m.closeErr = errors.Join(errs...)

@@ -21,6 +21,19 @@ func Version() string {
 	return v
 }
 
+// commit is the VCS revision the binary was built from, "unknown" when
+// the build did not record it (go build -buildvcs=false, go run).
+func commit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
 //go:embed openapi.yaml
 var openapi []byte
 

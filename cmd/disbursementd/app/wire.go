@@ -37,6 +37,7 @@ type wired struct {
 	http         *httpapi.Server
 	reconciler   *ports.Reconciler
 	missingFiles prometheus.Counter // rows whose file the sweep found missing
+	metrics      *httpapi.Metrics
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -96,7 +97,10 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	policy := Policy(cfg)
 	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: m.Clock}
-	metrics := httpapi.NewMetrics()
+	metrics, err := m.metrics(throttle)
+	if err != nil {
+		return wired{}, err
+	}
 	var exchanger ports.CredentialExchange = login
 	if cfg.Login.URL != "" {
 		up := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
@@ -142,7 +146,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
 			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
 			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace},
-		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock,
+		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
 	}, metrics)
 	if err != nil {
 		return wired{}, err
@@ -162,7 +166,27 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles}, nil
+	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
+}
+
+// metrics are the service's metrics with the build's identity and the
+// statistics of every database pool it opened: the store's and, for the
+// database throttle, the throttle's own.
+func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
+	metrics := httpapi.NewMetrics()
+	if err := metrics.Build(version, commit()); err != nil {
+		return nil, err
+	}
+	pools := m.Store.Pools()
+	if t, ok := throttle.(*gormstore.Throttle); ok {
+		pools["throttle"] = t.Pool()
+	}
+	for name, db := range pools {
+		if err := metrics.Pool(name, db); err != nil {
+			return nil, err
+		}
+	}
+	return metrics, nil
 }
 
 // readLegacy tells the reports use case until when idempotency records of
