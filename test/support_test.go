@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -245,18 +243,6 @@ func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, glob
 	if out, err := cli(t, dir, broken, "", "reports", "list"); exitCode(err) != 1 || strings.Contains(out, "u:p@") {
 		t.Errorf("reports list on a store that does not answer: %v\n%s", err, out)
 	}
-}
-
-// exitCode is a command's exit code: 0 without an error.
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // jsonLines parses every line of a log as JSON, as a log pipeline does; a

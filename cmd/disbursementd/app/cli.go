@@ -87,8 +87,7 @@ func CLI(ctx context.Context, args []string, io IO) int {
 			return users(ctx, args, io)
 		case "config":
 			return configCommand(ctx, args, io)
-		}
-		if c.name == "reports" {
+		case "reports":
 			return reports(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
