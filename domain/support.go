@@ -3,6 +3,7 @@ package domain
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 )
 
@@ -70,17 +71,21 @@ type RecordedReport struct {
 // ShownField is a stored field as support tools show it.
 type ShownField struct {
 	Field Field
-	Text  string // StoredForm, masked for identification numbers
+	Text  string // StoredForm; masked for identification numbers, true or false for booleans
 }
 
 // ShownFields lists the report's present fields in the catalogue's order,
-// each in its stored form, identification numbers masked.
+// each in its stored form (booleans as true or false, as /v1 shows them),
+// identification numbers masked.
 func ShownFields(r *Report) []ShownField {
 	out := make([]ShownField, 0, r.Len())
 	for f, v := range r.Values() {
 		text := StoredForm(f, v)
-		if f.IsIdentification() {
+		switch {
+		case f.IsIdentification():
 			text = MaskIdentification(text)
+		case f.Type == TypeBoolean:
+			text = strconv.FormatBool(v.Bool)
 		}
 		out = append(out, ShownField{Field: f, Text: text})
 	}

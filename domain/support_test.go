@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +26,8 @@ func TestMaskIdentification(t *testing.T) {
 }
 
 // TestShownFieldsMaskIdentificationNumbers: every identification number
-// and NIT of the full test report is masked, and every other field shows
-// its stored form.
+// and NIT of the full test report is masked, booleans read true or false,
+// and every other field shows its stored form.
 func TestShownFieldsMaskIdentificationNumbers(t *testing.T) {
 	c := domain.DefaultCatalogue()
 	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
@@ -44,6 +45,10 @@ func TestShownFieldsMaskIdentificationNumbers(t *testing.T) {
 			masked++
 			if s.Text == stored || !strings.Contains(s.Text, "****") || len(s.Text) != len(stored) {
 				t.Errorf("%s: shown %q for %q", s.Field.Internal, s.Text, stored)
+			}
+		case s.Field.Type == domain.TypeBoolean:
+			if s.Text != strconv.FormatBool(v.Bool) {
+				t.Errorf("%s: shown %q for %v", s.Field.Internal, s.Text, v.Bool)
 			}
 		case s.Text != stored:
 			t.Errorf("%s: shown %q, stored %q", s.Field.Internal, s.Text, stored)
