@@ -238,6 +238,16 @@ func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, glob
 		{"reports", "list", "--key", supportKey}, {"reports", "list", "--limit", "501"}, {"reports", "bogus"}, {"reports", "list", "x"}} {
 		run(2, args...)
 	}
+	// An upload store that does not answer: show exits 1 (for a bucket,
+	// after printing the report with its file's state unknown).
+	downUploads := append(append([]string{}, s.env...), "DISB_UPLOADS_DIR="+filepath.Join(dir, "nowhere"))
+	if s.removeFile != nil {
+		downUploads = append(downUploads, "DISB_UPLOADS_S3_ENDPOINT=http://127.0.0.1:1")
+	}
+	if out, err := cli(t, dir, downUploads, "", "reports", "show", a); exitCode(err) != 1 ||
+		s.removeFile != nil && !strings.Contains(out, fileName+": unknown") {
+		t.Errorf("reports show with the upload store down: %v\n%s", err, out)
+	}
 	// A store that does not answer: exit 1.
 	broken := append(append([]string{}, s.env...), "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN=u:p@tcp(127.0.0.1:1)/x")
 	if out, err := cli(t, dir, broken, "", "reports", "list"); exitCode(err) != 1 || strings.Contains(out, "u:p@") {
