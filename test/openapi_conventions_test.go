@@ -2,6 +2,8 @@ package test
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -83,6 +85,45 @@ func TestOpenAPIConventions(t *testing.T) {
 			}
 			goNames[g] = prop
 		}
+	}
+}
+
+// TestOpenAPIBearerFirst: every /v1 operation that takes a token lists
+// bearerAuth as its first security alternative and partnerOAuth after it,
+// and /v1/token lists clientBasic first. Tools that use one alternative
+// take the first: with partnerOAuth first, the Postman collection had an
+// oauth2 auth with no token, which newman sends as no Authorization at
+// all (every request 401); with bearerAuth first it sends
+// `Bearer {{bearerToken}}` (test/openapi/generators runs it).
+func TestOpenAPIBearerFirst(t *testing.T) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(app.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range asMap(at(doc, "paths")) {
+		if !strings.HasPrefix(path, "/v1/") {
+			continue
+		}
+		for method, op := range asMap(item) {
+			var names []string
+			for _, req := range asList(at(op, "security")) {
+				for name := range asMap(req) {
+					names = append(names, name)
+				}
+			}
+			want := []string{"bearerAuth", "partnerOAuth"}
+			if path == "/v1/token" {
+				want = []string{"clientBasic"} // then {}: form fields or JSON
+			}
+			n++
+			if len(names) < len(want) || !slices.Equal(names[:len(want)], want) {
+				t.Errorf("%s %s: security %v, want %v first", method, path, names, want)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d /v1 operations: the check would prove nothing", n)
 	}
 }
 

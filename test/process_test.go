@@ -1,16 +1,13 @@
 package test
 
 import (
-	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/proc"
 )
 
 // The real binary, for tests that kill processes: built once per run.
@@ -29,9 +26,7 @@ func binaryPath(t testing.TB) string {
 			return
 		}
 		built.path = filepath.Join(dir, "disbursementd")
-		if out, err := exec.Command("go", "build", "-o", built.path, "../cmd/disbursementd").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("build: %v\n%s", err, out)
-		}
+		built.err = proc.Build("..", built.path)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)
@@ -41,10 +36,8 @@ func binaryPath(t testing.TB) string {
 
 // process is the real binary running in dir with env.
 type process struct {
-	cmd  *exec.Cmd
-	URL  string
+	*proc.Process
 	logs *syncBuffer
-	done chan error
 }
 
 // baseEnv is the environment every process of a test shares.
@@ -55,70 +48,36 @@ func baseEnv(extra ...string) []string {
 // cli runs a command of the binary in dir and returns its output.
 func cli(t testing.TB, dir string, env []string, stdin string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(binaryPath(t), args...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return proc.CLI(binaryPath(t), dir, env, stdin, args...)
 }
 
 // startProcess starts serve in dir on a free port and waits until it
-// answers /healthz.
+// answers /healthz; it is killed when the test ends, and its log checked
+// (watch).
 func startProcess(t testing.TB, dir string, env []string) *process {
 	t.Helper()
-	port := freePort(t.(*testing.T))
-	p := &process{URL: "http://127.0.0.1:" + port, logs: &syncBuffer{}, done: make(chan error, 1)}
-	watch(t, func() string { return p.URL }, p.logs)
-	p.cmd = exec.Command(binaryPath(t), "serve")
-	p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = dir, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
+	p := &process{logs: &syncBuffer{}}
+	watch(t, func() string {
+		if p.Process == nil {
+			return "http://never-started"
+		}
+		return p.URL
+	}, p.logs)
+	var err error
+	if p.Process, err = proc.Start(binaryPath(t), dir, env, p.logs); err != nil {
+		t.Fatalf("%v\n%s", err, p.logs.String())
 	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.kill() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(p.URL + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return p
-		}
-		select {
-		case err := <-p.done:
-			t.Fatalf("serve exited: %v\n%s", err, p.logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not answer in 30 s\n%s", p.logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.Cleanup(p.Kill)
+	return p
 }
 
 // kill ends the process with SIGKILL, as a crash or the OOM killer would.
-func (p *process) kill() {
-	if p.cmd.Process == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-	}
-}
+func (p *process) kill() { p.Kill() }
 
 // waitReady waits until /readyz answers 200.
 func (p *process) waitReady(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(p.URL + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := p.WaitReady(30 * time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, p.logs.String())
 	}
-	t.Fatalf("%s never ready\n%s", p.URL, p.logs.String())
 }

@@ -21,29 +21,39 @@ const receiptNames = "id, numero_credito, file_name, received_at, idempotency_ke
 // GetReport returns user's report id, found by its primary key; another
 // user's report is domain.ErrNotFound, as a missing one.
 func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.StoredReport, error) {
-	rows, err := s.read.sql.QueryContext(ctx, s.getQuery(), id, user)
-	if err != nil {
-		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
-		}
-		return domain.StoredReport{}, fmt.Errorf("report %d of this partner: %w", id, domain.ErrNotFound)
-	}
 	var rc receiptCols
-	vals := make([]any, len(s.columns))
-	dest := rc.dest()
-	for i := range vals {
-		dest = append(dest, &vals[i])
-	}
-	if err := rows.Scan(dest...); err != nil {
+	rep, err := s.readReport(ctx, s.getQuery(), []any{id, user}, rc.dest())
+	switch {
+	case err != nil:
 		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
+	case rep == nil:
+		return domain.StoredReport{}, fmt.Errorf("report %d of this partner: %w", id, domain.ErrNotFound)
 	}
 	receipt, err := rc.receipt()
 	if err != nil {
 		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
+	}
+	return domain.StoredReport{StoredReceipt: receipt, Report: rep}, nil
+}
+
+// readReport runs query, which selects the columns dest receives and then
+// every field's column (reportQuery), and returns the report of its row,
+// or nil when there is none.
+func (s *Store) readReport(ctx context.Context, query string, args []any, dest []any) (*domain.Report, error) {
+	rows, err := s.read.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	vals := make([]any, len(s.columns))
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, err
 	}
 	byIndex := make([]any, len(s.catalogue.Fields))
 	for i, c := range s.columns {
@@ -51,19 +61,25 @@ func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.St
 	}
 	rep, err := s.catalogue.RestoreReport(func(i int, _ domain.Field) any { return byIndex[i] })
 	if err != nil {
-		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
+		return nil, err
 	}
-	return domain.StoredReport{StoredReceipt: receipt, Report: rep}, rows.Err()
+	return rep, rows.Err()
 }
 
 // getQuery is the SELECT of GetReport: the receipt, then every field's
 // column.
 func (s *Store) getQuery() string {
+	return s.reportQuery(receiptNames, "id = ? AND partner_user = ?")
+}
+
+// reportQuery is a SELECT of one staging row: the columns head names, then
+// every field's column, WHERE where.
+func (s *Store) reportQuery(head, where string) string {
 	names := make([]string, len(s.columns))
 	for i, c := range s.columns {
 		names[i] = c.name
 	}
-	return "SELECT " + receiptNames + ", " + strings.Join(names, ", ") + " FROM " + StagingTable + " WHERE id = ? AND partner_user = ?"
+	return "SELECT " + head + ", " + strings.Join(names, ", ") + " FROM " + StagingTable + " WHERE " + where
 }
 
 // ListReports returns a page of f.User's receipts in id order, through
@@ -103,21 +119,9 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]domain
 // partner's rows, which a skewed table turns into a scan. A date range
 // reads the partner's rows of the whole range and sorts them by id.
 func listQuery(driver string, f ports.ReportFilter) (string, []any) {
-	index := "ix_staging_user_id"
-	switch {
-	case f.CreditNumber != "":
-		index = "ix_staging_user_credit"
-	case f.IdempotencyKey != "":
-		index = "ix_staging_user_key"
-	case !f.From.IsZero() || !f.To.IsZero():
-		index = "ix_staging_user_received"
-	}
-	hint := " INDEXED BY " + index
-	if driver == MySQL {
-		hint = " FORCE INDEX (" + index + ")"
-	}
+	index := userIndex(f.CreditNumber != "", f.IdempotencyKey != "", !f.From.IsZero() || !f.To.IsZero())
 	var b strings.Builder
-	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + hint + " WHERE partner_user = ?")
+	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + indexHint(driver, index) + " WHERE partner_user = ?")
 	args := []any{f.User}
 	add := func(cond string, v any) {
 		b.WriteString(" AND " + cond)
@@ -140,6 +144,28 @@ func listQuery(driver string, f ports.ReportFilter) (string, []any) {
 	}
 	b.WriteString(" ORDER BY id LIMIT ?")
 	return b.String(), append(args, f.Limit)
+}
+
+// userIndex is the index of a look-up of one partner's rows, by the
+// filters it has (migration 4 and 1); each starts with partner_user.
+func userIndex(credit, key, dates bool) string {
+	switch {
+	case credit:
+		return "ix_staging_user_credit"
+	case key:
+		return "ix_staging_user_key"
+	case dates:
+		return "ix_staging_user_received"
+	}
+	return "ix_staging_user_id"
+}
+
+// indexHint names the index a statement reads through, in driver's words.
+func indexHint(driver, index string) string {
+	if driver == MySQL {
+		return " FORCE INDEX (" + index + ")"
+	}
+	return " INDEXED BY " + index
 }
 
 // receiptCols receives the columns of receiptNames.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // reqInfo collects what the request log line reports; handlers fill it.
@@ -22,6 +24,11 @@ type reqInfo struct {
 	detail   string
 	err      error
 	quiet    bool // a repeated refusal already logged in this window
+	// What support needs to find a report and tell why it was refused:
+	// the answer's code, the problems it listed, the W3C trace id.
+	code     string
+	problems []domain.Problem
+	traceID  string
 }
 
 type ctxKey struct{}
@@ -74,13 +81,18 @@ func validClientID(s string) bool {
 	return true
 }
 
-// observe gives each request an id, answers panics with a JSON 500,
+// observe is observeRoutes without known routes.
+func (s *Server) observe(next http.Handler) http.Handler { return s.observeRoutes(routes{}, next) }
+
+// observeRoutes gives each request an id, answers panics with a JSON 500,
 // counts it in the metrics and logs one line for it (none for a refusal
-// already logged in its window).
-func (s *Server) observe(next http.Handler) http.Handler {
+// already logged in its window). A request the router did not route (a
+// preflight, a 404 or a 405) is labelled with the pattern of known that
+// its path matches, or "unmatched".
+func (s *Server) observeRoutes(known routes, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &reqInfo{id: newRequestID()}
+		ri := &reqInfo{id: newRequestID(), traceID: traceID(r.Header)}
 		w.Header().Set("X-Request-Id", ri.id)
 		sw := &statusWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
@@ -100,6 +112,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			route := chi.RouteContext(r.Context()).RoutePattern()
+			if route == "" {
+				route = known.pattern(r.URL.Path)
+			}
 			d := time.Since(start)
 			s.metrics.request(route, r.Method, sw.status, d)
 			if !ri.quiet {
@@ -130,6 +145,7 @@ func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, rout
 	if ri.reportID != 0 {
 		attrs = append(attrs, slog.Int64("report_id", ri.reportID))
 	}
+	attrs = s.supportAttrs(r, ri, attrs)
 	level := slog.LevelInfo
 	switch {
 	case sw.status >= 500:
@@ -139,6 +155,8 @@ func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, rout
 		}
 	case sw.status == http.StatusUnauthorized || sw.status == http.StatusTooManyRequests || ri.outcome == "invalid_client":
 		level = slog.LevelWarn
+	case sw.status < 400 && quietRoutes[route]:
+		level = slog.LevelDebug
 	}
 	s.Log.LogAttrs(r.Context(), level, "request", attrs...)
 }

@@ -121,6 +121,7 @@ func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) (i
 	case status == http.StatusInternalServerError:
 		code, detail = "internal_error", "Error interno; intente de nuevo más tarde"
 	}
+	ri.code, ri.problems = code, de.Problems
 	setRetryAfter(w, err)
 	writeProblem(w, r, status, code, detail, problems(de.Problems, s.Limits.MaxProblems))
 	return status, de, code

@@ -72,6 +72,7 @@ func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) 
 		reply.Message = "Error interno; intente de nuevo más tarde"
 	}
 	s.countRefused(status, de, reason)
+	ri.code, ri.problems = reason, de.Problems
 	setRetryAfter(w, err)
 	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
 	writeJSON(w, status, reply)

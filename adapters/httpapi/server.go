@@ -118,8 +118,9 @@ func New(s Server, m *Metrics) (*Server, error) {
 // Handler returns the routes.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.observe, framing, cors)
 	rt := routes{mux: r, allowed: map[string][]string{}}
+	observe := func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) }
+	r.Use(observe, framing, cors)
 	rt.handle(http.MethodGet, PartnerPath, s.handleToken)
 	rt.handle(http.MethodPost, PartnerPath, s.handleReport)
 	rt.handle(http.MethodPost, "/v1/token", s.handleV1Token)
@@ -184,18 +185,30 @@ func (rt routes) get(path string, h http.HandlerFunc) {
 	rt.handle(http.MethodHead, path, h)
 }
 
-// allow names the methods of the route that path matches (a pattern's
-// {param} matches one segment), OPTIONS included.
+// allow names the methods of the route that path matches, OPTIONS
+// included.
 func (rt routes) allow(path string) string {
-	served, static := rt.allowed[path] // a static route wins over a pattern, as in the router
-	for pattern, methods := range rt.allowed {
-		if !static && matches(pattern, path) {
-			served = methods
-		}
-	}
-	methods := append([]string{http.MethodOptions}, served...)
+	methods := append([]string{http.MethodOptions}, rt.allowed[rt.pattern(path)]...)
 	sort.Strings(methods)
 	return strings.Join(methods, ", ")
+}
+
+// pattern returns the registered pattern that path matches as the router
+// matches it (a static route wins over a pattern; a {param} segment
+// matches one non-empty segment), or "" when none does. Requests the
+// router does not route (preflights, 404s and 405s) are labelled with it,
+// so their labels still come from the fixed set of patterns.
+func (rt routes) pattern(path string) string {
+	if _, static := rt.allowed[path]; static {
+		return path
+	}
+	found := ""
+	for p := range rt.allowed {
+		if matches(p, path) && (found == "" || p < found) {
+			found = p
+		}
+	}
+	return found
 }
 
 // matches reports whether path matches a route pattern segment by

@@ -2,6 +2,8 @@ package faultproxy
 
 import (
 	"context"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -38,12 +40,26 @@ type faultKey struct{}
 // at the end of the test.
 func StartHTTP(tb testing.TB, target string) *HTTP {
 	tb.Helper()
-	u, err := url.Parse(target)
+	p, err := NewHTTP(target)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(p.Close)
+	return p
+}
+
+// NewHTTP starts a proxy to target (a URL) on a loopback port, for a
+// program that is not a test (the load tool's soak); Close stops it.
+func NewHTTP(target string) (*HTTP, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
 	p := &HTTP{counts: map[string]int64{}}
 	p.rp = httputil.NewSingleHostReverseProxy(u)
+	// A client that gives up on a delayed request is a fault the proxy
+	// made, not news: each would be a log line.
+	p.rp.ErrorLog = log.New(io.Discard, "", 0)
 	p.rp.ModifyResponse = func(resp *http.Response) error {
 		if f, ok := resp.Request.Context().Value(faultKey{}).(Fault); ok && f.AnswerDelay > 0 {
 			time.Sleep(f.AnswerDelay)
@@ -51,9 +67,11 @@ func StartHTTP(tb testing.TB, target string) *HTTP {
 		return nil
 	}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
-	tb.Cleanup(p.srv.Close)
-	return p
+	return p, nil
 }
+
+// Close stops the proxy once the requests it is serving have ended.
+func (p *HTTP) Close() { p.srv.Close() }
 
 // URL is the proxy's base URL, to use as the S3 endpoint.
 func (p *HTTP) URL() string { return p.srv.URL }

@@ -34,6 +34,8 @@ type MySQL struct {
 	rules  []*rule
 	conns  map[net.Conn]struct{}
 	held   atomic.Int64
+	// closeOnce makes Close safe to call twice.
+	closeOnce sync.Once
 }
 
 // Hold is one armed hold: Seen closes when the statement arrives (and is
@@ -52,14 +54,24 @@ type rule struct {
 // stops at the end of the test.
 func StartMySQL(tb testing.TB, target string) *MySQL {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := NewMySQL(target)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(p.Close)
+	return p
+}
+
+// NewMySQL starts a proxy to target (host:port) on a loopback port, for a
+// program that is not a test (the load tool's soak); Close stops it.
+func NewMySQL(target string) (*MySQL, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
 	p := &MySQL{ln: ln, target: target, closed: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	go p.serve()
-	tb.Cleanup(p.close)
-	return p
+	return p, nil
 }
 
 // Addr is the proxy's host:port.
@@ -208,6 +220,12 @@ func (p *MySQL) holdIfMatched(payload []byte) (released func()) {
 	case <-p.closed:
 	}
 	return released
+}
+
+// Close stops the proxy: held statements are released at once and every
+// connection is closed. It may be called more than once.
+func (p *MySQL) Close() {
+	p.closeOnce.Do(p.close)
 }
 
 func (p *MySQL) close() {

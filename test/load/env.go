@@ -21,6 +21,7 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/proc"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -88,10 +89,8 @@ func newEnvironment(o options) (_ *environment, err error) {
 			return nil, err
 		}
 	} else {
-		build := exec.Command("go", "build", "-o", bin, "./cmd/disbursementd")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("build: %v\n%s", err, out)
+		if err := proc.Build(root, bin); err != nil {
+			return nil, err
 		}
 	}
 	e.bin = bin

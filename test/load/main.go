@@ -7,6 +7,7 @@
 //	go run -C test/load . -runs 3 -profile /tmp/prof   # for the record
 //	go run -C test/load . -mode slow-body              # reports beside slow bodies
 //	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
+//	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -69,6 +70,8 @@ type options struct {
 	attackConc          int    // login-flood clients
 	slowN               int    // slow bodies kept arriving
 	slowEvery           time.Duration
+	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
+	soakConc            int
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -114,13 +117,21 @@ func main() {
 	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
 	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
 	flag.DurationVar(&o.slowEvery, "slow-every", 5*time.Second, "a slow body's pace: one byte per this, with -mode slow-body")
+	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
+	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
 	flag.Parse()
+	if o.soak > 0 {
+		o.store = "mysql"
+	}
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
 	if err := o.complete(); err != nil {
 		log.Fatal(err)
 	}
 	measure := run
-	if o.mode != modeLevels {
+	switch {
+	case o.soak > 0:
+		measure = runSoak
+	case o.mode != modeLevels:
 		measure = runEdge
 	}
 	if err := measure(o); err != nil {
@@ -141,7 +152,10 @@ func (o *options) complete() error {
 	o.root = root
 	if o.out == "" {
 		name := "latest-" + o.store + ".md"
-		if o.mode != modeLevels {
+		switch {
+		case o.soak > 0:
+			name = "soak-" + o.store + ".md"
+		case o.mode != modeLevels:
 			name = o.mode + "-" + o.store + ".md"
 		}
 		o.out = filepath.Join(root, "test", "load", "results", name)

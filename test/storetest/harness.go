@@ -18,6 +18,8 @@ type Harness struct {
 	Store ports.ReportStore
 	// Lookup reads the store's reports back for their partner.
 	Lookup ports.ReportLookup
+	// Archive reads the store's reports back for support, any partner's.
+	Archive ports.ReportArchive
 	// Row reads a stored report back as text, column by column (NULL
 	// columns absent), in the forms the staging table keeps.
 	Row func(ctx context.Context, id int64) (map[string]string, error)
@@ -56,13 +58,14 @@ func MySQLHarness(tb testing.TB) Harness {
 func gormHarness(tb testing.TB, st *gormstore.Store, driver, dsn string) Harness {
 	db := mustDB(tb, driver, dsn)
 	return Harness{
-		Store:  st,
-		Lookup: st,
-		Row:    func(ctx context.Context, id int64) (map[string]string, error) { return reportRow(ctx, db, id) },
-		Count:  func(ctx context.Context) (int64, error) { return countReports(ctx, db) },
-		Users:  st,
-		Schema: st,
-		Sweep:  st,
+		Store:   st,
+		Lookup:  st,
+		Archive: st,
+		Row:     func(ctx context.Context, id int64) (map[string]string, error) { return reportRow(ctx, db, id) },
+		Count:   func(ctx context.Context) (int64, error) { return countReports(ctx, db) },
+		Users:   st,
+		Schema:  st,
+		Sweep:   st,
 		Refuse: func(tb testing.TB, credit string) {
 			tb.Helper()
 			name := fmt.Sprintf("refuse_%x", credit)
@@ -85,9 +88,10 @@ func FakeHarness(tb testing.TB) Harness {
 	m := fakes.NewReportStore()
 	cat := domain.DefaultCatalogue()
 	return Harness{
-		Store:  m,
-		Lookup: m,
-		Sweep:  m,
+		Store:   m,
+		Lookup:  m,
+		Archive: m,
+		Sweep:   m,
 		Row: func(_ context.Context, id int64) (map[string]string, error) {
 			r, err := m.Row(id)
 			if err != nil {

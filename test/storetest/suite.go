@@ -210,6 +210,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 	runSweepQueries(t, open, now)
 	runFileClaims(t, open, now)
 	runLookups(t, open, now)
+	runArchive(t, open, now)
 }
 
 var nonces atomic.Int64

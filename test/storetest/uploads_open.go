@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,18 +77,25 @@ func FakeUploads(tb testing.TB) UploadHarness {
 // where it fails.
 func S3Config(tb testing.TB) s3upload.Config {
 	tb.Helper()
-	endpoint := os.Getenv(EnvS3Endpoint)
-	if endpoint == "" {
+	cfg, ok := S3FromEnv("t-" + randomHex(6) + "/")
+	if !ok {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("%s is not set: CI must run the S3 tests against a real S3 server (see test/s3.sh and .ci/run)", EnvS3Endpoint)
 		}
 		tb.Skipf("%s not set; `bash test/run` starts a throwaway versitygw (test/s3.sh)", EnvS3Endpoint)
 	}
+	return cfg
+}
+
+// S3FromEnv returns the test S3 server's settings (test/s3.sh exports
+// them) under prefix; ok is false when DISB_TEST_S3_ENDPOINT is not set.
+func S3FromEnv(prefix string) (_ s3upload.Config, ok bool) {
+	endpoint := os.Getenv(EnvS3Endpoint)
 	return s3upload.Config{
-		Endpoint: endpoint, Bucket: os.Getenv(EnvS3Bucket), Prefix: "t-" + randomHex(6) + "/",
+		Endpoint: endpoint, Bucket: os.Getenv(EnvS3Bucket), Prefix: prefix,
 		Region: "us-east-1", PathStyle: true,
 		AccessKeyID: os.Getenv(EnvS3AccessKey), SecretAccessKey: os.Getenv(EnvS3SecretKey),
-	}
+	}, endpoint != ""
 }
 
 // S3Client is a plain client of the test server, for looking around the
@@ -130,22 +139,31 @@ func S3Uploads(tb testing.TB) UploadHarness {
 	}
 }
 
-// DeleteS3Prefix deletes every object under the config's prefix.
+// DeleteS3Prefix deletes every object under the config's prefix; what
+// it cannot delete is logged.
 func DeleteS3Prefix(tb testing.TB, cl *s3.Client, cfg s3upload.Config) {
-	ctx := context.Background()
+	if err := DeletePrefix(context.Background(), cl, cfg); err != nil {
+		tb.Logf("clean up %s: %v", cfg.Prefix, err)
+	}
+}
+
+// DeletePrefix deletes every object under the config's prefix, going on
+// past failures, and returns them.
+func DeletePrefix(ctx context.Context, cl *s3.Client, cfg s3upload.Config) error {
+	var errs []error
 	pages := s3.NewListObjectsV2Paginator(cl, &s3.ListObjectsV2Input{Bucket: &cfg.Bucket, Prefix: &cfg.Prefix})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			tb.Logf("clean up %s: %v", cfg.Prefix, err)
-			return
+			return errors.Join(append(errs, err)...)
 		}
 		for _, o := range page.Contents {
 			if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &cfg.Bucket, Key: o.Key}); err != nil {
-				tb.Logf("clean up %s: %v", aws.ToString(o.Key), err)
+				errs = append(errs, fmt.Errorf("%s: %w", aws.ToString(o.Key), err))
 			}
 		}
 	}
+	return errors.Join(errs...)
 }
 
 func randomHex(n int) string {

@@ -45,6 +45,7 @@ func commands() []command {
 		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenFlags},
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateFlags},
 		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileFlags},
+		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionFlags},
 	}
 }
@@ -86,6 +87,8 @@ func CLI(ctx context.Context, args []string, io IO) int {
 			return users(ctx, args, io)
 		case "config":
 			return configCommand(ctx, args, io)
+		case "reports":
+			return reports(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
 		run := c.flags(fs)

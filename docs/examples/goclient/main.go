@@ -1,7 +1,7 @@
 // Command goclient is the partner integration guide's example: it obtains
 // a token, sends one report with a PDF, and retries safely with an
 // Idempotency-Key. Run: go run ./docs/examples/goclient -url http://127.0.0.1:8080 -user acme -file pagare.pdf
-// (password in DISB_PARTNER_PASSWORD).
+// (password in PARTNER_PASSWORD).
 package main
 
 import (
@@ -99,7 +99,7 @@ func main() {
 	user := flag.String("user", "acme", "partner user")
 	file := flag.String("file", "", "PDF to attach (optional)")
 	flag.Parse()
-	tok, expires, err := token(*base, *user, os.Getenv("DISB_PARTNER_PASSWORD"))
+	tok, expires, err := token(*base, *user, os.Getenv("PARTNER_PASSWORD"))
 	if err != nil {
 		log.Fatal(err)
 	}
