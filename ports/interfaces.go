@@ -41,8 +41,8 @@ type ReportStore interface {
 	Ping(ctx context.Context) error
 }
 
-// ReconcileStore is what the crash sweep asks of the report store.
-type ReconcileStore interface {
+// SweepStore is what the crash sweep asks of the report store.
+type SweepStore interface {
 	// NamedFiles returns which of names a staging row names.
 	NamedFiles(ctx context.Context, names []string) (map[string]bool, error)
 	// TombstoneFile decides, in the store that decides rows, that the file
@@ -107,8 +107,10 @@ type UploadStore interface {
 	Check(ctx context.Context) error
 }
 
-// UploadInventory is what the crash sweep asks of the upload store.
+// UploadInventory is an upload store as the sweep sees it: its files and
+// the leftovers of unfinished Saves, which it can list and remove.
 type UploadInventory interface {
+	UploadStore
 	// Walk calls fn for every published file and every leftover of an
 	// unfinished Save (Temp), in no particular order.
 	Walk(ctx context.Context, fn func(StoredObject) error) error

@@ -33,28 +33,35 @@ type Reports struct {
 	// exceed the longest a report can take (http.report_timeout).
 	Stale time.Duration
 
-	// legacyUntil (Unix nanoseconds) ends the time when records written by
-	// version 1.0.0 may still be alive (see SetLegacyUntil).
-	legacyUntil atomic.Int64
+	// v1compatUntil (Unix nanoseconds) ends the time when records written by
+	// version 1.0.0 may still be alive (see SetV1CompatUntil).
+	v1compatUntil atomic.Int64
 }
 
-// SetLegacyUntil says until when records written by version 1.0.0 (keyed
+// v1compat is the compatibility with the idempotency records of version
+// 1.0.0, which keyed a report by its raw body's hash: SetV1CompatUntil,
+// v1compat, v1compatAnswer, domain.V1CompatKeyHash and the store's
+// V1CompatUntil. It is removed in 2.0.0 (CHANGELOG.md, "Deprecated"): by
+// then no record of 1.0.0 can be alive, since each lives idempotency.ttl
+// after the upgrade to 1.1.0 and 2.0.0 is reached only from a 1.x.
+
+// SetV1CompatUntil says until when records written by version 1.0.0 (keyed
 // by the raw body's hash, not the report's identity) may still be alive.
 // Until then a submission is also looked up the old way, so that a retry
 // across the upgrade gets its first answer instead of a second row or a
 // 400 idempotency_key_reused. The zero time: there are none.
-func (s *Reports) SetLegacyUntil(t time.Time) {
+func (s *Reports) SetV1CompatUntil(t time.Time) {
 	if t.IsZero() {
-		s.legacyUntil.Store(0)
+		s.v1compatUntil.Store(0)
 		return
 	}
-	s.legacyUntil.Store(t.UnixNano())
+	s.v1compatUntil.Store(t.UnixNano())
 }
 
-// legacy returns the raw body's hash when records of version 1.0.0 may
+// v1compat returns the raw body's hash when records of version 1.0.0 may
 // still be alive, else "".
-func (s *Reports) legacy(sub Submission, now time.Time) string {
-	if until := s.legacyUntil.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
+func (s *Reports) v1compat(sub Submission, now time.Time) string {
+	if until := s.v1compatUntil.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
 		return ""
 	}
 	return sub.BodySHA256()
@@ -110,8 +117,8 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
 		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: identity,
 	}
-	if raw := s.legacy(sub, now); raw != "" {
-		if receipt, done, err := s.legacyAnswer(ctx, sub, rec, raw); err != nil || done {
+	if raw := s.v1compat(sub, now); raw != "" {
+		if receipt, done, err := s.v1compatAnswer(ctx, sub, rec, raw); err != nil || done {
 			return receipt, err
 		}
 	}
@@ -225,14 +232,14 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
 }
 
-// legacyAnswer looks for a record version 1.0.0 made of the same raw body:
+// v1compatAnswer looks for a record version 1.0.0 made of the same raw body:
 // under its old key hash when the submission has no Idempotency-Key, under
 // the same key (whose record then holds the raw body's hash) when it has.
 // done is true when that record answers.
-func (s *Reports) legacyAnswer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
+func (s *Reports) v1compatAnswer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
 	keyHash := rec.KeyHash
 	if sub.IdempotencyKey == "" {
-		keyHash = domain.LegacyKeyHash(raw)
+		keyHash = domain.V1CompatKeyHash(raw)
 	}
 	old, err := s.Store.GetKey(ctx, rec.User, keyHash)
 	switch {

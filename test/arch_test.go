@@ -142,7 +142,7 @@ func TestHTTPAdapterSeesOnlyPorts(t *testing.T) {
 			useCases[name] = true
 		}
 	}
-	for _, want := range []string{"Reports", "Auth", "Login", "Users", "Reconciler"} {
+	for _, want := range []string{"Reports", "Auth", "Login", "Users", "Sweep"} {
 		if !useCases[want] {
 			t.Fatalf("use case %s not found in ports (found %v): the check would prove nothing", want, useCases)
 		}

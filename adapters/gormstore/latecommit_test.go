@@ -97,14 +97,14 @@ func TestBatchOutlivesAMemberNearItsDeadline(t *testing.T) {
 
 // inSweep reports when the sweep starts deciding a file's fate.
 type inSweep struct {
-	ports.ReconcileStore
+	ports.SweepStore
 	once    sync.Once
 	entered chan struct{}
 }
 
 func (s *inSweep) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	s.once.Do(func() { close(s.entered) })
-	return s.ReconcileStore.TombstoneFile(ctx, name)
+	return s.SweepStore.TombstoneFile(ctx, name)
 }
 
 type shiftedClock time.Duration
@@ -124,7 +124,7 @@ func TestLateCommitKeepsFileStore(t *testing.T) {
 			t.Run(where, func(t *testing.T) {
 				dsn := fresh(t)
 				st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
-				var sweepStore ports.ReconcileStore = st
+				var sweepStore ports.SweepStore = st
 				if where == "another process" {
 					sweepStore = storetest.MustOpen(t, driver, dsn, gormstore.Options{})
 				}
@@ -145,12 +145,14 @@ func TestLateCommitKeepsFileStore(t *testing.T) {
 					stored <- err
 				}()
 				<-held
-				sweep := &inSweep{ReconcileStore: sweepStore, entered: make(chan struct{})}
+				sweep := &inSweep{SweepStore: sweepStore, entered: make(chan struct{})}
 				// An hour on: the file is far older than the stale bound.
-				rec := &ports.Reconciler{Store: sweep, Uploads: up.Store, Files: up.Inventory,
-					Clock: shiftedClock(time.Hour), Stale: time.Second, Batch: 10}
+				rec, err := ports.NewSweep(sweep, up.Inventory, shiftedClock(time.Hour), ports.SweepOptions{Stale: time.Second, Batch: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
 				type run struct {
-					rep ports.ReconcileReport
+					rep ports.SweepReport
 					err error
 				}
 				swept := make(chan run, 1)

@@ -46,9 +46,9 @@ type Store struct {
 }
 
 var (
-	_ ports.ReportStore    = (*Store)(nil)
-	_ ports.ReconcileStore = (*Store)(nil)
-	_ ports.UserStore      = (*Store)(nil)
+	_ ports.ReportStore = (*Store)(nil)
+	_ ports.SweepStore  = (*Store)(nil)
+	_ ports.UserStore   = (*Store)(nil)
 )
 
 // StagingTable is the staging table ("tabla temporal").

@@ -98,12 +98,12 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 	return p, e, nil
 }
 
-// LegacyUntil returns when the last idempotency record written before
+// V1CompatUntil returns when the last idempotency record written before
 // migration 2 — by version 1.0.0, which keyed reports by their raw body's
 // hash — expires; the zero time when there is none (a new install, or the
 // old records are gone). Until then the service also looks reports up the
-// old way (ports.Reports.SetLegacyUntil).
-func (s *Store) LegacyUntil(ctx context.Context) (time.Time, error) {
+// old way (ports.Reports.SetV1CompatUntil).
+func (s *Store) V1CompatUntil(ctx context.Context) (time.Time, error) {
 	var m schemaMigration
 	err := s.read.orm.WithContext(ctx).Where("version = ?", 2).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

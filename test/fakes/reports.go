@@ -12,7 +12,7 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// ReportStore is an in-memory ports.ReportStore and ports.ReconcileStore:
+// ReportStore is an in-memory ports.ReportStore and ports.SweepStore:
 // the unique key is the map key; files are claimed and tombstoned under
 // their name as the real store does (files.go).
 type ReportStore struct {
@@ -37,8 +37,8 @@ func (m *ReportStore) Refuse(f func(domain.StagedReport) error) {
 }
 
 var (
-	_ ports.ReportStore    = (*ReportStore)(nil)
-	_ ports.ReconcileStore = (*ReportStore)(nil)
+	_ ports.ReportStore = (*ReportStore)(nil)
+	_ ports.SweepStore  = (*ReportStore)(nil)
 )
 
 // NewReportStore returns an empty store.

@@ -29,7 +29,7 @@ type Harness struct {
 	// as a failing row would (a trigger on a real database).
 	Refuse func(tb testing.TB, credit string)
 	// Sweep is the store's side of the crash sweep.
-	Sweep ports.ReconcileStore
+	Sweep ports.SweepStore
 	// Users is the store's user store, or nil.
 	Users ports.UserStore
 	// Schema is the store's migrator, or nil.

@@ -29,24 +29,28 @@ type IO struct {
 	Stdout, Stderr io.Writer
 }
 
-// command is one subcommand: its usage line, what it does, and how it runs
-// once its flags are parsed.
+// command is one subcommand: its usage line, what it does, and its
+// runner, made by newRunner, which declares the command's flags on fs.
 type command struct {
 	name, args, summary, help string
-	flags                     func(fs *flag.FlagSet) func(ctx context.Context, cfg string, io IO) int
+	newRunner                 func(fs *flag.FlagSet) runner
 }
+
+// runner runs a command once its flags are parsed, with the --config path
+// given (or ""), and returns the exit code.
+type runner func(ctx context.Context, cfgPath string, io IO) int
 
 // commands lists every subcommand, in the order the overview shows them.
 func commands() []command {
 	return []command{
-		{"serve", "[--config FILE]", "run the service (the default command)", serveHelp, serveFlags},
+		{"serve", "[--config FILE]", "run the service (the default command)", serveHelp, serveRunner},
 		{"users", "add|passwd|deactivate|activate|list ...", "manage the built-in login's users", usersHelp, nil},
 		{"config", "check|print [--config FILE]", "validate, or print, the configuration", configHelp, nil},
-		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenFlags},
-		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateFlags},
-		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileFlags},
+		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenRunner},
+		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
+		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileRunner},
 		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
-		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionFlags},
+		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
 }
 
@@ -91,7 +95,7 @@ func CLI(ctx context.Context, args []string, io IO) int {
 			return reports(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
-		run := c.flags(fs)
+		run := c.newRunner(fs)
 		if code, ok := parse(fs, args); !ok {
 			return code
 		}
@@ -176,7 +180,7 @@ const serveHelp = `Runs the service: the partner endpoint /api/partner_api.php, 
 login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml. Stops on
 SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
 
-func serveFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+func serveRunner(*flag.FlagSet) runner {
 	return func(ctx context.Context, cfgPath string, io IO) int {
 		cfg, code := loadConfig(cfgPath, io)
 		if cfg == nil {
@@ -206,7 +210,7 @@ const migrateHelp = `Applies the pending schema migrations and exits. Needed bef
 store.auto_migrate is false; safe to run from several replicas at once (on
 MySQL a named lock lets one migrate).`
 
-func migrateFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+func migrateRunner(*flag.FlagSet) runner {
 	return func(ctx context.Context, cfgPath string, io IO) int {
 		_, st, code := openConfiguredStore(ctx, cfgPath, io, false)
 		if st == nil {
@@ -227,7 +231,7 @@ func migrateFlags(*flag.FlagSet) func(context.Context, string, IO) int {
 	}
 }
 
-func versionFlags(*flag.FlagSet) func(context.Context, string, IO) int {
+func versionRunner(*flag.FlagSet) runner {
 	return func(_ context.Context, _ string, io IO) int {
 		fmt.Fprintln(io.Stdout, "disbursementd", Version())
 		return ExitOK

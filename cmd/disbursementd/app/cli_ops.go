@@ -19,7 +19,7 @@ is its own (chown it when another user ran keygen). It never replaces an
 existing private key. See the operator guide for a key rotation across
 replicas.`
 
-func keygenFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
+func keygenRunner(fs *flag.FlagSet) runner {
 	out := fs.String("out", "", "directory for private.pem (0600) and public.pem")
 	return func(_ context.Context, _ string, io IO) int {
 		if *out == "" {
@@ -63,7 +63,7 @@ start and every uploads.sweep_interval. Safe beside running replicas: a
 file is removed only once the database has recorded that no report can
 claim it. Exit code 1 when a row's file is missing.`
 
-func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
+func reconcileRunner(fs *flag.FlagSet) runner {
 	apply := fs.Bool("apply", false, "remove what is found (default: only list it)")
 	return func(ctx context.Context, cfgPath string, io IO) int {
 		cfg, st, code := openConfiguredStore(ctx, cfgPath, io, true)
@@ -77,8 +77,12 @@ func reconcileFlags(fs *flag.FlagSet) func(context.Context, string, IO) int {
 			return ExitFailure
 		}
 		defer up.Close()
-		r := reconciler(cfg, st, up, sysclock.Clock{})
-		rep, err := r.Run(ctx, *apply, ports.EveryRow)
+		sweep, err := newSweep(cfg, st, up, sysclock.Clock{})
+		if err != nil {
+			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
+			return ExitFailure
+		}
+		rep, err := sweep.Run(ctx, *apply, ports.EveryRow)
 		verb := "would remove"
 		if *apply {
 			verb = "removed"

@@ -10,18 +10,18 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// reconciler is the crash sweep on st and up, as serve and reconcile run
+// newSweep is the crash sweep on st and up, as serve and reconcile run
 // it. Tombstones are kept as long as idempotency records.
-func reconciler(cfg *config.Config, st ports.ReconcileStore, up Uploads, clock ports.Clock) *ports.Reconciler {
-	return &ports.Reconciler{Store: st, Uploads: up, Files: up, Clock: clock, Stale: cfg.HTTP.StaleBound(),
-		TombstoneTTL: cfg.Idempotency.TTL, Batch: cfg.Idempotency.SweepBatch}
+func newSweep(cfg *config.Config, st ports.SweepStore, up Uploads, clock ports.Clock) (*ports.Sweep, error) {
+	return ports.NewSweep(st, up, clock, ports.SweepOptions{Stale: cfg.HTTP.StaleBound(),
+		TombstoneTTL: cfg.Idempotency.TTL, Batch: cfg.Idempotency.SweepBatch})
 }
 
 // startSweep runs the crash sweep (contract §7) in the background: once
 // at start, then every uploads.sweep_interval, until Close. Each run
 // checks the files of the rows stored since (each row once, however late
 // its commit landed); a missing one is logged and counted in missing.
-func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler, missing prometheus.Counter) {
+func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing prometheus.Counter) {
 	every := m.Config.Uploads.SweepInterval
 	m.goBackground(func() {
 		for {
@@ -48,7 +48,7 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Reconciler, missing prom
 	})
 }
 
-func (m *Main) logSweep(rep ports.ReconcileReport) {
+func (m *Main) logSweep(rep ports.SweepReport) {
 	attrs := []any{}
 	for _, kind := range ports.FindingKinds {
 		if n := rep.Counts[kind]; n > 0 {

@@ -27,15 +27,14 @@ import (
 
 // Uploads is the upload store the configuration picks (uploads.backend).
 type Uploads interface {
-	ports.UploadStore
-	ports.UploadInventory
+	ports.UploadInventory // the upload store, as the sweep sees it too
 	Close() error
 }
 
 // wired is what Run serves.
 type wired struct {
 	http         *httpapi.Server
-	reconciler   *ports.Reconciler
+	sweep        *ports.Sweep
 	missingFiles prometheus.Counter // rows whose file the sweep found missing
 	metrics      *httpapi.Metrics
 }
@@ -154,22 +153,25 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	rec := reconciler(cfg, m.Store, m.Uploads, m.Clock)
+	sweep, err := newSweep(cfg, m.Store, m.Uploads, m.Clock)
+	if err != nil {
+		return wired{}, err
+	}
 	select {
 	case <-migrated:
-		m.readLegacy(bg, reports)
+		m.readV1Compat(bg, reports)
 		close(schemaReady)
 	default:
 		m.goBackground(func() {
 			select {
 			case <-migrated:
-				m.readLegacy(bg, reports)
+				m.readV1Compat(bg, reports)
 				close(schemaReady)
 			case <-bg.Done():
 			}
 		})
 	}
-	return wired{http: srv, reconciler: rec, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
+	return wired{http: srv, sweep: sweep, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
 }
 
 // metrics are the service's metrics with the build's identity and the
@@ -192,15 +194,15 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 	return metrics, nil
 }
 
-// readLegacy tells the reports use case until when idempotency records of
+// readV1Compat tells the reports use case until when idempotency records of
 // version 1.0.0 may be alive, so retries across an upgrade find them.
-func (m *Main) readLegacy(ctx context.Context, reports *ports.Reports) {
-	until, err := m.Store.LegacyUntil(ctx)
+func (m *Main) readV1Compat(ctx context.Context, reports *ports.Reports) {
+	until, err := m.Store.V1CompatUntil(ctx)
 	if err != nil {
 		m.Log.Warn("could not tell whether records of version 1.0.0 are alive; retries of reports sent before the upgrade may not find them", "error", err.Error())
 		return
 	}
-	reports.SetLegacyUntil(until)
+	reports.SetV1CompatUntil(until)
 	if !until.IsZero() {
 		m.Log.Info("idempotency records of version 1.0.0 are alive; reports are also looked up the old way until they expire",
 			"until", until.Format(time.RFC3339))

@@ -2,30 +2,52 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
-// Reconciler is the use case "after a crash, nothing half-done is left":
-// it removes upload leftovers (temporary files, unfinished uploads),
-// published files that no row names, pending claims and expired
-// idempotency records, and reports rows whose file is missing (those it
-// cannot mend). Nothing younger than Stale is touched: a report still in
-// flight, on this replica or another, may own it. A published file is
-// removed only once the store has recorded its tombstone, which no report
-// can claim past: a report whose COMMIT reaches the database late either
-// landed first (the file stays) or fails (no row names the file).
-type Reconciler struct {
-	Store   ReconcileStore
-	Uploads UploadStore
-	Files   UploadInventory
-	Clock   Clock
-	Stale   time.Duration
-	// TombstoneTTL is how long a tombstone is kept (idempotency.ttl): far
-	// longer than a batch can run, since a batch ends once the time of
-	// every report in it is up.
+// Sweep is the use case "after a crash, nothing half-done is left" (the
+// sweep: serve runs it at start and every uploads.sweep_interval, the
+// command reconcile on demand): it removes upload leftovers (temporary
+// files, unfinished uploads), published files that no row names, pending
+// claims and expired idempotency records, and reports rows whose file is
+// missing (those it cannot mend). Nothing younger than the stale bound is
+// touched: a report still in flight, on this replica or another, may own
+// it. A published file is removed only once the store has recorded its
+// tombstone, which no report can claim past: a report whose COMMIT
+// reaches the database late either landed first (the file stays) or
+// fails (no row names the file).
+type Sweep struct {
+	store   SweepStore
+	uploads UploadInventory
+	clock   Clock
+	o       SweepOptions
+}
+
+// SweepOptions bound a sweep.
+type SweepOptions struct {
+	// Stale is the age below which nothing is touched (above 0): longer
+	// than any report can take.
+	Stale time.Duration
+	// TombstoneTTL is how long a tombstone is kept (idempotency.ttl; 0:
+	// for good): far longer than a batch can run, since a batch ends once
+	// the time of every report in it is up.
 	TombstoneTTL time.Duration
-	Batch        int // names looked up, records deleted, rows read per statement
+	// Batch is the names looked up, records deleted and rows read per
+	// statement (above 0).
+	Batch int
+}
+
+// NewSweep returns the sweep of store's rows and uploads' files.
+func NewSweep(store SweepStore, uploads UploadInventory, clock Clock, o SweepOptions) (*Sweep, error) {
+	switch {
+	case store == nil || uploads == nil || clock == nil:
+		return nil, errors.New("ports: NewSweep needs a store, an upload inventory and a clock")
+	case o.Stale <= 0 || o.Batch <= 0 || o.TombstoneTTL < 0:
+		return nil, fmt.Errorf("ports: NewSweep: stale bound %s and batch %d must be above 0, tombstone TTL %s not below", o.Stale, o.Batch, o.TombstoneTTL)
+	}
+	return &Sweep{store: store, uploads: uploads, clock: clock, o: o}, nil
 }
 
 // RowCheck says which rows a run checks for their file.
@@ -34,7 +56,7 @@ type RowCheck int
 // Row checks.
 const (
 	// NewRows checks each stored row's file once, once the row is older
-	// than Stale, however late its commit landed (serve's sweep). It needs
+	// than the stale bound, however late its commit landed (serve's sweep). It needs
 	// apply, which records what was checked; a dry run checks every row.
 	NewRows RowCheck = iota
 	// EveryRow checks every row that names a file (reconcile).
@@ -64,14 +86,14 @@ type Finding struct {
 	Reason string
 }
 
-// ReconcileReport is what one run found and did.
-type ReconcileReport struct {
+// SweepReport is what one run found and did.
+type SweepReport struct {
 	Findings []Finding        // the first maxListed, in the order found
 	Counts   map[string]int64 // by kind
 	Applied  bool             // removals were made (not a dry run)
 }
 
-func (r *ReconcileReport) add(kind, name, reason string) {
+func (r *SweepReport) add(kind, name, reason string) {
 	r.Counts[kind]++
 	if len(r.Findings) < maxListed {
 		r.Findings = append(r.Findings, Finding{Kind: kind, Name: name, Reason: reason})
@@ -80,10 +102,10 @@ func (r *ReconcileReport) add(kind, name, reason string) {
 
 // Run looks for what a crash can leave and, with apply, removes it; check
 // says which rows are checked for their file.
-func (r *Reconciler) Run(ctx context.Context, apply bool, check RowCheck) (ReconcileReport, error) {
-	rep := ReconcileReport{Counts: map[string]int64{}, Applied: apply}
-	now := r.Clock.Now().UTC()
-	cutoff := now.Add(-r.Stale)
+func (r *Sweep) Run(ctx context.Context, apply bool, check RowCheck) (SweepReport, error) {
+	rep := SweepReport{Counts: map[string]int64{}, Applied: apply}
+	now := r.clock.Now().UTC()
+	cutoff := now.Add(-r.o.Stale)
 	if err := r.files(ctx, &rep, cutoff, apply); err != nil {
 		return rep, err
 	}
@@ -98,7 +120,7 @@ func (r *Reconciler) Run(ctx context.Context, apply bool, check RowCheck) (Recon
 
 // files removes leftovers and published files without a row, older than
 // cutoff.
-func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff time.Time, apply bool) error {
+func (r *Sweep) files(ctx context.Context, rep *SweepReport, cutoff time.Time, apply bool) error {
 	var batch []StoredObject
 	flush := func() error {
 		if len(batch) == 0 {
@@ -108,7 +130,7 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 		for i, o := range batch {
 			names[i] = o.Name
 		}
-		named, err := r.Store.NamedFiles(ctx, names)
+		named, err := r.store.NamedFiles(ctx, names)
 		if err != nil {
 			return fmt.Errorf("look up file names: %w", err)
 		}
@@ -117,14 +139,14 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 				continue
 			}
 			if apply {
-				gone, err := r.Store.TombstoneFile(ctx, o.Name)
+				gone, err := r.store.TombstoneFile(ctx, o.Name)
 				if err != nil {
 					return fmt.Errorf("decide orphan file: %w", err)
 				}
 				if !gone {
 					continue // a report's row has claimed it: its COMMIT landed late
 				}
-				if err := r.Uploads.Remove(ctx, o.Name); err != nil {
+				if err := r.uploads.Remove(ctx, o.Name); err != nil {
 					return fmt.Errorf("remove orphan file: %w", err)
 				}
 			}
@@ -133,18 +155,18 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 		batch = batch[:0]
 		return nil
 	}
-	err := r.Files.Walk(ctx, func(o StoredObject) error {
+	err := r.uploads.Walk(ctx, func(o StoredObject) error {
 		if !o.ModTime.Before(cutoff) {
 			return nil // may belong to a report still in flight
 		}
 		if o.Temp {
 			rep.add(FoundLeftover, o.Name, "an unfinished write; written "+o.ModTime.UTC().Format(time.RFC3339))
 			if apply {
-				return r.Files.RemoveLeftover(ctx, o)
+				return r.uploads.RemoveLeftover(ctx, o)
 			}
 			return nil
 		}
-		if batch = append(batch, o); len(batch) >= r.batch() {
+		if batch = append(batch, o); len(batch) >= r.o.Batch {
 			return flush()
 		}
 		return nil
@@ -157,28 +179,28 @@ func (r *Reconciler) files(ctx context.Context, rep *ReconcileReport, cutoff tim
 
 // keys deletes pending claims older than cutoff, records past their TTL
 // and tombstones past TombstoneTTL, in bounded batches.
-func (r *Reconciler) keys(ctx context.Context, rep *ReconcileReport, cutoff, now time.Time, apply bool) error {
+func (r *Sweep) keys(ctx context.Context, rep *SweepReport, cutoff, now time.Time, apply bool) error {
 	for {
-		pending, expired, err := r.Store.PurgeKeys(ctx, cutoff, now, r.batch(), apply)
+		pending, expired, err := r.store.PurgeKeys(ctx, cutoff, now, r.o.Batch, apply)
 		if err != nil {
 			return fmt.Errorf("purge idempotency records: %w", err)
 		}
 		rep.Counts[FoundPendingClaim] += pending
 		rep.Counts[FoundExpiredKey] += expired
-		if !apply || pending+expired < int64(r.batch()) {
+		if !apply || pending+expired < int64(r.o.Batch) {
 			break
 		}
 	}
-	if r.TombstoneTTL <= 0 {
+	if r.o.TombstoneTTL <= 0 {
 		return nil // kept for good
 	}
 	for {
-		n, err := r.Store.PurgeTombstones(ctx, now.Add(-r.TombstoneTTL), r.batch(), apply)
+		n, err := r.store.PurgeTombstones(ctx, now.Add(-r.o.TombstoneTTL), r.o.Batch, apply)
 		if err != nil {
 			return fmt.Errorf("purge tombstones: %w", err)
 		}
 		rep.Counts[FoundTombstone] += n
-		if !apply || n < int64(r.batch()) {
+		if !apply || n < int64(r.o.Batch) {
 			return nil
 		}
 	}
@@ -188,9 +210,9 @@ func (r *Reconciler) keys(ctx context.Context, rep *ReconcileReport, cutoff, now
 // once: the claims not yet checked, older than cutoff. A row whose commit
 // landed late is among them at the next run. A file that is missing is
 // reported; nothing can mend it, so an operator must look.
-func (r *Reconciler) newRows(ctx context.Context, rep *ReconcileReport, cutoff time.Time) error {
+func (r *Sweep) newRows(ctx context.Context, rep *SweepReport, cutoff time.Time) error {
 	for {
-		claims, err := r.Store.UncheckedClaims(ctx, cutoff, r.batch())
+		claims, err := r.store.UncheckedClaims(ctx, cutoff, r.o.Batch)
 		if err != nil {
 			return fmt.Errorf("read rows to check: %w", err)
 		}
@@ -201,19 +223,19 @@ func (r *Reconciler) newRows(ctx context.Context, rep *ReconcileReport, cutoff t
 			}
 			names[i] = c.FileName
 		}
-		if err := r.Store.MarkChecked(ctx, names); err != nil {
+		if err := r.store.MarkChecked(ctx, names); err != nil {
 			return fmt.Errorf("record checked rows: %w", err)
 		}
-		if len(claims) < r.batch() {
+		if len(claims) < r.o.Batch {
 			return nil
 		}
 	}
 }
 
 // everyRow checks the file of every row older than cutoff.
-func (r *Reconciler) everyRow(ctx context.Context, rep *ReconcileReport, cutoff time.Time) error {
+func (r *Sweep) everyRow(ctx context.Context, rep *SweepReport, cutoff time.Time) error {
 	for after := int64(0); ; {
-		rows, err := r.Store.FileRows(ctx, after, r.batch())
+		rows, err := r.store.FileRows(ctx, after, r.o.Batch)
 		if err != nil {
 			return fmt.Errorf("read rows with files: %w", err)
 		}
@@ -226,14 +248,14 @@ func (r *Reconciler) everyRow(ctx context.Context, rep *ReconcileReport, cutoff 
 				return err
 			}
 		}
-		if len(rows) < r.batch() {
+		if len(rows) < r.o.Batch {
 			return nil
 		}
 	}
 }
 
-func (r *Reconciler) checkFile(ctx context.Context, rep *ReconcileReport, id int64, name string) error {
-	ok, err := r.Uploads.Exists(ctx, name)
+func (r *Sweep) checkFile(ctx context.Context, rep *SweepReport, id int64, name string) error {
+	ok, err := r.uploads.Exists(ctx, name)
 	if err != nil {
 		return fmt.Errorf("look for %s: %w", name, err)
 	}
@@ -241,11 +263,4 @@ func (r *Reconciler) checkFile(ctx context.Context, rep *ReconcileReport, id int
 		rep.add(FoundMissingFile, name, fmt.Sprintf("row %d names it; the file is not there", id))
 	}
 	return nil
-}
-
-func (r *Reconciler) batch() int {
-	if r.Batch > 0 {
-		return r.Batch
-	}
-	return 500
 }

@@ -13,6 +13,42 @@ import (
 
 // TestReconcileAfterACrash: what a crash can leave older than the stale
 // bound is listed, then removed with apply; anything younger, and every
+
+// newSweep is the sweep tests run: a stale bound of 65 s (a report
+// timeout of 60 s) and batches of 2, so every path runs in several.
+func newSweep(t *testing.T, store ports.SweepStore, up ports.UploadInventory, clock ports.Clock) *ports.Sweep {
+	t.Helper()
+	r, err := ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: 65 * time.Second, Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestNewSweepRefusesWhatItCannotRun: a missing dependency or a bound
+// that would sweep everything (no stale bound) or loop forever (no batch)
+// is an error at construction, not at the first run.
+func TestNewSweepRefusesWhatItCannotRun(t *testing.T) {
+	clock := fakes.NewClock(t0)
+	store, up := fakes.NewReportStore(), fakes.NewUploads(clock)
+	ok := ports.SweepOptions{Stale: time.Minute, Batch: 1}
+	for name, f := range map[string]func() (*ports.Sweep, error){
+		"no store":   func() (*ports.Sweep, error) { return ports.NewSweep(nil, up, clock, ok) },
+		"no uploads": func() (*ports.Sweep, error) { return ports.NewSweep(store, nil, clock, ok) },
+		"no clock":   func() (*ports.Sweep, error) { return ports.NewSweep(store, up, nil, ok) },
+		"no stale bound": func() (*ports.Sweep, error) {
+			return ports.NewSweep(store, up, clock, ports.SweepOptions{Batch: 1})
+		},
+		"no batch": func() (*ports.Sweep, error) {
+			return ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: time.Minute})
+		},
+	} {
+		if _, err := f(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
 // file a row names, stays; rows without their file are reported.
 func TestReconcileAfterACrash(t *testing.T) {
 	ctx := context.Background()
@@ -39,7 +75,7 @@ func TestReconcileAfterACrash(t *testing.T) {
 	store.PutKey(domain.IdempotencyRecord{User: "acme", KeyHash: "expired", State: domain.KeyDone, Nonce: "n2",
 		CreatedAt: t0.Add(-25 * time.Hour), ExpiresAt: t0.Add(-time.Hour)})
 
-	r := &ports.Reconciler{Store: store, Uploads: up, Files: up, Clock: clock, Stale: 65 * time.Second, Batch: 2}
+	r := newSweep(t, store, up, clock)
 	keysBefore, filesBefore := store.Keys(), up.Count()
 	dry, err := r.Run(ctx, false, ports.EveryRow)
 	if err != nil {
@@ -89,7 +125,7 @@ func TestSweepChecksLateRowsOnce(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
 	svc := newReports(store, up, clock)
-	r := &ports.Reconciler{Store: store, Uploads: up, Files: up, Clock: clock, Stale: 65 * time.Second, Batch: 2}
+	r := newSweep(t, store, up, clock)
 	clock.Add(10 * time.Minute)
 	for range 2 {
 		if rep, err := r.Run(ctx, true, ports.NewRows); err != nil || rep.Counts[ports.FoundMissingFile] != 0 {
