@@ -24,11 +24,6 @@ type TokenPolicy struct {
 	Leeway   time.Duration
 }
 
-// DefaultTokenPolicy is the contract's default policy.
-func DefaultTokenPolicy() TokenPolicy {
-	return TokenPolicy{Issuer: "disbursementd", Audience: "partner-api", Lifetime: 24 * time.Hour, Leeway: 60 * time.Second}
-}
-
 // NewClaims returns the claims for a token issued to u at now.
 func (p TokenPolicy) NewClaims(u User, now time.Time, jti string) Claims {
 	now = now.UTC().Truncate(time.Second)

@@ -8,7 +8,9 @@ import (
 )
 
 func TestTokenPolicyCheck(t *testing.T) {
-	p := DefaultTokenPolicy()
+	// The contract's defaults (auth.issuer, auth.audience, auth.token_ttl,
+	// auth.leeway), which config owns; fixture.TokenPolicy is held to them.
+	p := TokenPolicy{Issuer: "disbursementd", Audience: "partner-api", Lifetime: 24 * time.Hour, Leeway: 60 * time.Second}
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	good := p.NewClaims(User{Name: "acme", NIT: "900123456"}, now, "jti-1")
 	if good.Expiry.Sub(good.IssuedAt) != 24*time.Hour || good.Audience[0] != "partner-api" || good.Issuer != "disbursementd" {

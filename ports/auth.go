@@ -15,21 +15,51 @@ import (
 // Auth is the use case of access tokens: a partner's credentials in, a
 // token out (throttled), and a token in, the partner it speaks for out.
 type Auth struct {
-	Exchanger CredentialExchange
-	Verifier  TokenVerifier
-	Policy    domain.TokenPolicy
-	Clock     Clock
-	// Throttle keeps the login budgets (optional): PerUser failed
-	// attempts per user name, PerAddr per client address.
+	exchanger CredentialExchange
+	verifier  TokenVerifier
+	policy    domain.TokenPolicy
+	clock     Clock
+	o         AuthOptions
+}
+
+// AuthOptions are what Auth may use besides its exchange, verifier, policy
+// and clock; each may be left out.
+type AuthOptions struct {
+	// Throttle keeps the login budgets: PerUser failed attempts per user
+	// name, PerAddr per client address. A rule of Limit 0 is off; a rule
+	// that is on needs Throttle.
 	Throttle         LoginThrottle
 	PerUser, PerAddr ThrottleRule
-	// Users refuses tokens of deactivated users when the store knows them
-	// (optional); Statuses caches its answers for at most Staleness.
+	// Users refuses tokens of deactivated users when the store knows them;
+	// Statuses caches its answers for at most Staleness (0: no caching).
 	Users     UserStore
 	Statuses  UserStatusCache
 	Staleness time.Duration
-	// Tokens skips RSA verification for tokens verified before (optional).
+	// Tokens skips RSA verification for tokens verified before.
 	Tokens TokenCache
+}
+
+// NewAuth returns the use case on exchanger (the configured login), the
+// verifier of tokens, the claim rules and the clock. It refuses a missing
+// one, and options that contradict each other: a budget on without a
+// throttle or without a window, a staleness without a cache of user
+// statuses, a cache without the user store.
+func NewAuth(exchanger CredentialExchange, verifier TokenVerifier, policy domain.TokenPolicy, clock Clock, o AuthOptions) (*Auth, error) {
+	switch {
+	case exchanger == nil || verifier == nil || clock == nil:
+		return nil, errors.New("ports: NewAuth needs a credential exchange, a token verifier and a clock")
+	case policy.Issuer == "" || policy.Audience == "" || policy.Lifetime <= 0:
+		return nil, fmt.Errorf("ports: NewAuth: a token policy with an issuer, an audience and a lifetime, not %+v", policy)
+	}
+	for _, r := range []ThrottleRule{o.PerUser, o.PerAddr} {
+		if r.Limit > 0 && (o.Throttle == nil || r.Window <= 0) {
+			return nil, fmt.Errorf("ports: NewAuth: a budget of %d needs a throttle and a window above 0 (%s)", r.Limit, r.Window)
+		}
+	}
+	if o.Staleness > 0 && o.Statuses == nil || o.Statuses != nil && o.Users == nil {
+		return nil, errors.New("ports: NewAuth: a staleness needs a user status cache, and the cache the user store")
+	}
+	return &Auth{exchanger: exchanger, verifier: verifier, policy: policy, clock: clock, o: o}, nil
 }
 
 // ThrottleRule is a login budget: Limit failed attempts per Window. A
@@ -71,20 +101,20 @@ var errKnownUser = errors.New("known user")
 func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: hiddenName(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
-	now := a.Clock.Now()
-	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.PerAddr, now)
+	now := a.clock.Now()
+	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.o.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
 	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.PerUser, now)
+	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.o.PerUser, now)
 	if err != nil {
 		a.cancel(ctx, addrSlot)
 		return out, err
 	}
-	tok, err := a.Exchanger.Exchange(ctx, at.User, at.Password)
+	tok, err := a.exchanger.Exchange(ctx, at.User, at.Password)
 	if err != nil {
 		if errors.Is(err, errKnownUser) {
 			out.LogUser = at.User
@@ -99,7 +129,7 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	a.cancel(ctx, addrSlot)
 	a.cancel(ctx, userSlot)
 	out.LogUser = at.User
-	claims, err := a.verify(tok, a.Clock.Now())
+	claims, err := a.verify(tok, a.clock.Now())
 	if err != nil {
 		return out, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
 			WithCause(fmt.Errorf("login upstream issued a token this service does not accept: %w", err))
@@ -126,10 +156,10 @@ func addrKey(addr string) string {
 // take reserves a slot of key's budget; a spent budget is ErrThrottled,
 // with Detail naming which budget (user or address) and RetryAfter.
 func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
-	if a.Throttle == nil || rule.Limit <= 0 {
+	if a.o.Throttle == nil || rule.Limit <= 0 {
 		return Reservation{}, nil
 	}
-	r, err := a.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
+	r, err := a.o.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
 	if err != nil {
 		return Reservation{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
 			WithCause(fmt.Errorf("login throttle: %w", err))
@@ -146,7 +176,7 @@ func (a *Auth) cancel(ctx context.Context, r Reservation) {
 	if r.ID != "" {
 		// Best effort: a reservation that stays counts as a failure and
 		// ages out with the window.
-		_ = a.Throttle.Cancel(context.WithoutCancel(ctx), r)
+		_ = a.o.Throttle.Cancel(context.WithoutCancel(ctx), r)
 	}
 }
 
@@ -162,12 +192,12 @@ func hiddenName(s string) string {
 // the store said within Staleness. Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
 // the user store cannot answer.
 func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) {
-	now := a.Clock.Now()
+	now := a.clock.Now()
 	claims, err := a.verify(tok, now)
 	if err != nil {
 		return Principal{}, err
 	}
-	if a.Users != nil {
+	if a.o.Users != nil {
 		st, err := a.userStatus(ctx, claims, now)
 		switch {
 		case err != nil:
@@ -192,20 +222,20 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 func (a *Auth) verify(tok string, now time.Time) (domain.Claims, error) {
 	var claims domain.Claims
 	cached := false
-	if a.Tokens != nil {
-		claims, cached = a.Tokens.Get(tok)
+	if a.o.Tokens != nil {
+		claims, cached = a.o.Tokens.Get(tok)
 	}
 	if !cached {
 		var err error
-		if claims, err = a.Verifier.Verify(tok); err != nil {
+		if claims, err = a.verifier.Verify(tok); err != nil {
 			return domain.Claims{}, err
 		}
 	}
-	if err := a.Policy.Check(claims, now); err != nil {
+	if err := a.policy.Check(claims, now); err != nil {
 		return domain.Claims{}, err
 	}
-	if !cached && a.Tokens != nil {
-		a.Tokens.Put(tok, claims)
+	if !cached && a.o.Tokens != nil {
+		a.o.Tokens.Put(tok, claims)
 	}
 	return claims, nil
 }
@@ -215,13 +245,13 @@ func (a *Auth) verify(tok string, now time.Time) (domain.Claims, error) {
 // than the token itself is read again: the token was issued after it, so
 // the user may have been activated since.
 func (a *Auth) userStatus(ctx context.Context, c domain.Claims, now time.Time) (UserStatus, error) {
-	if a.Statuses != nil && a.Staleness > 0 {
-		if s, ok := a.Statuses.Get(c.Subject); ok && now.Sub(s.At) < a.Staleness &&
+	if a.o.Statuses != nil && a.o.Staleness > 0 {
+		if s, ok := a.o.Statuses.Get(c.Subject); ok && now.Sub(s.At) < a.o.Staleness &&
 			(s.Active || !s.Known || c.IssuedAt.Before(s.At.Truncate(time.Second))) {
 			return s, nil
 		}
 	}
-	u, err := a.Users.GetUser(ctx, c.Subject)
+	u, err := a.o.Users.GetUser(ctx, c.Subject)
 	s := UserStatus{Known: true, Active: u.Active, PasswordChanged: u.PasswordChangedAt, At: now}
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
@@ -229,8 +259,8 @@ func (a *Auth) userStatus(ctx context.Context, c domain.Claims, now time.Time) (
 	case err != nil:
 		return UserStatus{}, err
 	}
-	if a.Statuses != nil && a.Staleness > 0 {
-		a.Statuses.Put(c.Subject, s)
+	if a.o.Statuses != nil && a.o.Staleness > 0 {
+		a.o.Statuses.Put(c.Subject, s)
 	}
 	return s, nil
 }

@@ -20,28 +20,33 @@ const goodPassword = "correct horse battery"
 // authFixture is the built-in login behind Auth, on fakes and the real
 // in-memory throttle.
 type authFixture struct {
-	users  *fakes.Users
-	hasher *fakes.Hasher
-	keys   *fakes.Keys
-	clock  *fakes.Clock
-	auth   *ports.Auth
+	users    *fakes.Users
+	hasher   *fakes.Hasher
+	keys     *fakes.Keys
+	clock    *fakes.Clock
+	throttle *memstate.Throttle
+	auth     *ports.Auth
 }
 
+// newAuth is the fixture with user acme, under authOptions.
 func newAuth(t *testing.T) *authFixture {
+	return newAuthAnd(t, func(*ports.AuthOptions) {})
+}
+
+// newAuthAnd is newAuth with the options changed by opt.
+func newAuthAnd(t *testing.T, opt func(*ports.AuthOptions)) *authFixture {
 	t.Helper()
 	f := &authFixture{users: fakes.NewUsers(), hasher: &fakes.Hasher{}, keys: fakes.NewKeys(), clock: fakes.NewClock(t0)}
-	svc := &ports.Users{Store: f.users, Hasher: f.hasher, Clock: f.clock}
-	if _, err := svc.Add(context.Background(), "acme", "900123456-8", goodPassword); err != nil {
+	if _, err := newUsers(t, f).Add(context.Background(), "acme", "900123456-8", goodPassword); err != nil {
 		t.Fatal(err)
 	}
-	throttle, err := memstate.NewThrottle(1000)
-	if err != nil {
+	var err error
+	if f.throttle, err = memstate.NewThrottle(1000); err != nil {
 		t.Fatal(err)
 	}
-	login := &ports.Login{Users: f.users, Hasher: f.hasher, Issuer: f.keys, Policy: domain.DefaultTokenPolicy(), Clock: f.clock}
-	f.auth = &ports.Auth{Exchanger: login, Verifier: f.keys, Policy: domain.DefaultTokenPolicy(), Users: f.users, Clock: f.clock,
-		Throttle: throttle, PerUser: ports.ThrottleRule{Limit: 10, Window: 15 * time.Minute},
-		PerAddr: ports.ThrottleRule{Limit: 30, Window: time.Minute}}
+	o := authOptions(f)
+	opt(&o)
+	f.auth = newAuthWith(t, f, o)
 	return f
 }
 
@@ -52,7 +57,7 @@ func (f *authFixture) token(user, pw, addr string) (ports.Issued, error) {
 func TestLoginAndAuthenticate(t *testing.T) {
 	ctx := context.Background()
 	f := newAuth(t)
-	svc := &ports.Users{Store: f.users, Hasher: f.hasher, Clock: f.clock}
+	svc := newUsers(t, f)
 	if _, err := svc.Add(ctx, "acme", "900123456", goodPassword); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("duplicate user: %v", err)
 	}
@@ -190,10 +195,9 @@ func TestThrottleCountsFailuresOnly(t *testing.T) {
 
 func TestTokenCacheAndStaleness(t *testing.T) {
 	ctx := context.Background()
-	f := newAuth(t)
 	tokens, _ := memstate.NewTokenCache(2)
 	statuses, _ := memstate.NewUserStatusCache(10)
-	f.auth.Tokens, f.auth.Statuses, f.auth.Staleness = tokens, statuses, 30*time.Second
+	f := newAuthAnd(t, func(o *ports.AuthOptions) { o.Tokens, o.Statuses, o.Staleness = tokens, statuses, 30*time.Second })
 	issued, err := f.token("acme", goodPassword, "10.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +247,7 @@ func TestTokenCacheAndStaleness(t *testing.T) {
 // passwords cost what unknown users cost.
 func TestLoginRehashesImportedHashes(t *testing.T) {
 	users := fakes.NewUsers(domain.User{Name: "legacy", PasswordHash: "old:secret", Active: true})
-	login := &ports.Login{Users: users, Hasher: &fakes.Hasher{}, Issuer: fakes.NewKeys(), Policy: domain.DefaultTokenPolicy(), Clock: fakes.NewClock(t0)}
+	login := newLogin(t, users, &fakes.Hasher{}, fakes.NewKeys(), fakes.NewClock(t0))
 	if _, err := login.Exchange(context.Background(), "legacy", "wrong"); !errors.Is(err, domain.ErrInvalidClient) {
 		t.Fatal(err)
 	}

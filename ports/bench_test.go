@@ -10,6 +10,7 @@ import (
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fakes"
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 // BenchmarkAuthenticateCached: a reused token with the caches on (compare
@@ -17,11 +18,15 @@ import (
 func BenchmarkAuthenticateCached(b *testing.B) {
 	users := fakes.NewUsers(domain.User{Name: "acme", Active: true})
 	keys := fakes.NewKeys()
-	tok, _ := keys.Issue(domain.DefaultTokenPolicy().NewClaims(domain.User{Name: "acme"}, time.Now(), "j"))
+	tok, _ := keys.Issue(fixture.TokenPolicy().NewClaims(domain.User{Name: "acme"}, time.Now(), "j"))
 	tokens, _ := memstate.NewTokenCache(1000)
 	statuses, _ := memstate.NewUserStatusCache(1000)
-	auth := &ports.Auth{Verifier: keys, Policy: domain.DefaultTokenPolicy(), Users: users, Clock: sysclock.Clock{},
-		Tokens: tokens, Statuses: statuses, Staleness: 30 * time.Second}
+	login := newLogin(b, users, &fakes.Hasher{}, keys, sysclock.Clock{})
+	auth, err := ports.NewAuth(login, keys, fixture.TokenPolicy(), sysclock.Clock{},
+		ports.AuthOptions{Users: users, Tokens: tokens, Statuses: statuses, Staleness: 30 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := auth.Authenticate(context.Background(), tok); err != nil {

@@ -13,14 +13,27 @@ import (
 // issues a token. It is a CredentialExchange in process, and the HTTP
 // adapter also serves it at /auth/login for other instances.
 type Login struct {
-	Users  UserStore
-	Hasher PasswordHasher
-	Issuer TokenIssuer
-	Policy domain.TokenPolicy
-	Clock  Clock
+	users  UserStore
+	hasher PasswordHasher
+	issuer TokenIssuer
+	policy domain.TokenPolicy
+	clock  Clock
 }
 
 var _ CredentialExchange = (*Login)(nil)
+
+// NewLogin returns the built-in login on the user store, the password
+// hasher, the token issuer, the claims' policy and the clock; it refuses
+// a missing one.
+func NewLogin(users UserStore, hasher PasswordHasher, issuer TokenIssuer, policy domain.TokenPolicy, clock Clock) (*Login, error) {
+	switch {
+	case users == nil || hasher == nil || issuer == nil || clock == nil:
+		return nil, errors.New("ports: NewLogin needs a user store, a password hasher, a token issuer and a clock")
+	case policy.Issuer == "" || policy.Audience == "" || policy.Lifetime <= 0:
+		return nil, fmt.Errorf("ports: NewLogin: a token policy with an issuer, an audience and a lifetime, not %+v", policy)
+	}
+	return &Login{users: users, hasher: hasher, issuer: issuer, policy: policy, clock: clock}, nil
+}
 
 // Exchange checks the credentials and issues a token. An unknown user, a
 // wrong password and an inactive user all give domain.ErrInvalidClient and
@@ -34,17 +47,17 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	unavailable := func(err error) error {
 		return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)
 	}
-	u, err := l.Users.GetUser(ctx, user)
+	u, err := l.users.GetUser(ctx, user)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		if err := l.Hasher.Compare(ctx, l.Hasher.Dummy(), password); domain.IsKind(err, domain.ErrUnavailable) {
+		if err := l.hasher.Compare(ctx, l.hasher.Dummy(), password); domain.IsKind(err, domain.ErrUnavailable) {
 			return "", err
 		}
 		return "", invalid.WithCause(errors.New("unknown user"))
 	case err != nil:
 		return "", unavailable(err)
 	}
-	if err := l.Hasher.Compare(ctx, u.PasswordHash, password); err != nil {
+	if err := l.hasher.Compare(ctx, u.PasswordHash, password); err != nil {
 		if domain.IsKind(err, domain.ErrUnavailable) {
 			return "", err
 		}
@@ -53,15 +66,15 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	if !u.Active {
 		return "", invalid.WithCause(fmt.Errorf("%w: inactive", errKnownUser))
 	}
-	if l.Hasher.NeedsRehash(u.PasswordHash) {
+	if l.hasher.NeedsRehash(u.PasswordHash) {
 		// Bring the hash to the current cost, so that a wrong password for
 		// this user costs what an unknown user costs (the dummy's cost).
 		// Best effort: the login itself has succeeded.
-		if h, err := l.Hasher.Hash(password); err == nil {
-			_ = l.Users.SetPasswordHash(ctx, u.Name, h)
+		if h, err := l.hasher.Hash(password); err == nil {
+			_ = l.users.SetPasswordHash(ctx, u.Name, h)
 		}
 	}
-	tok, err := l.Issuer.Issue(l.Policy.NewClaims(u, l.Clock.Now(), rand.Text()))
+	tok, err := l.issuer.Issue(l.policy.NewClaims(u, l.clock.Now(), rand.Text()))
 	if err != nil {
 		return "", unavailable(err)
 	}

@@ -35,7 +35,7 @@ func TestNewReportQueriesRefusesNil(t *testing.T) {
 func storedReports(t *testing.T, n int) (*fakes.ReportStore, []int64) {
 	t.Helper()
 	store, up := fixtures(fakes.NewClock(t0))
-	reports := newReports(store, up, fakes.NewClock(t0))
+	reports := newReports(t, store, up, fakes.NewClock(t0))
 	var ids []int64
 	for i := range n {
 		r, err := reports.Submit(context.Background(), submission(fixture.Minimal(t0, fmt.Sprintf("CR-%d", i)), ""))

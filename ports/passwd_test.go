@@ -18,10 +18,9 @@ import (
 // works at once.
 func TestPasswordChangeRefusesEarlierTokens(t *testing.T) {
 	ctx := context.Background()
-	f := newAuth(t)
 	statuses, _ := memstate.NewUserStatusCache(10)
-	f.auth.Statuses, f.auth.Staleness = statuses, 30*time.Second
-	svc := &ports.Users{Store: f.users, Hasher: f.hasher, Clock: f.clock}
+	f := newAuthAnd(t, func(o *ports.AuthOptions) { o.Statuses, o.Staleness = statuses, 30*time.Second })
+	svc := newUsers(t, f)
 	old, err := f.token("acme", goodPassword, "10.0.0.1")
 	if err != nil {
 		t.Fatal(err)

@@ -20,51 +20,43 @@ import (
 // (on any replica), and the loser removes its file and answers what the
 // winner answered.
 type Reports struct {
-	Catalogue *domain.Catalogue
-	Rules     domain.FileRules
-	Store     ReportStore
-	Uploads   UploadStore
-	Clock     Clock
-	KeyTTL    time.Duration // how long a key is remembered (≥ 24 h)
-	Wait      time.Duration // how long a duplicate waits for a first still at work
-	Poll      time.Duration // how often a waiting duplicate looks again
+	cat     *domain.Catalogue
+	rules   domain.FileRules
+	st      ReportStore
+	uploads UploadStore
+	clock   Clock
+	o       ReportsOptions
+
+	// v1compatUntil (Unix nanoseconds) ends the time when records written
+	// by version 1.0.0 may still be alive (v1compat.go).
+	v1compatUntil atomic.Int64
+}
+
+// ReportsOptions are the idempotency bounds of the reports use case.
+type ReportsOptions struct {
+	KeyTTL time.Duration // how long a key is remembered (idempotency.ttl, ≥ 24 h)
+	Wait   time.Duration // how long a duplicate waits for a first still at work (0: not at all)
+	Poll   time.Duration // how often a waiting duplicate looks again
 	// Stale is the age after which a pending record (written by a release
 	// before group commit) is taken for one whose request died; it must
 	// exceed the longest a report can take (http.report_timeout).
 	Stale time.Duration
-
-	// v1compatUntil (Unix nanoseconds) ends the time when records written by
-	// version 1.0.0 may still be alive (see SetV1CompatUntil).
-	v1compatUntil atomic.Int64
 }
 
-// v1compat is the compatibility with the idempotency records of version
-// 1.0.0, which keyed a report by its raw body's hash: SetV1CompatUntil,
-// v1compat, v1compatAnswer, domain.V1CompatKeyHash and the store's
-// V1CompatUntil. It is removed in 2.0.0 (CHANGELOG.md, "Deprecated"): by
-// then no record of 1.0.0 can be alive, since each lives idempotency.ttl
-// after the upgrade to 1.1.0 and 2.0.0 is reached only from a 1.x.
-
-// SetV1CompatUntil says until when records written by version 1.0.0 (keyed
-// by the raw body's hash, not the report's identity) may still be alive.
-// Until then a submission is also looked up the old way, so that a retry
-// across the upgrade gets its first answer instead of a second row or a
-// 400 idempotency_key_reused. The zero time: there are none.
-func (s *Reports) SetV1CompatUntil(t time.Time) {
-	if t.IsZero() {
-		s.v1compatUntil.Store(0)
-		return
+// NewReports returns the use case on its catalogue and file rules, store,
+// upload store and clock. It refuses a missing one, a zero KeyTTL, Poll
+// or Stale, and a negative Wait.
+func NewReports(cat *domain.Catalogue, rules domain.FileRules, store ReportStore, uploads UploadStore, clock Clock, o ReportsOptions) (*Reports, error) {
+	switch {
+	case cat == nil || store == nil || uploads == nil || clock == nil:
+		return nil, errors.New("ports: NewReports needs a catalogue, a report store, an upload store and a clock")
+	case len(rules.Allowed()) == 0:
+		return nil, errors.New("ports: NewReports needs file rules (domain.NewFileRules)")
+	case o.KeyTTL <= 0 || o.Poll <= 0 || o.Stale <= 0 || o.Wait < 0:
+		return nil, fmt.Errorf("ports: NewReports: key TTL %s, poll %s and stale bound %s must be above 0, wait %s not below",
+			o.KeyTTL, o.Poll, o.Stale, o.Wait)
 	}
-	s.v1compatUntil.Store(t.UnixNano())
-}
-
-// v1compat returns the raw body's hash when records of version 1.0.0 may
-// still be alive, else "".
-func (s *Reports) v1compat(sub Submission, now time.Time) string {
-	if until := s.v1compatUntil.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
-		return ""
-	}
-	return sub.BodySHA256()
+	return &Reports{cat: cat, rules: rules, st: store, uploads: uploads, clock: clock, o: o}, nil
 }
 
 // Submission is one POST of a report.
@@ -99,19 +91,19 @@ func storeFailed(err error) error {
 func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
 	// The receipt time is kept to the millisecond, so the answer and every
 	// later look-up show the same instant on every store.
-	now := s.Clock.Now().UTC().Truncate(time.Millisecond)
+	now := s.clock.Now().UTC().Truncate(time.Millisecond)
 	if sub.IdempotencyKey != "" && !domain.ValidIdempotencyKey(sub.IdempotencyKey) {
 		return domain.Receipt{}, domain.NewError(domain.ErrInvalidInput, "invalid_idempotency_key",
 			"Idempotency-Key inválida: de 1 a 255 caracteres ASCII imprimibles")
 	}
-	rep, err := s.Catalogue.MapReportWith(sub.Members, s.Rules, now, sub.Read)
+	rep, err := s.cat.MapReportWith(sub.Members, s.rules, now, sub.Read)
 	if err != nil {
 		return domain.Receipt{}, err
 	}
-	identity := s.Catalogue.Identity(rep)
+	identity := s.cat.Identity(rep)
 	rec := domain.IdempotencyRecord{
 		User: sub.Principal.User, KeyHash: domain.KeyHash(sub.IdempotencyKey, identity), PayloadSHA256: identity,
-		State: domain.KeyDone, Nonce: rand.Text(), CreatedAt: now, ExpiresAt: now.Add(s.KeyTTL),
+		State: domain.KeyDone, Nonce: rand.Text(), CreatedAt: now, ExpiresAt: now.Add(s.o.KeyTTL),
 	}
 	staged := domain.StagedReport{
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
@@ -126,7 +118,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		// A retry of a stored report is answered before its file is
 		// written again.
 		receipt, done, err := s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) {
-			existing, err := s.Store.GetKey(ctx, rec.User, rec.KeyHash)
+			existing, err := s.st.GetKey(ctx, rec.User, rec.KeyHash)
 			if errors.Is(err, domain.ErrNotFound) {
 				return existing, nil
 			}
@@ -138,7 +130,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		if err != nil || done {
 			return receipt, err
 		}
-		name, err := s.Uploads.Save(ctx, rep.Text("numero_credito"), now, f)
+		name, err := s.uploads.Save(ctx, rep.Text("numero_credito"), now, f)
 		if err != nil {
 			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
 		}
@@ -153,7 +145,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 // idempotency record, so the Idempotency-Key is not read. Errors:
 // domain.ErrInvalidInput (with the problems), domain.ErrTooLarge.
 func (s *Reports) Validate(_ context.Context, sub Submission) error {
-	_, err := s.Catalogue.MapReportWith(sub.Members, s.Rules, s.Clock.Now().UTC(), sub.Read)
+	_, err := s.cat.MapReportWith(sub.Members, s.rules, s.clock.Now().UTC(), sub.Read)
 	return err
 }
 
@@ -167,7 +159,7 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 	receipt, done, err := s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) {
 		var existing domain.IdempotencyRecord
 		var err error
-		id, existing, err = s.Store.StoreReport(ctx, staged, rec)
+		id, existing, err = s.st.StoreReport(ctx, staged, rec)
 		unknown = errors.Is(err, domain.ErrOutcomeUnknown)
 		return existing, err
 	})
@@ -176,7 +168,7 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 			CreditNumber: staged.Report.Text("numero_credito"), IdempotencyKey: staged.IdempotencyKey}, nil
 	}
 	if staged.FileName != "" && !unknown {
-		if rmErr := s.Uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil && err != nil {
+		if rmErr := s.uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil && err != nil {
 			err = errors.Join(err, fmt.Errorf("remove unused file (the sweep will): %w", rmErr))
 		}
 	}
@@ -188,7 +180,7 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 // answer: the first answer again (done), a reused key, or, while the
 // first is still at work past the wait bound, 409.
 func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, attempt func() (domain.IdempotencyRecord, error)) (domain.Receipt, bool, error) {
-	deadline := rec.CreatedAt.Add(s.Wait)
+	deadline := rec.CreatedAt.Add(s.o.Wait)
 	for retries := 0; retries < 10; {
 		existing, err := attempt()
 		switch {
@@ -202,12 +194,12 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		case !errors.Is(err, domain.ErrConflict):
 			return domain.Receipt{}, false, storeFailed(err)
 		}
-		now := s.Clock.Now()
+		now := s.clock.Now()
 		switch {
-		case !existing.ExpiresAt.After(now), existing.State == domain.KeyPending && existing.CreatedAt.Add(s.Stale).Before(now):
+		case !existing.ExpiresAt.After(now), existing.State == domain.KeyPending && existing.CreatedAt.Add(s.o.Stale).Before(now):
 			// Remembered long enough, or a claim whose request died: forget
 			// it and store anew.
-			if err := s.Store.DeleteKey(ctx, existing); err != nil {
+			if err := s.st.DeleteKey(ctx, existing); err != nil {
 				return domain.Receipt{}, false, storeFailed(err)
 			}
 			retries++
@@ -225,33 +217,11 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		select {
 		case <-ctx.Done():
 			return domain.Receipt{}, false, storeFailed(ctx.Err())
-		case <-time.After(s.Poll):
+		case <-time.After(s.o.Poll):
 		}
 	}
 	return domain.Receipt{}, false, domain.NewError(domain.ErrInProgress, "request_in_progress",
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
-}
-
-// v1compatAnswer looks for a record version 1.0.0 made of the same raw body:
-// under its old key hash when the submission has no Idempotency-Key, under
-// the same key (whose record then holds the raw body's hash) when it has.
-// done is true when that record answers.
-func (s *Reports) v1compatAnswer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
-	keyHash := rec.KeyHash
-	if sub.IdempotencyKey == "" {
-		keyHash = domain.V1CompatKeyHash(raw)
-	}
-	old, err := s.Store.GetKey(ctx, rec.User, keyHash)
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return domain.Receipt{}, false, nil
-	case err != nil:
-		return domain.Receipt{}, false, storeFailed(err)
-	case old.State == domain.KeyDone && old.PayloadSHA256 == raw && old.ExpiresAt.After(s.Clock.Now()):
-		receipt, err := s.replay(ctx, old)
-		return receipt, err == nil, err
-	}
-	return domain.Receipt{}, false, nil
 }
 
 // replay is the first answer again, from its record. When the record names
@@ -259,7 +229,7 @@ func (s *Reports) v1compatAnswer(ctx context.Context, sub Submission, rec domain
 // not there (503 instead; the cause, logged, names the row and the file).
 func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, error) {
 	if rec.FileName != "" {
-		ok, err := s.Uploads.Exists(ctx, rec.FileName)
+		ok, err := s.uploads.Exists(ctx, rec.FileName)
 		if err == nil && !ok {
 			err = fmt.Errorf("a stored report's file is missing: report %d names %s", rec.ReportID, rec.FileName)
 		}

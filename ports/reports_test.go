@@ -17,14 +17,6 @@ import (
 
 var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 
-func newReports(store *fakes.ReportStore, up *fakes.Uploads, clock ports.Clock) *ports.Reports {
-	return &ports.Reports{
-		Catalogue: domain.DefaultCatalogue(), Rules: fixture.FileRules(),
-		Store: store, Uploads: up, Clock: clock,
-		KeyTTL: 24 * time.Hour, Wait: 2 * time.Second, Poll: time.Millisecond, Stale: 4 * time.Second,
-	}
-}
-
 func fixtures(clock ports.Clock) (*fakes.ReportStore, *fakes.Uploads) {
 	return fakes.NewReportStore(), fakes.NewUploads(clock)
 }
@@ -42,7 +34,7 @@ func withFile(credit string) map[string]any {
 func TestSubmitStoresOnceAndReplays(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-1"), "")
 	first, err := svc.Submit(context.Background(), sub)
 	if err != nil || first.ReportID != 1 || first.FileName != "partner_CR-1_20261126T100000000Z.pdf" || first.Replayed {
@@ -63,7 +55,7 @@ func TestSubmitStoresOnceAndReplays(t *testing.T) {
 func TestSubmitSameReportOtherSpelling(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	body := fixture.Minimal(t0, "CR-1")
 	respelled := map[string]any{}
 	for k, v := range body {
@@ -88,7 +80,7 @@ func TestSubmitSameReportOtherSpelling(t *testing.T) {
 func TestSubmitKeyedAndUnkeyedNeverMatch(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	body := fixture.Minimal(t0, "CR-1")
 	if _, err := svc.Submit(context.Background(), submission(body, "")); err != nil {
 		t.Fatal(err)
@@ -102,7 +94,7 @@ func TestSubmitKeyedAndUnkeyedNeverMatch(t *testing.T) {
 func TestSubmitKeyReusedWithOtherBody(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	if _, err := svc.Submit(context.Background(), submission(withFile("CR-1"), "k")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +110,7 @@ func TestSubmitKeyReusedWithOtherBody(t *testing.T) {
 func TestSubmitInvalidKeyAndBody(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	if _, err := svc.Submit(context.Background(), submission(fixture.Minimal(t0, "CR-1"), "bad\x01key")); !errors.Is(err, domain.ErrInvalidInput) {
 		t.Errorf("control character in key: %v", err)
 	}
@@ -136,7 +128,7 @@ func TestSubmitInvalidKeyAndBody(t *testing.T) {
 func TestSubmitKeyExpires(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	sub := submission(fixture.Minimal(t0, "CR-1"), "")
 	if _, err := svc.Submit(context.Background(), sub); err != nil {
 		t.Fatal(err)
@@ -152,7 +144,7 @@ func TestSubmitFileFailureLeavesNoRow(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
 	up.Fail = errors.New("disk full")
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-1"), "k")
 	_, err := svc.Submit(context.Background(), sub)
 	if !errors.Is(err, domain.ErrUnavailable) {
@@ -171,7 +163,7 @@ func TestSubmitStoreFailureRemovesFile(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
 	store.Fail = errors.New("connection refused")
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	_, err := svc.Submit(context.Background(), submission(withFile("CR-1"), ""))
 	var de *domain.Error
 	if !errors.As(err, &de) || !errors.Is(err, domain.ErrUnavailable) || de.Message != domain.MsgStoreFailed {
@@ -190,7 +182,7 @@ func TestSubmitLostCommitAnswer(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
 	store.LostAnswer = true
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-1"), "")
 	if _, err := svc.Submit(context.Background(), sub); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("lost answer: %v, want ErrUnavailable", err)
@@ -215,7 +207,7 @@ func TestSubmitConcurrentDuplicates(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			store, up := fixtures(sysclock.Clock{})
 			up.Delay = 20 * time.Millisecond
-			svc := newReports(store, up, sysclock.Clock{})
+			svc := newReports(t, store, up, sysclock.Clock{})
 			got, errs := submitConcurrently(svc, submission(body, ""), 20)
 			replays := 0
 			for i := range got {
@@ -242,8 +234,9 @@ func TestSubmitConcurrentDuplicates(t *testing.T) {
 // older than Stale it is taken for dead and taken over.
 func TestSubmitInProgressPastTheBound(t *testing.T) {
 	store, up := fixtures(sysclock.Clock{})
-	svc := newReports(store, up, sysclock.Clock{})
-	svc.Wait, svc.Stale = 30*time.Millisecond, 60*time.Millisecond
+	o := reportsOptions()
+	o.Wait, o.Stale = 30*time.Millisecond, 60*time.Millisecond
+	svc := newReportsWith(t, store, up, sysclock.Clock{}, o)
 	body := fixture.Minimal(t0, "CR-1")
 	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(body), fixture.FileRules(), t0)
 	if err != nil {
@@ -284,7 +277,7 @@ func submitConcurrently(svc *ports.Reports, sub ports.Submission, n int) ([]doma
 func TestSubmitFindsRecordsOfVersion1(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	svc.SetV1CompatUntil(t0.Add(24 * time.Hour))
 	raw := "7f3c9a0e" + strings.Repeat("0", 56) // the 1.0.0 record's payload hash
 	old := domain.IdempotencyRecord{User: "acme", State: domain.KeyDone, Nonce: "n", ReportID: 41, FileName: "partner_CR-1_old.pdf",
@@ -332,7 +325,7 @@ func TestSubmitRetriesWhenTheRecordIsGone(t *testing.T) {
 		}
 		return nil
 	})
-	r, err := newReports(store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
+	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
 	if err != nil || r.ReportID != 1 || r.Replayed || gone != 0 {
 		t.Fatalf("Submit = %+v, %v (gone answers left %d); want the report stored", r, err, gone)
 	}

@@ -27,7 +27,7 @@ func TestSubmitOutcomeUnknownSaysSo(t *testing.T) {
 			clock := fakes.NewClock(t0)
 			store, up := fixtures(clock)
 			c.set(store)
-			_, err := newReports(store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
+			_, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
 			var de *domain.Error
 			if !errors.As(err, &de) || !errors.Is(err, domain.ErrUnavailable) || de.Code != c.code || de.Message != domain.MsgStoreFailed {
 				t.Fatalf("err = %v (%+v); want ErrUnavailable, code %s, the store's message", err, de, c.code)
@@ -42,7 +42,7 @@ func TestSubmitOutcomeUnknownSaysSo(t *testing.T) {
 func TestReplayNeverNamesAMissingFile(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-1"), "k-1")
 	first, err := svc.Submit(context.Background(), sub)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 func TestSubmitReceiptToTheMillisecond(t *testing.T) {
 	clock := fakes.NewClock(t0.Add(123456789 * time.Nanosecond))
 	store, up := fixtures(clock)
-	r, err := newReports(store, up, clock).Submit(context.Background(), submission(fixture.Minimal(t0, "CR-MS-1"), "key-1"))
+	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(fixture.Minimal(t0, "CR-MS-1"), "key-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestSubmitReceiptToTheMillisecond(t *testing.T) {
 func TestValidateStoresNothing(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	reports := newReports(store, up, clock)
+	reports := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-VAL-1"), "key-1")
 	if err := reports.Validate(context.Background(), sub); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func supportFixture(t *testing.T, n int) (*fakes.ReportStore, *fakes.Uploads, *p
 	t.Helper()
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	reports := newReports(store, up, clock)
+	reports := newReports(t, store, up, clock)
 	for i := range n {
 		sub := submission(withFile(fmt.Sprintf("CR-%d", i)), fmt.Sprintf("acme-K%d", i))
 		other := submission(fixture.Minimal(t0, fmt.Sprintf("CR-%d", i)), "")

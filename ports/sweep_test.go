@@ -54,7 +54,7 @@ func TestReconcileAfterACrash(t *testing.T) {
 	ctx := context.Background()
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	kept, err := svc.Submit(ctx, submission(withFile("CR-1"), ""))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestSweepChecksLateRowsOnce(t *testing.T) {
 	ctx := context.Background()
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
-	svc := newReports(store, up, clock)
+	svc := newReports(t, store, up, clock)
 	r := newSweep(t, store, up, clock)
 	clock.Add(10 * time.Minute)
 	for range 2 {

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,18 @@ import (
 
 // Users manages the built-in login's users (the CLI's users commands).
 type Users struct {
-	Store  UserStore
-	Hasher PasswordHasher
-	Clock  Clock
+	store  UserStore
+	hasher PasswordHasher
+	clock  Clock
+}
+
+// NewUsers returns the use case on the user store, the password hasher
+// and the clock; it refuses a missing one.
+func NewUsers(store UserStore, hasher PasswordHasher, clock Clock) (*Users, error) {
+	if store == nil || hasher == nil || clock == nil {
+		return nil, errors.New("ports: NewUsers needs a user store, a password hasher and a clock")
+	}
+	return &Users{store: store, hasher: hasher, clock: clock}, nil
 }
 
 // MinPasswordLength is the shortest password users add accepts.
@@ -30,13 +40,13 @@ func (s *Users) Add(ctx context.Context, name, nit, password string) (domain.Use
 	if err := checkPassword(password); err != nil {
 		return domain.User{}, err
 	}
-	hash, err := s.Hasher.Hash(password)
+	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return domain.User{}, fmt.Errorf("hash password: %w", err)
 	}
-	now := s.Clock.Now().UTC()
+	now := s.clock.Now().UTC()
 	u := domain.User{Name: name, NIT: n, PasswordHash: hash, Active: true, CreatedAt: now, UpdatedAt: now}
-	if err := s.Store.CreateUser(ctx, u); err != nil {
+	if err := s.store.CreateUser(ctx, u); err != nil {
 		return domain.User{}, err
 	}
 	return u, nil
@@ -60,12 +70,12 @@ func (s *Users) ChangePassword(ctx context.Context, name, password string) (time
 	if err := checkPassword(password); err != nil {
 		return time.Time{}, err
 	}
-	hash, err := s.Hasher.Hash(password)
+	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("hash password: %w", err)
 	}
-	at := s.Clock.Now().UTC()
-	if err := s.Store.ChangePassword(ctx, name, hash, at); err != nil {
+	at := s.clock.Now().UTC()
+	if err := s.store.ChangePassword(ctx, name, hash, at); err != nil {
 		return time.Time{}, err
 	}
 	return at, nil
@@ -73,10 +83,10 @@ func (s *Users) ChangePassword(ctx context.Context, name, password string) (time
 
 // SetActive activates or deactivates a user.
 func (s *Users) SetActive(ctx context.Context, name string, active bool) error {
-	return s.Store.SetActive(ctx, name, active)
+	return s.store.SetActive(ctx, name, active)
 }
 
 // List returns every user.
 func (s *Users) List(ctx context.Context) ([]domain.User, error) {
-	return s.Store.ListUsers(ctx)
+	return s.store.ListUsers(ctx)
 }

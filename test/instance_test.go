@@ -135,7 +135,10 @@ func (i *instance) addUser(t testing.TB, name, nit, password string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &ports.Users{Store: i.Store, Hasher: h, Clock: sysclock.Clock{}}
+	svc, err := ports.NewUsers(i.Store, h, sysclock.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Add(context.Background(), name, nit, password); err != nil {
 		t.Fatal(err)
 	}

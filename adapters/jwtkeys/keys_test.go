@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 func TestKeysRoundTrip(t *testing.T) {
@@ -25,7 +26,7 @@ func TestKeysRoundTrip(t *testing.T) {
 		t.Fatalf("LoadPrivateKey: %v", err)
 	}
 	now := time.Now()
-	policy := domain.DefaultTokenPolicy()
+	policy := fixture.TokenPolicy()
 	k, err := New(priv, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
 )
 
 // wantRefused fails unless err is the 401 of an invalid token with detail.
@@ -22,7 +23,7 @@ func TestVerifyAcceptsCanonicalTokens(t *testing.T) {
 	k := mustKeys(t, 2)
 	ks := testKeys()
 	kid, otherKid := k.KeyID(), kidOf(t, &ks[1].PublicKey)
-	issued, err := k.Issue(domain.DefaultTokenPolicy().NewClaims(domain.User{Name: "acme", NIT: "900123456-8"}, testNow, "j-1"))
+	issued, err := k.Issue(fixture.TokenPolicy().NewClaims(domain.User{Name: "acme", NIT: "900123456-8"}, testNow, "j-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestVerifyLeavesClaimsToThePolicy(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Verify = %v; the claims are the policy's to judge", err)
 			}
-			err = domain.DefaultTokenPolicy().Check(c, testNow)
+			err = fixture.TokenPolicy().Check(c, testNow)
 			if tt.detail == "" {
 				if err != nil {
 					t.Fatal(err)

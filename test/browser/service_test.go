@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
@@ -42,11 +41,14 @@ func startService(t *testing.T) string {
 		t.Fatalf("Run: %v", err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	h, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{})
+	h, err := app.Hasher(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	users := &ports.Users{Store: m.Store, Hasher: h, Clock: sysclock.Clock{}}
+	users, err := ports.NewUsers(m.Store, h, sysclock.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := users.Add(context.Background(), partner, "900123456-8", secret); err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,11 @@ func users(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return ExitFailure
 	}
-	svc := &ports.Users{Store: st, Hasher: hasher, Clock: sysclock.Clock{}}
+	svc, err := ports.NewUsers(st, hasher, sysclock.Clock{})
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "disbursementd:", err)
+		return ExitFailure
+	}
 	switch sub {
 	case "add":
 		pw, err := readPassword(io.Stdin, io.Stderr)

@@ -17,9 +17,7 @@ import (
 	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/memstate"
-	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/s3upload"
-	"github.com/lender/disbursementd/adapters/upstream"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -78,59 +76,20 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		return wired{}, err
 	}
 
-	hasher, err := Hasher(cfg)
-	if err != nil {
-		return wired{}, err
-	}
 	throttle, err := m.throttle()
 	if err != nil {
 		return wired{}, err
 	}
-	tokens, err := memstate.NewTokenCache(cfg.Auth.TokenCache())
-	if err != nil {
-		return wired{}, fmt.Errorf("auth.token_cache_size: %w", err)
-	}
-	statuses, err := memstate.NewUserStatusCache(cfg.Auth.UserCacheSize)
-	if err != nil {
-		return wired{}, fmt.Errorf("auth.user_cache_size: %w", err)
-	}
-	policy := Policy(cfg)
-	login := &ports.Login{Users: m.Store, Hasher: hasher, Issuer: m.Keys, Policy: policy, Clock: m.Clock}
 	metrics, err := m.metrics(throttle)
 	if err != nil {
 		return wired{}, err
 	}
-	var exchanger ports.CredentialExchange = login
-	if cfg.Login.URL != "" {
-		up, err := upstream.New(cfg.Login.URL, cfg.Login.Timeout)
-		if err != nil {
-			return wired{}, fmt.Errorf("login: %w", err)
-		}
-		up.Observe = metrics.ObserveUpstream
-		exchanger = up
-	}
-	auth := func(x ports.CredentialExchange) *ports.Auth {
-		return &ports.Auth{Exchanger: x, Verifier: m.Keys, Policy: policy, Clock: m.Clock, Throttle: throttle,
-			PerUser: ports.ThrottleRule{Limit: cfg.Throttle.UserFailures, Window: cfg.Throttle.UserWindow},
-			PerAddr: ports.ThrottleRule{Limit: cfg.Throttle.AddrFailures, Window: cfg.Throttle.AddrWindow},
-			Users:   m.Store, Statuses: statuses, Staleness: cfg.Auth.UserStaleness, Tokens: tokens}
-	}
-	partners := auth(exchanger)
-	rules, err := FileRules(cfg)
-	if err != nil {
-		return wired{}, err
-	}
-	reports := &ports.Reports{
-		Catalogue: domain.DefaultCatalogue(), Rules: rules,
-		Store: m.Store, Uploads: m.Uploads, Clock: m.Clock,
-		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: 20 * time.Millisecond, Stale: cfg.HTTP.StaleBound(),
-	}
-	queries, err := ports.NewReportQueries(m.Store)
+	uc, err := m.useCases(throttle, metrics)
 	if err != nil {
 		return wired{}, err
 	}
 	srv, err := httpapi.New(httpapi.Server{
-		Reports: reports, Validator: reports, Lookup: queries, Exchange: partners, Login: auth(login), Auth: partners,
+		Reports: uc.reports, Validator: uc.reports, Lookup: uc.queries, Exchange: uc.partners, Login: uc.builtin, Auth: uc.partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
 			{Name: "store", Fn: func(ctx context.Context) error {
@@ -153,25 +112,21 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	sweep, err := newSweep(cfg, m.Store, m.Uploads, m.Clock)
-	if err != nil {
-		return wired{}, err
-	}
 	select {
 	case <-migrated:
-		m.readV1Compat(bg, reports)
+		m.readV1Compat(bg, uc.reports)
 		close(schemaReady)
 	default:
 		m.goBackground(func() {
 			select {
 			case <-migrated:
-				m.readV1Compat(bg, reports)
+				m.readV1Compat(bg, uc.reports)
 				close(schemaReady)
 			case <-bg.Done():
 			}
 		})
 	}
-	return wired{http: srv, sweep: sweep, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
+	return wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
 }
 
 // metrics are the service's metrics with the build's identity and the
@@ -312,21 +267,6 @@ func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}
 	return s, nil
-}
-
-// Hasher is the password hasher of the configuration (auth.bcrypt_cost
-// and the bounds on comparisons at once).
-func Hasher(cfg *config.Config) (*passwords.Bcrypt, error) {
-	h, err := passwords.New(cfg.Auth.BcryptCost, passwords.Options{MaxConcurrent: cfg.Auth.ConcurrentHashes(), Wait: cfg.Auth.HashWait})
-	if err != nil {
-		return nil, fmt.Errorf("auth: %w", err)
-	}
-	return h, nil
-}
-
-// Policy is the token policy of the configuration.
-func Policy(cfg *config.Config) domain.TokenPolicy {
-	return domain.TokenPolicy{Issuer: cfg.Auth.Issuer, Audience: cfg.Auth.Audience, Lifetime: cfg.Auth.TokenTTL, Leeway: cfg.Auth.Leeway}
 }
 
 // LoadKeys loads (or on the embedded default, generates) the signing key
