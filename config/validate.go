@@ -106,6 +106,7 @@ func (c *Config) finishStore() error {
 	}
 	if err := firstErr(
 		between("store.max_open_conns", s.MaxOpenConns, 1, 10_000),
+		between("store.max_idle_conns", s.MaxIdleConns, 0, 10_000),
 		between("store.max_batch", s.MaxBatch, 1, 1_000),
 		between("store.batch_writers", s.BatchWriters, 0, 64),
 	); err != nil {
@@ -224,6 +225,9 @@ func (c *Config) finishRest() error {
 		if r.n > 0 && r.w <= 0 {
 			return keyError(r.window, "%s, want more than 0 while %s is %d", r.w, r.limit, r.n)
 		}
+	}
+	if c.Idempotency.Wait < 0 {
+		return keyError("idempotency.wait", "%s, want 0 or more", c.Idempotency.Wait)
 	}
 	if c.Idempotency.TTL < 24*time.Hour {
 		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)

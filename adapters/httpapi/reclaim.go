@@ -10,15 +10,13 @@ import (
 // garbage collection (reclaim).
 const largeBody = 4 << 20
 
-// reclaimer runs a garbage collection after a large body is done with.
-// The Go heap's target is twice the heap live at the last collection; a
-// collection that ran while a 27 MiB body was live lets the next one or
-// two be allocated beside it, so sequential 20 MiB files held three to
-// four bodies of memory. A collection right after each large report
-// frees its body for the next one to reuse. At most one collection runs
-// and one waits, however many large reports end together; each costs
-// about a millisecond of CPU (the live heap, without the body, is small)
-// against a large report's 140 ms.
+// reclaimer runs a garbage collection after a large body is done with,
+// so that sequential large reports reuse one body's memory instead of
+// each being allocated beside the last: the Go heap's target is twice the
+// heap live at the last collection, and that collection may have seen a
+// body live. At most one collection runs and one waits, however many
+// large reports end together. What it costs and saves is measured in
+// docs/performance.md (W3, "the collection after large bodies").
 type reclaimer struct {
 	mu      sync.Mutex
 	pending atomic.Bool
