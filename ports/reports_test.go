@@ -310,26 +310,3 @@ func TestSubmitFindsRecordsOfVersion1(t *testing.T) {
 		t.Fatalf("after the window: %+v, %v; want a new report", r, err)
 	}
 }
-
-// TestSubmitRetriesWhenTheRecordIsGone: a store that found the key taken
-// but its record gone (ports.ErrRecordGone) is asked again, and the
-// report is stored once, not refused with 503.
-func TestSubmitRetriesWhenTheRecordIsGone(t *testing.T) {
-	clock := fakes.NewClock(t0)
-	store, up := fixtures(clock)
-	gone := 1
-	store.Refuse(func(domain.StagedReport) error {
-		if gone > 0 {
-			gone--
-			return ports.ErrRecordGone
-		}
-		return nil
-	})
-	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
-	if err != nil || r.ReportID != 1 || r.Replayed || gone != 0 {
-		t.Fatalf("Submit = %+v, %v (gone answers left %d); want the report stored", r, err, gone)
-	}
-	if store.Count() != 1 || up.Count() != 1 {
-		t.Fatalf("%d rows %d files, want 1 and 1", store.Count(), up.Count())
-	}
-}

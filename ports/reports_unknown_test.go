@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fakes"
 )
 
@@ -64,5 +65,28 @@ func TestReplayNeverNamesAMissingFile(t *testing.T) {
 	}
 	if store.Count() != 1 || up.Count() != 0 {
 		t.Fatalf("%d rows, %d files; the retry must store nothing new", store.Count(), up.Count())
+	}
+}
+
+// TestSubmitRetriesWhenTheRecordIsGone: a store that found the key taken
+// but its record gone (ports.ErrRecordGone) is asked again, and the
+// report is stored once, not refused with 503.
+func TestSubmitRetriesWhenTheRecordIsGone(t *testing.T) {
+	clock := fakes.NewClock(t0)
+	store, up := fixtures(clock)
+	gone := 1
+	store.Refuse(func(domain.StagedReport) error {
+		if gone > 0 {
+			gone--
+			return ports.ErrRecordGone
+		}
+		return nil
+	})
+	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
+	if err != nil || r.ReportID != 1 || r.Replayed || gone != 0 {
+		t.Fatalf("Submit = %+v, %v (gone answers left %d); want the report stored", r, err, gone)
+	}
+	if store.Count() != 1 || up.Count() != 1 {
+		t.Fatalf("%d rows %d files, want 1 and 1", store.Count(), up.Count())
 	}
 }
