@@ -137,3 +137,30 @@ func TestV1CompatUntil(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenRefusesZeroBounds: the store takes its bounds from the
+// configuration and chooses none itself: a bound left at zero is an error
+// at Open, not a default.
+func TestOpenRefusesZeroBounds(t *testing.T) {
+	for name, zero := range map[string]func(*gormstore.Options){
+		"MaxOpenConns":    func(o *gormstore.Options) { o.MaxOpenConns = 0 },
+		"MaxIdleConns":    func(o *gormstore.Options) { o.MaxIdleConns = 0 },
+		"MaxBatch":        func(o *gormstore.Options) { o.MaxBatch = 0 },
+		"BatchWriters":    func(o *gormstore.Options) { o.BatchWriters = 0 },
+		"ReadbackTimeout": func(o *gormstore.Options) { o.ReadbackTimeout = 0 },
+		"BusyTimeout":     func(o *gormstore.Options) { o.BusyTimeout = 0 },
+		"Clock":           func(o *gormstore.Options) { o.Clock = nil },
+	} {
+		o := storetest.Options(gormstore.SQLite)
+		zero(&o)
+		if st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), o, domain.DefaultCatalogue()); err == nil {
+			_ = st.Close()
+			t.Errorf("Open with %s unset succeeded", name)
+		}
+	}
+	st, err := gormstore.Open(gormstore.SQLite, storetest.SQLitePath(t), storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatalf("Open with the configuration's options: %v", err)
+	}
+	_ = st.Close()
+}
