@@ -23,12 +23,17 @@ func HashPrefix(s string) string {
 	return hex.EncodeToString(sum[:6])
 }
 
+// HashRef is how a log line names, among other values, a text it must not
+// show (a user name that may be a password, a token without a jti, a key
+// that is no field): "sha256:" and its HashPrefix.
+func HashRef(s string) string { return "sha256:" + HashPrefix(s) }
+
 // ProblemName is how a log names the field of a problem: the partner's
 // field name, or, for a key that is no field (which may be a value sent
-// in a key's place), "sha256:" and its HashPrefix.
+// in a key's place), its HashRef.
 func ProblemName(p Problem) string {
 	if p.Code == CodeUnknownField {
-		return "sha256:" + HashPrefix(p.Field)
+		return HashRef(p.Field)
 	}
 	return p.Field
 }

@@ -2,8 +2,6 @@ package ports
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -81,7 +79,7 @@ type Issued struct {
 	ExpiresIn time.Duration // the token's lifetime (exp − iat)
 	// LogUser names the user for logs: the name itself only when it is a
 	// known user; otherwise (it may be a password typed in the wrong
-	// field) "sha256:" and the first 12 hex digits of its SHA-256.
+	// field) its domain.HashRef.
 	LogUser string
 }
 
@@ -181,10 +179,7 @@ func (a *Auth) cancel(ctx context.Context, r Reservation) {
 }
 
 // hiddenName is how logs name a user name that may not be one.
-func hiddenName(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:6])
-}
+func hiddenName(s string) string { return domain.HashRef(s) }
 
 // Authenticate verifies a token and returns the principal it speaks for.
 // A token of a user the store knows is refused when the user is inactive

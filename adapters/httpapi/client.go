@@ -1,12 +1,12 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // clientAddr is the address throttling and logs use: the connection's
@@ -51,6 +51,5 @@ func tokenRef(tok, jti string) string {
 	if jti != "" {
 		return "jti:" + jti
 	}
-	sum := sha256.Sum256([]byte(tok))
-	return "sha256:" + hex.EncodeToString(sum[:6])
+	return domain.HashRef(tok)
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // HTTP is a reverse proxy in front of an S3 server (or any HTTP server)
@@ -88,7 +90,7 @@ func (p *HTTP) SetFaults(f func(*http.Request) Fault) {
 func (p *HTTP) Requests(method string) int64 { return p.count(method) }
 
 // Objects is the number of requests of method on report objects (a key
-// that starts with partner_, under any prefix).
+// whose name is an upload name, domain.IsUploadName, under any prefix).
 func (p *HTTP) Objects(method string) int64 { return p.count(method + " object") }
 
 // Reset sets the counts to zero.
@@ -106,13 +108,19 @@ func (p *HTTP) count(key string) int64 {
 
 // IsObjectPUT says whether r uploads a report object.
 func IsObjectPUT(r *http.Request) bool {
-	return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/partner_")
+	return r.Method == http.MethodPut && isObject(r)
+}
+
+// isObject says whether r names a report object: its last path segment
+// is an upload name (domain.IsUploadName), under any prefix.
+func isObject(r *http.Request) bool {
+	return domain.IsUploadName(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:])
 }
 
 func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.counts[r.Method]++
-	if strings.Contains(r.URL.Path, "/partner_") {
+	if isObject(r) {
 		p.counts[r.Method+" object"]++
 	}
 	var f Fault
