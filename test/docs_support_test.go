@@ -17,7 +17,8 @@ import (
 // support pastes it, against the real binary: a partner's report was
 // refused, then sent again corrected with the same Idempotency-Key (the
 // block's KEY) and stored. Only REQ, the refused answer's X-Request-Id,
-// comes from the run; journalctl prints the service's log; disbursementd
+// comes from the run; journalctl prints the service's log, after two
+// lines that are not JSON, as under systemd; disbursementd
 // is the built binary, run where the service runs. The block must print
 // the refusal's line (code and fields), the stored report (reports show)
 // and its row (reports list), and hold neither the key nor an
@@ -62,8 +63,11 @@ func TestDocsSupportRecipe(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// journalctl -u prints systemd's lines and the unit's migrate among
+	// the service's JSON: the block must read past them.
+	journal := "schema up to date\nStarted disbursementd.service - disbursementd: partner disbursement reports.\n" + p.logs.String()
 	logFile := filepath.Join(t.TempDir(), "journal.jsonl")
-	if err := os.WriteFile(logFile, []byte(p.logs.String()), 0o600); err != nil {
+	if err := os.WriteFile(logFile, []byte(journal), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	script := "set -euo pipefail\njournalctl() { cat \"$SUPPORT_LOG\"; }\n" +
