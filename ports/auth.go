@@ -97,7 +97,7 @@ var errKnownUser = errors.New("known user")
 // trust). Errors: domain.ErrInvalidClient, domain.ErrThrottled (with
 // RetryAfter), domain.ErrUnavailable.
 func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
-	out := Issued{LogUser: hiddenName(at.User)}
+	out := Issued{LogUser: domain.HashRef(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.clock.Now()
 	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.o.PerAddr, now)
@@ -177,9 +177,6 @@ func (a *Auth) cancel(ctx context.Context, r Reservation) {
 		_ = a.o.Throttle.Cancel(context.WithoutCancel(ctx), r)
 	}
 }
-
-// hiddenName is how logs name a user name that may not be one.
-func hiddenName(s string) string { return domain.HashRef(s) }
 
 // Authenticate verifies a token and returns the principal it speaks for.
 // A token of a user the store knows is refused when the user is inactive

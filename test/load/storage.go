@@ -75,9 +75,8 @@ func (e *environment) storageCeiling(w workload, c int) (result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	// The ceiling's files are its own: nothing reads them again. Kept over a
-	// -runs 3 record of W2 and V2 they filled a 52 GB disk before the
-	// results file could be written.
+	// The ceiling's files are its own and nothing reads them again: each
+	// run starts from an empty directory and leaves none behind.
 	if err := os.RemoveAll(dir); err != nil {
 		return result{}, err
 	}
