@@ -31,6 +31,7 @@ type Config struct {
 	Login       LoginConfig       `mapstructure:"login"`
 	Throttle    ThrottleConfig    `mapstructure:"throttle" doc:"login attempts (failures count, successes do not); 0 turns a limit off"`
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
+	Retention   RetentionConfig   `mapstructure:"retention" doc:"personal data: how long reports are kept (disbursementd reports purge)"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 
@@ -77,15 +78,17 @@ type StoreConfig struct {
 
 // UploadsConfig is where report files go and what they may be.
 type UploadsConfig struct {
-	Backend         string        `mapstructure:"backend" default:"fs" doc:"fs (the directory uploads.dir) or s3 (the bucket uploads.s3.bucket)"`
-	Dir             string        `mapstructure:"dir" default:"data/uploads" doc:"must exist and be writable (created only when left at this default)"`
-	MaxFileBytes    ByteSize      `mapstructure:"max_file_bytes" default:"20MiB" doc:"decoded size of a report's file; larger files get 413"`
-	AllowedTypes    []string      `mapstructure:"allowed_types" default:"pdf,png,jpg,tif" doc:"file types accepted, by content: some of pdf, png, jpg, tif"`
-	MinFreeBytes    ByteSize      `mapstructure:"min_free_bytes" default:"0" doc:"/readyz fails below this free space in uploads.dir; 0 = twice uploads.max_file_bytes"`
-	SweepInterval   time.Duration `mapstructure:"sweep_interval" default:"10m" doc:"how often serve removes stale temp files, orphan files and expired records; 0 = only at start"`
-	AllowPDFScripts bool          `mapstructure:"allow_pdf_scripts" default:"false" doc:"true accepts PDFs with JavaScript, launch actions, embedded files, rich media or XFA"`
-	MaxImagePixels  int           `mapstructure:"max_image_pixels" default:"100000000" doc:"an image declaring more pixels (width x height) gets 400 file_image_too_large"`
-	S3              S3Config      `mapstructure:"s3" doc:"used when uploads.backend is s3"`
+	Backend       string        `mapstructure:"backend" default:"fs" doc:"fs (the directory uploads.dir) or s3 (the bucket uploads.s3.bucket)"`
+	Dir           string        `mapstructure:"dir" default:"data/uploads" doc:"must exist and be writable (created only when left at this default)"`
+	MaxFileBytes  ByteSize      `mapstructure:"max_file_bytes" default:"20MiB" doc:"decoded size of a report's file; larger files get 413"`
+	AllowedTypes  []string      `mapstructure:"allowed_types" default:"pdf,png,jpg,tif" doc:"file types accepted, by content: some of pdf, png, jpg, tif"`
+	MinFreeBytes  ByteSize      `mapstructure:"min_free_bytes" default:"0" doc:"/readyz fails below this free space in uploads.dir; 0 = twice uploads.max_file_bytes"`
+	SweepInterval time.Duration `mapstructure:"sweep_interval" default:"10m" doc:"how often serve sweeps (at start, then at this interval): stale temp files removed, files no report names quarantined, expired records deleted; 0: serve never sweeps (run reconcile --apply)"`
+	// QuarantineRetention bounds how long the sweep keeps a quarantined file.
+	QuarantineRetention time.Duration `mapstructure:"quarantine_retention" default:"30d" doc:"how long a file no report names is kept in quarantine (uploads.dir/.quarantine/, s3: prefix quarantine/) before the sweep deletes it; at least 1d"`
+	AllowPDFScripts     bool          `mapstructure:"allow_pdf_scripts" default:"false" doc:"true accepts PDFs with JavaScript, launch actions, embedded files, rich media or XFA"`
+	MaxImagePixels      int           `mapstructure:"max_image_pixels" default:"100000000" doc:"an image declaring more pixels (width x height) gets 400 file_image_too_large"`
+	S3                  S3Config      `mapstructure:"s3" doc:"used when uploads.backend is s3"`
 }
 
 // S3Config is an S3-compatible bucket for report files.
@@ -137,6 +140,11 @@ type IdempotencyConfig struct {
 	TTL        time.Duration `mapstructure:"ttl" default:"24h" doc:"how long a report's answer is remembered (at least 24h)"`
 	Wait       time.Duration `mapstructure:"wait" default:"30s" doc:"how long a duplicate waits for the first before 409 request_in_progress"`
 	SweepBatch int           `mapstructure:"sweep_batch" default:"1000" doc:"expired records deleted per statement by the sweep"`
+}
+
+// RetentionConfig is how long stored reports are kept.
+type RetentionConfig struct {
+	Reports time.Duration `mapstructure:"reports" default:"0" doc:"reports purge deletes reports (rows and files) received longer ago than this; 0 keeps them forever; else at least idempotency.ttl (e.g. 1825d)"`
 }
 
 // LogConfig is the log's shape.

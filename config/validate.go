@@ -141,6 +141,9 @@ func (c *Config) finishUploads() error {
 	if u.SweepInterval != 0 && u.SweepInterval < time.Second {
 		return keyError("uploads.sweep_interval", "%s, want 0 (off) or at least 1s", u.SweepInterval)
 	}
+	if u.QuarantineRetention < 24*time.Hour {
+		return keyError("uploads.quarantine_retention", "%s, want at least 1d (a quarantined file may be a report whose row a restore lost)", u.QuarantineRetention)
+	}
 	if u.MaxImagePixels < 1 {
 		return keyError("uploads.max_image_pixels", "%d, want at least 1", u.MaxImagePixels)
 	}
@@ -231,6 +234,9 @@ func (c *Config) finishRest() error {
 	}
 	if c.Idempotency.TTL < 24*time.Hour {
 		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
+	}
+	if r := c.Retention.Reports; r != 0 && r < c.Idempotency.TTL {
+		return keyError("retention.reports", "%s, want 0 (keep forever) or at least idempotency.ttl (%s): a retry's answer names its report", r, c.Idempotency.TTL)
 	}
 	if err := firstErr(
 		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),
