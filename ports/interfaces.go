@@ -138,8 +138,11 @@ type QuarantineArea interface {
 	// it was quarantined.
 	WalkQuarantine(ctx context.Context, fn func(StoredObject) error) error
 	// Unquarantine moves a quarantined file back to where Save put it,
-	// never replacing a published file (an error of kind
-	// domain.ErrConflict). A name not in quarantine: domain.ErrNotFound.
+	// never replacing a published file: one with other content is an
+	// error of kind domain.ErrConflict; one with the same content (put
+	// back by other means) counts as the file in place, and the
+	// quarantined copy is removed. A name not in quarantine:
+	// domain.ErrNotFound.
 	Unquarantine(ctx context.Context, name string) error
 	// RemoveQuarantined deletes a quarantined file; a missing one is no
 	// error.

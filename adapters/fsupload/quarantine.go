@@ -1,6 +1,7 @@
 package fsupload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -106,7 +107,8 @@ func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) 
 
 // Unquarantine links a quarantined file back under its published name
 // (a link never replaces a published file), syncs the directory, and
-// removes it from quarantine.
+// removes it from quarantine. A published file of that name with the
+// same content counts as the file back in place.
 func (s *Store) Unquarantine(_ context.Context, name string) error {
 	if err := checkName(name); err != nil {
 		return err
@@ -117,7 +119,12 @@ func (s *Store) Unquarantine(_ context.Context, name string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return domain.NewError(domain.ErrNotFound, "not_found", name+" is not in quarantine in "+s.path).WithCause(err)
 	case errors.Is(err, fs.ErrExist):
-		return domain.NewError(domain.ErrConflict, "file_exists", name+" is published in "+s.path+" already; it was not replaced").WithCause(err)
+		// The same file put back by other means (an upload backup
+		// restored): in place already, so the quarantined copy goes.
+		same, cerr := sameContent(h.root, quarantined(name), name)
+		if cerr != nil || !same {
+			return domain.NewError(domain.ErrConflict, "file_exists", name+" is published in "+s.path+" already, with other content; it was not replaced").WithCause(errors.Join(err, cerr))
+		}
 	case err != nil:
 		return fmt.Errorf("move %s back from quarantine in %s: %w", name, s.path, err)
 	}
@@ -153,4 +160,38 @@ func syncDir(root *os.Root, dir string) error {
 		return err
 	}
 	return errors.Join(d.Sync(), d.Close())
+}
+
+// sameContent reports whether two files under root hold the same bytes.
+func sameContent(root *os.Root, a, b string) (bool, error) {
+	fa, err := root.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := root.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, errA := io.ReadFull(fa, ba)
+		nb, errB := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		endA := errors.Is(errA, io.EOF) || errors.Is(errA, io.ErrUnexpectedEOF)
+		endB := errors.Is(errB, io.EOF) || errors.Is(errB, io.ErrUnexpectedEOF)
+		switch {
+		case endA && endB:
+			return true, nil
+		case endA != endB:
+			return false, nil
+		case errA != nil:
+			return false, errA
+		case errB != nil:
+			return false, errB
+		}
+	}
 }

@@ -96,7 +96,8 @@ func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) 
 
 // Unquarantine copies a quarantined object back under its published
 // name, never over a published object (looked for first, and the copy is
-// conditional), and then deletes it from quarantine.
+// conditional), and then deletes it from quarantine. A published object
+// of that name with the same ETag counts as the object back in place.
 func (s *Store) Unquarantine(ctx context.Context, name string) error {
 	if err := checkName(name); err != nil {
 		return err
@@ -108,11 +109,15 @@ func (s *Store) Unquarantine(ctx context.Context, name string) error {
 	if src == nil {
 		return domain.NewError(domain.ErrNotFound, "not_found", name+" is not in quarantine in "+s.where)
 	}
-	exists := domain.NewError(domain.ErrConflict, "file_exists", name+" is published in "+s.where+" already; it was not replaced")
+	exists := domain.NewError(domain.ErrConflict, "file_exists", name+" is published in "+s.where+" already, with other content; it was not replaced")
 	if dst, err := s.head(ctx, s.prefix+name); err != nil {
 		return err
 	} else if dst != nil {
-		return exists
+		if aws.ToString(dst.ETag) != aws.ToString(src.ETag) {
+			return exists
+		}
+		// The same object put back by other means: in place already.
+		return s.RemoveQuarantined(ctx, name)
 	}
 	if err := s.copy(ctx, s.quarantineKey(name), s.prefix+name); err != nil {
 		if nameTaken(err) {

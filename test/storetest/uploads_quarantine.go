@@ -75,6 +75,21 @@ func runQuarantine(t *testing.T, open func(testing.TB) UploadHarness) {
 		if err := h.Inventory.Unquarantine(ctx, name); !domain.IsKind(err, domain.ErrNotFound) {
 			t.Fatalf("Unquarantine of a file not in quarantine = %v, want not found", err)
 		}
+		// The same file put back by other means (an upload backup): in
+		// place, and the quarantined copy goes.
+		if err := h.Inventory.Quarantine(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Put(name, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Inventory.Unquarantine(ctx, name); err != nil {
+			t.Fatalf("Unquarantine where the same file is in place: %v", err)
+		}
+		mustHold(t, h, name, data)
+		if q := walkQuarantine(t, h); len(q) != 0 {
+			t.Fatalf("the quarantined copy of a file in place stays: %+v", q)
+		}
 		if err := h.Inventory.Quarantine(ctx, other); err != nil {
 			t.Fatal(err)
 		}
