@@ -49,7 +49,7 @@ func commands() []command {
 		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenRunner},
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
 		{"reconcile", "[--apply | --restore-quarantined NAME] [--config FILE]", "list (and with --apply clear) what a crash or a restore left", reconcileHelp, reconcileRunner},
-		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
+		{"reports", "list|show|purge ...", "look up stored reports (for support); purge those past retention.reports", reportsHelp, nil},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
 }
