@@ -2,6 +2,7 @@ package domain
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -9,7 +10,9 @@ import (
 // legacy path does.
 type MapOptions struct {
 	// DecimalsAsStrings refuses a JSON number for a money or rate field
-	// (CodeNumberNotAllowed): the v1 API takes them as strings only.
+	// (CodeNumberNotAllowed), and a string that is not in the canonical
+	// form (CanonicalDecimal; CodeInvalidFormat): the v1 API takes them
+	// as such strings only (contract §10).
 	DecimalsAsStrings bool
 }
 
@@ -60,6 +63,12 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 		}
 		if opts.DecimalsAsStrings && m.Value.Kind == RawNumber && (f.Type == TypeMoney || f.Type == TypeRate) {
 			add(f.Partner, bad(CodeNumberNotAllowed, "debe enviarse como texto, p. ej. \""+exampleDecimal(f.Type)+"\": un número JSON pudo haber perdido decimales"))
+			continue
+		}
+		if opts.DecimalsAsStrings && m.Value.Kind == RawString && strings.TrimSpace(m.Value.Text) != "" &&
+			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(m.Value.Text, f.Type) {
+			add(f.Partner, bad(CodeInvalidFormat, "escriba el número sin signo, espacios ni ceros a la izquierda y con hasta "+
+				strconv.Itoa(scaleOf(f.Type))+" decimales, p. ej. \""+exampleDecimal(f.Type)+"\""))
 			continue
 		}
 		v, present, fe := parseValue(f, m.Value)

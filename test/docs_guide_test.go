@@ -67,7 +67,7 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the guide's curl blocks: %v\n%s", err, out)
 		}
-		got := call(t, http.MethodGet, in.URL+"/v1/reports?numero_credito=CR-2026-0001", bearer, nil)
+		got := call(t, http.MethodGet, in.URL+"/v1/reports?numero_credito=CR-2026-0011", bearer, nil)
 		data, _ := got.Body["data"].([]any)
 		if len(data) != 1 {
 			t.Fatalf("the guide's report is not stored once: %s\n%s", got.Raw, out)
