@@ -115,8 +115,13 @@ func hasProblem(ps []Problem, field string) bool {
 	return false
 }
 
-// idDigitsOnly are the identification types whose numbers are digits only.
-var idDigitsOnly = map[string]bool{"CC": true, "CE": true, "TI": true, "RC": true, "NIT": true, "NUIP": true}
+// idDigitsOnly tells, for each identification type, whether its numbers
+// are digits only (true) or letters and digits (false). A type missing here
+// has no rule, so the catalogue refuses it.
+var idDigitsOnly = map[string]bool{
+	"CC": true, "CE": true, "TI": true, "RC": true, "NIT": true, "NUIP": true,
+	"PA": false, "PEP": false, "PPT": false,
+}
 
 // crossChecks applies the rules that relate two fields, each only when both
 // values are present and valid.
@@ -126,17 +131,17 @@ func (c *Catalogue) crossChecks(rep *Report, now time.Time) []Problem {
 		f, _ := c.ByInternal(internal)
 		return f.Partner
 	}
-	if tipo, ok := rep.Get("tipo_identificacion"); ok {
-		if id, ok := rep.Get("nit_cc"); ok && idDigitsOnly[tipo.Str] && !allDigits(id.Str) {
-			out = append(out, Problem{Field: partner("nit_cc"), Code: CodeInvalidFormat,
-				Message: "para tipo " + tipo.Str + " la identificación lleva solo dígitos"})
-		}
-	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
 	for i, f := range c.Fields {
 		v, ok := rep.At(i)
 		if !ok {
 			continue
+		}
+		if f.KindField != "" {
+			if kind, ok := rep.Get(f.KindField); ok && idDigitsOnly[kind.Str] && !allDigits(v.Str) {
+				out = append(out, Problem{Field: f.Partner, Code: CodeInvalidFormat,
+					Message: "para tipo " + kind.Str + " la identificación lleva solo dígitos"})
+			}
 		}
 		if f.LessEq != "" {
 			if o, ok := rep.Get(f.LessEq); ok && v.Dec.Cmp(o.Dec) > 0 {
