@@ -66,9 +66,9 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			continue
 		}
 		if opts.DecimalsAsStrings && m.Value.Kind == RawString && strings.TrimSpace(m.Value.Text) != "" &&
-			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(m.Value.Text, f.Type) {
+			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(m.Value.Text, f) {
 			add(f.Partner, bad(CodeInvalidFormat, "escriba el número sin signo, espacios ni ceros a la izquierda y con hasta "+
-				strconv.Itoa(scaleOf(f.Type))+" decimales, p. ej. \""+exampleDecimal(f.Type)+"\""))
+				strconv.Itoa(scaleOf(f))+" decimales, p. ej. \""+exampleDecimal(f.Type)+"\""))
 			continue
 		}
 		v, present, fe := parseValue(f, m.Value)

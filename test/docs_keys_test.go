@@ -22,8 +22,8 @@ var exampleKey = regexp.MustCompile(`\bCR-\d{4}-\d{4}-v\d+\b`)
 // example (one fenced block of a Markdown document, one example file, or
 // the OpenAPI document), and that example's report has the key's credit
 // number; every literal key a curl or fetch example sends has the form
-// the check reads. The guide's Go block is docs/examples/v1client/main.go
-// (TestDocsPartnerGuideV1 holds them equal), counted once.
+// the check reads. The guide's Go and Python blocks are files of
+// docs/examples (TestDocsPartnerGuideV1 holds them equal), counted once.
 func TestDocsIdempotencyKeysUnique(t *testing.T) {
 	sources := map[string]string{
 		"README.md":                          repoFile(t, "README.md"),
@@ -46,7 +46,9 @@ func TestDocsIdempotencyKeysUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	guide := "docs/partner-guide.md"
-	sources[guide] = strings.Replace(sources[guide], sources["docs/examples/v1client/main.go"], "", 1)
+	for _, embedded := range []string{"docs/examples/v1client/main.go", "docs/examples/v1python/report.py"} {
+		sources[guide] = strings.Replace(sources[guide], sources[embedded], "", 1)
+	}
 
 	sent := regexp.MustCompile(`Idempotency-Key: ([^'"\s\\]+)|"Idempotency-Key": "([^"]+)"`)
 	sites := map[string]map[string]bool{} // key → the examples it is in

@@ -68,12 +68,19 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 			c["iat"], c["nbf"], c["exp"] = now.Add(-48*time.Hour).Unix(), now.Add(-48*time.Hour).Unix(), now.Add(-24*time.Hour).Unix()
 		}))
 		early := sign(t, jwt.SigningMethodRS256, own, kid, claims(now, func(c jwt.MapClaims) { c["nbf"] = now.Add(time.Hour).Unix() }))
+		const leaver = "leaver"
+		e.in.addUser(t, leaver, "900555666", "a password of the leaver")
+		inactive := e.token(t, leaver, "a password of the leaver")
+		if err := e.in.Store.SetActive(t.Context(), leaver, false); err != nil {
+			t.Fatal(err)
+		}
 		for reason, auth := range map[string]string{
 			"missing":       "",
 			"malformed":     "Bearer abc",
 			"signature":     "Bearer " + e.acme[:len(e.acme)-4] + "AAAA",
 			"expired":       "Bearer " + expired,
 			"not_yet_valid": "Bearer " + early,
+			"user_inactive": "Bearer " + inactive,
 		} {
 			h := map[string]string{}
 			if auth != "" {
