@@ -45,13 +45,20 @@ type contentCheck interface {
 	finish(size int64) *Finding
 }
 
+// rereader is a check that reads the file again, at offsets it found as
+// it passed, once every byte has passed and every check has finished.
+type rereader interface {
+	reread(at io.ReaderAt, size int64) *Finding
+}
+
 // Inspect checks base64 text (a report's Base64String) without keeping
 // its decoded bytes: the standard alphabet with optional padding,
 // CR/LF/tab/space ignored, a data: URL prefix removed. The size limit is
 // checked before decoding; then one streaming pass types the content by
-// its magic bytes, runs the checks of that type and the polyglot check
-// across the whole file, and computes its SHA-256. It returns the content
-// or why it is refused, never both.
+// its magic bytes, runs the checks of that type (which also search the
+// parts that readers take as text for active markers, polyglot.go) and
+// computes its SHA-256; a TIFF's directories are then read again
+// (rereader). It returns the content or why it is refused, never both.
 func Inspect(text string, lim Limits) (*Content, *Finding) { return inspectIn(text, lim, decodedChunk) }
 
 // inspectIn is Inspect decoding chunk bytes at a time (a multiple of 3,
@@ -74,11 +81,15 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	}
 	d := b64Decoder{src: s}
 	h := sha256.New()
-	checks := []contentCheck{polyglotCheck{}}
+	var checks []contentCheck
 	typed := false
 	var w window
 	carry := 0
+	f.chunk = chunk
 	for !w.final {
+		if f.decoded == nil {
+			f.marks = append(f.marks, len(s)-len(d.src))
+		}
 		n, err := d.read(sc.win[carry:carry+chunk], sc.tmp)
 		if err != nil && err != io.EOF {
 			return nil, refuse(Undecodable, "Base64String no es base64 válido")
@@ -127,6 +138,13 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	for _, c := range checks {
 		if fe := c.finish(f.Size); fe != nil {
 			return nil, fe
+		}
+	}
+	for _, c := range checks {
+		if r, ok := c.(rereader); ok {
+			if fe := r.reread(newContentAt(f), f.Size); fe != nil {
+				return nil, fe
+			}
 		}
 	}
 	h.Sum(f.SHA256[:0])
