@@ -53,7 +53,7 @@ func FuzzParseFile(f *testing.F) {
 		if err != nil || int64(len(data)) != file.Size || sha256.Sum256(data) != file.SHA256 {
 			t.Fatalf("Reader gives %d bytes (%v), inspected %d", len(data), err, file.Size)
 		}
-		if t2, ok := sniff(data); !ok || t2.ext != file.Ext || !slices.Contains(rules.Allowed, file.Ext) {
+		if t2, ok, _ := sniff(data, true); !ok || t2.ext != file.Ext || !slices.Contains(rules.Allowed, file.Ext) {
 			t.Fatalf("accepted a file of type %q not allowed by content", file.Ext)
 		}
 		if int64(len(data)) > rules.MaxBytes {

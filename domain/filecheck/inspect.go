@@ -1,6 +1,7 @@
 package filecheck
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"io"
 	"slices"
@@ -83,6 +84,7 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	h := sha256.New()
 	var checks []contentCheck
 	typed := false
+	var head []byte
 	var w window
 	carry := 0
 	f.chunk = chunk
@@ -104,33 +106,43 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 		if !w.final {
 			w.limit = max(w.from, w.end()-lookAhead)
 		}
-		var late contentCheck // the type's own check, once the type is known
+		// The type's own check, once the type is known, starts with every
+		// byte so far, all new to it: typing needs 16 bytes, which the
+		// window still holds (it carries more), so a file too small to be
+		// typed in its first window, like a 15-byte PDF, has none of its
+		// bytes taken for already seen. A file that does not start with a
+		// signature is held (head) until a PDF header is found in its
+		// first KiB or cannot be (sniff).
 		if !typed && (len(w.buf) >= 16 || w.final) {
-			t, ok := sniff(w.buf)
-			if !ok || !slices.Contains(rules.Allowed, t.ext) {
-				return nil, refuse(TypeRefused, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
-			}
-			typed, f.Ext, f.ContentType = true, t.ext, t.contentType
-			if t.checks != nil {
-				late = t.checks(rules)
-			}
-		}
-		for _, c := range checks {
-			if fe := c.check(&w); fe != nil {
-				return nil, fe
-			}
-		}
-		if late != nil {
-			// Every byte so far is still in this window (typing needs 16,
-			// the window carries more) and new to this check: a file too
-			// small to be typed in its first window, like a 15-byte PDF,
-			// must not have its bytes taken for already seen.
 			first := w
 			first.fresh = 0
-			if fe := late.check(&first); fe != nil {
-				return nil, fe
+			if head != nil {
+				head = append(head, w.buf[w.fresh:]...)
+				first.buf, first.base = head, 0
 			}
-			checks = append(checks, late)
+			t, ok, more := sniff(first.buf, w.final)
+			switch {
+			case more && head == nil:
+				head = bytes.Clone(w.buf)
+			case more:
+			case !ok || !slices.Contains(rules.Allowed, t.ext):
+				return nil, refuse(TypeRefused, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
+			default:
+				typed, f.Ext, f.ContentType, head = true, t.ext, t.contentType, nil
+				if t.checks != nil {
+					late := t.checks(rules)
+					if fe := late.check(&first); fe != nil {
+						return nil, fe
+					}
+					checks = append(checks, late)
+				}
+			}
+		} else {
+			for _, c := range checks {
+				if fe := c.check(&w); fe != nil {
+					return nil, fe
+				}
+			}
 		}
 		carry = min(len(w.buf), windowCarry)
 		copy(sc.win, w.buf[len(w.buf)-carry:])

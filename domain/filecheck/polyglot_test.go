@@ -192,16 +192,27 @@ func TestPolyglots(t *testing.T) {
 	}
 }
 
-// TestBeforeSignature: bytes before a type's signature make a file of no
-// type, whatever follows.
+// TestBeforeSignature: a PDF's header may follow up to a KiB of other
+// bytes, as viewers read it, and those bytes are searched; an image, or
+// a PDF header further in, makes a file of no type.
 func TestBeforeSignature(t *testing.T) {
-	for _, f := range [][]byte{
-		append([]byte("<?php system($_GET['c']); ?>\n"), onePagePDF("")...),
-		append([]byte("<svg onload=x>"), goPNG(4, 4)...),
+	note := []byte("# A PDF processor may encounter data before the PDF header.\r\n")
+	for _, tt := range []struct {
+		name, want string
+		file       []byte
+	}{
+		{"a line before %PDF", "accepted", append(bytes.Clone(note), onePagePDF("")...)},
+		{"PHP before %PDF", "polyglot", append([]byte("<?php system($_GET['c']); ?>\n"), onePagePDF("")...)},
+		{"a KiB before %PDF", "accepted", append(bytes.Repeat([]byte("x"), pdfHeaderWithin), onePagePDF("")...)},
+		{"more than a KiB before %PDF", "type_refused", append(bytes.Repeat([]byte("x"), pdfHeaderWithin+1), onePagePDF("")...)},
+		{"SVG before a PNG", "type_refused", append([]byte("<svg onload=x>"), goPNG(4, 4)...)},
+		{"a line before a JPEG", "type_refused", append(bytes.Clone(note), noiseJPEG(8, 8, 1)...)},
 	} {
-		if _, fe := Inspect(base64.StdEncoding.EncodeToString(f), testLimits()); fe == nil || fe.Kind != TypeRefused {
-			t.Errorf("%q…: %+v, want TypeRefused", f[:12], fe)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _, _ := strings.Cut(polyglotKind(t, tt.file, testLimits()), ":"); got != tt.want {
+				t.Fatalf("%s; want %s", got, tt.want)
+			}
+		})
 	}
 }
 
