@@ -39,7 +39,8 @@ var corpusNeeds = struct{ tools, paths []string }{
 // TestRealDocumentCorpus: every file of a corpus of real documents goes
 // through POST /v1/reports/validate, the same checks as a report's file
 // on both paths (domain's file rules, contract §7 and §10), and passes,
-// but for the files of corpusRefused. The sources, sampled so that the
+// but for the files of corpusRefused; a tenth of them, and the listed
+// ones, are also sent to the legacy path, and stored there. The sources, sampled so that the
 // test runs in CI within a few minutes:
 //   - pdfcpu v0.15.0's test corpus (PDFs of many producers, and images),
 //     from the Go module cache: every file;
@@ -47,7 +48,7 @@ var corpusNeeds = struct{ tools, paths []string }{
 //     file but the decoders' deliberately broken inputs;
 //   - Debian's mate-backgrounds (JPEG and PNG): every file;
 //   - Debian's gnome-backgrounds (WebP): each written by dwebp as a PNG
-//     1920 pixels wide and a TIFF 1280 wide;
+//     1280 pixels wide, the dark ones also as a TIFF 960 wide;
 //   - TeX manuals that Debian ships (gnuplot-doc, dblatex-doc);
 //   - scans made here: img2pdf from 20 photos (mate's 16 JPEGs, the first
 //     4 gnome PNGs by name), ps2pdf from PostScript drawing mate's 3
@@ -105,7 +106,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 	in := mustStart(t)
 	in.addUser(t, partner, nit, password)
 	e := &v1Env{in: in}
-	tok := e.token(t, partner, password)
+	tok, legacyTok := e.token(t, partner, password), in.token(t, partner, password)
 	today := time.Now()
 	counts, n, seen := map[string]int{}, 0, map[string]bool{}
 	var wrong []string
@@ -132,6 +133,15 @@ func TestRealDocumentCorpus(t *testing.T) {
 				}
 			default:
 				wrong = append(wrong, fmt.Sprintf("%s (%d bytes): %d %s", f.name, len(f.data), r.Status, fileProblem(string(r.Raw))))
+			}
+			// The legacy path runs the same checks; a sample of it stores
+			// the file (every tenth, and every listed one).
+			if n%10 == 0 || listed {
+				body["Número de Crédito"] = fmt.Sprintf("CR-CORPUS-L%04d", n)
+				l := in.report(t, legacyTok, mustJSON(body))
+				if refused := l.Status != 200; refused != listed || listed && !strings.Contains(string(l.Raw), `"file_active_content"`) {
+					wrong = append(wrong, fmt.Sprintf("%s on the legacy path: %d %s", f.name, l.Status, fileProblem(string(l.Raw))))
+				}
 			}
 		}
 	}
