@@ -160,7 +160,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 	}
 }
 
-var fileProblemCode = regexp.MustCompile(`"code":"(file_[a-z_]+)","[^}]*?"message":"([^"]*)"|"message":"([^"]*)","[^}]*?"code":"(file_[a-z_]+)"`)
+var fileProblemCode = regexp.MustCompile(`"code":"(file_[a-z_]+)",[^}]*?"message":"([^"]*)"|"message":"([^"]*)",[^}]*?"code":"(file_[a-z_]+)"`)
 
 // fileProblem is the file problem of a refusal's body, or the body.
 func fileProblem(raw string) string {
