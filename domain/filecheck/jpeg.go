@@ -35,9 +35,9 @@ func newJPEGCheck(r Limits) contentCheck { return &jpegCheck{maxPixels: r.MaxIma
 // (C8) and DAC (CC).
 func isSOF(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
 
-// isText reports whether marker m starts a segment that readers take as
+// isTextSegment reports whether marker m starts a segment that readers take as
 // text: APP0–APP15 or COM.
-func isText(m byte) bool { return m >= 0xE0 && m <= 0xEF || m == 0xFE }
+func isTextSegment(m byte) bool { return m >= 0xE0 && m <= 0xEF || m == 0xFE }
 
 func (c *jpegCheck) check(w *window) *Finding {
 	if fe := c.text.search(w); fe != nil {
@@ -99,7 +99,7 @@ func (c *jpegCheck) check(w *window) *Finding {
 					return fe
 				}
 			}
-			if isText(m) {
+			if isTextSegment(m) {
 				if fe := c.text.add(w, c.pos+4, c.pos+2+length); fe != nil {
 					return fe
 				}

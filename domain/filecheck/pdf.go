@@ -37,9 +37,8 @@ import "bytes"
 //     length is longer than the data read here, or is not a direct
 //     integer, every name counts from there to the end of the file.
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
-//   - Its bytes outside stream data, and those after its last %%EOF, are
-//     searched for active markers (polyglot.go), also when scripts are
-//     allowed: then the walk follows only where stream data is.
+//   - Bytes outside stream data and after the last %%EOF are searched
+//     for active markers (polyglot.go), scripts allowed or not.
 type pdfCheck struct {
 	allowScripts bool
 	tail         []byte // the last pdfTail bytes seen
@@ -76,12 +75,6 @@ func newPDFCheck(r Limits) contentCheck {
 	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1}
 	p.objStms.defs = &p.defs
 	return p
-}
-
-// pdfActive is the refusal of a PDF with the active name name.
-func pdfActive(name string) *Finding {
-	return refuse(ActiveContent, "el PDF contiene contenido activo (/"+name+
-		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
 }
 
 func (p *pdfCheck) check(w *window) *Finding {
@@ -299,24 +292,4 @@ func (p *pdfCheck) keepTail(fresh []byte) {
 	}
 	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
 	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
-}
-
-// nextIndex returns the index of the first sep in buf that starts in
-// [i, lim), or lim. It looks for sep's last byte, the rarest in PDF text
-// of the words looked for here ("obj", "stream") and no rarer than any
-// other in compressed data, and compares the rest backwards.
-func nextIndex(buf []byte, i, lim int, sep string) int {
-	last, n := sep[len(sep)-1], len(sep)
-	for j := i + n - 1; j < min(len(buf), lim+n-1); {
-		k := bytes.IndexByte(buf[j:min(len(buf), lim+n-1)], last)
-		if k < 0 {
-			break
-		}
-		j += k
-		if string(buf[j-n+1:j+1]) == sep {
-			return j - n + 1
-		}
-		j++
-	}
-	return lim
 }
