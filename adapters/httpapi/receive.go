@@ -47,13 +47,20 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string,
 const msgOverBudget = "Servicio ocupado: demasiados bytes de reportes en memoria; reintente en un momento"
 
 // turnAway is the 503 overloaded of a report whose body is left unread
-// (or read only in part): so that the server does not wait for the rest
-// either, the connection closes after the answer.
+// (or read only in part): the connection closes after the answer, and the
+// server waits at most turnAwayGrace for the rest of the body. Within it,
+// net/http reads up to 256 KiB more of a body and then half-closes the
+// connection and waits before closing it, so that a client still sending
+// reads the answer before its write fails (a close with unread bytes
+// resets the connection, and the client's kernel drops the answer).
 func (s *Server) turnAway(w http.ResponseWriter, msg string) error {
 	w.Header().Set("Connection", "close")
-	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(turnAwayGrace))
 	return s.overloaded(msg)
 }
+
+// turnAwayGrace bounds how long a turned-away body is still read.
+const turnAwayGrace = time.Second
 
 // overloaded is the 503 of a report turned away before it starts.
 func (s *Server) overloaded(msg string) error {
