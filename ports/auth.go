@@ -91,7 +91,10 @@ var errKnownUser = errors.New("known user")
 // the address's and the user name's budget before the password is
 // checked, so concurrency cannot go past a budget; a success or an outage
 // gives the slots back. A user name or password over its limit is refused
-// without any password work and counts against the address only. It never
+// without any password work and counts against the address only. Both
+// budgets are read before either is written: an attempt refused for a
+// spent budget costs the throttle those reads alone (contract §7, "Failed
+// logins cost the store little"). It never
 // hands out a token that it would itself refuse: an upstream token that
 // does not verify here is ErrUnavailable (the operator must fix the key
 // trust). Errors: domain.ErrInvalidClient, domain.ErrThrottled (with
@@ -100,14 +103,24 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: domain.HashRef(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.clock.Now()
-	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.o.PerAddr, now)
+	addr, user := ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, ThrottleKey{ThrottleUser, at.User}
+	wellFormed := at.User != "" && at.Password != "" && len(at.User) <= domain.MaxUserNameBytes && len(at.Password) <= domain.MaxPasswordBytes
+	if err := a.check(ctx, addr, "address", a.o.PerAddr, now); err != nil {
+		return out, err
+	}
+	if wellFormed {
+		if err := a.check(ctx, user, "user", a.o.PerUser, now); err != nil {
+			return out, err
+		}
+	}
+	addrSlot, err := a.take(ctx, addr, "address", a.o.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
-	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
+	if !wellFormed {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.o.PerUser, now)
+	userSlot, err := a.take(ctx, user, "user", a.o.PerUser, now)
 	if err != nil {
 		a.cancel(ctx, addrSlot)
 		return out, err
@@ -151,13 +164,29 @@ func addrKey(addr string) string {
 	return p.String()
 }
 
+// check refuses an attempt whose key's budget is spent, reserving
+// nothing; errors as take's.
+func (a *Auth) check(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) error {
+	if a.o.Throttle == nil || rule.Limit <= 0 {
+		return nil
+	}
+	_, err := a.throttle(ctx, a.o.Throttle.Check, key, which, rule, now)
+	return err
+}
+
 // take reserves a slot of key's budget; a spent budget is ErrThrottled,
 // with Detail naming which budget (user or address) and RetryAfter.
 func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
 	if a.o.Throttle == nil || rule.Limit <= 0 {
 		return Reservation{}, nil
 	}
-	r, err := a.o.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
+	return a.throttle(ctx, a.o.Throttle.Take, key, which, rule, now)
+}
+
+// throttle runs op (Check or Take) on key's budget.
+func (a *Auth) throttle(ctx context.Context, op func(context.Context, ThrottleKey, int, time.Duration, time.Time) (Reservation, error),
+	key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
+	r, err := op(ctx, key, rule.Limit, rule.Window, now)
 	if err != nil {
 		return Reservation{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
 			WithCause(fmt.Errorf("login throttle: %w", err))
