@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/proc"
 )
@@ -127,6 +128,11 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
 	}
 	if hwm >= limit || cgPeak >= limit {
 		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
+	}
+	// The heap the bodies hold stays within what they reserved: the
+	// budget is what keeps it under GOMEMLIMIT.
+	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); heapPeak.Load() > heapBefore+budget {
+		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", heapPeak.Load(), heapBefore, budget)
 	}
 	if counts["200"] == 0 || counts["503 overloaded"] == 0 || counts["200"]+counts["503 overloaded"] != 64 {
 		t.Errorf("answers %v: want only 200 and 503 overloaded, some of each", counts)
