@@ -223,7 +223,8 @@ func shippedMemory(t *testing.T) (int64, string) {
 	memLimit := recommendedGOMEMLIMIT
 	for _, f := range []string{"deployment.yaml", "configmap.yaml"} {
 		b, _ := os.ReadFile("../deploy/kubernetes/base/" + f)
-		if m := regexp.MustCompile(`GOMEMLIMIT\W+(\d+[KMG]iB)`).FindSubmatch(b); m != nil {
+		// GOMEMLIMIT=768MiB, GOMEMLIMIT: 768MiB, or name: GOMEMLIMIT then value: "768MiB".
+		if m := regexp.MustCompile(`(?s)GOMEMLIMIT.{0,80}?(\d+(?:[KMG]iB)?)\b`).FindSubmatch(b); m != nil {
 			memLimit = string(m[1])
 		}
 	}
