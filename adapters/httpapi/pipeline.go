@@ -54,9 +54,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 // of checks: token (401) before the body is read, a repeated
 // Idempotency-Key on a keyed route (400), Content-Type (415), declared
 // size (413), a place among the bodies being received (503 at once), the
-// body itself (413, 408 when too slow), then the in-flight bound (503 at
-// once), JSON (its text values put in NFC), and step (the fields, and
-// what the route does). A body still arriving holds no in-flight slot.
+// body's bytes in flight (503 at once, or while a body of unknown length
+// arrives), the body itself (413, 408 when too slow), then the in-flight
+// bound (503 at once), JSON (its text values put in NFC), and step (the
+// fields, and what the route does). A body still arriving holds no
+// in-flight slot; its bytes stay reserved until the report has been
+// answered.
 func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
 	principal, ok := s.authenticate(w, r, rt)
 	if !ok {
@@ -78,7 +81,9 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	body, err := s.receive(w, r, principal.User)
+	res := s.bytes.reservation(principal.User)
+	defer res.release()
+	body, err := s.receive(w, r, principal.User, res)
 	defer s.reclaim.after(len(body))
 	if err != nil {
 		rt.fail(w, r, err)

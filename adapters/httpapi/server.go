@@ -46,6 +46,11 @@ type Limits struct {
 	MaxReceivingPerPartner int
 	MinBodyRate            int64
 	BodyRateGrace          time.Duration
+	// MaxBytesInFlight bounds the memory that report bodies and what is
+	// decoded from them hold at once (byteBudget; 503 beyond). It must
+	// hold two of the largest bodies' reservations, so that one partner
+	// (who may hold half) can still send one.
+	MaxBytesInFlight int64
 }
 
 // Server holds what the handlers need.
@@ -74,6 +79,7 @@ type Server struct {
 	metrics   *Metrics
 	inFlight  chan struct{}
 	receiving *receiving
+	bytes     *byteBudget
 	tokens    *receiving // the bodies of POST /v1/token being received, by client address
 	quiet     *logGate
 	work      *reportWork
@@ -93,6 +99,9 @@ func New(s Server, m *Metrics) (*Server, error) {
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
+	case l.MaxBytesInFlight < 2*heldPerBodyByte*l.MaxBody:
+		return nil, fmt.Errorf("httpapi: the bytes in flight (%d) must hold the reservations of two of the largest bodies (2 × %d × %d)",
+			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
 	}
@@ -105,6 +114,7 @@ func New(s Server, m *Metrics) (*Server, error) {
 	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
+	s.bytes = newByteBudget(l.MaxBytesInFlight, m.bytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
