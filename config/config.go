@@ -55,6 +55,7 @@ type HTTPConfig struct {
 	MaxInFlight            int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
 	MaxReceiving           int            `mapstructure:"max_receiving" default:"0" doc:"report bodies being received at once (they hold no max_in_flight slot); beyond it 503 overloaded; 0 = 4 x max_in_flight"`
 	MaxReceivingPerPartner int            `mapstructure:"max_receiving_per_partner" default:"0" doc:"of those, bodies of one partner (token subject); beyond it 503 overloaded; 0 = max_in_flight"`
+	MaxBytesInFlight       ByteSize       `mapstructure:"max_bytes_in_flight" default:"384MiB" doc:"memory that report bodies and what is decoded from them hold at once (each reserves 2 x its body; one partner at most half); beyond it 503 overloaded; sized for a 1 GiB container with GOMEMLIMIT (docs/decisions.md)"`
 	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must average once body_rate_grace has passed; slower bodies get 408 body_too_slow"`
 	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
 	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`

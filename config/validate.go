@@ -73,6 +73,11 @@ func (c *Config) finishReceiving() error {
 	if h.ReceivingPerPartner() > h.Receiving() {
 		return keyError("http.max_receiving_per_partner", "%d is more than http.max_receiving (%d)", h.ReceivingPerPartner(), h.Receiving())
 	}
+	// A report reserves twice its body (httpapi), and one partner may
+	// hold half of the bytes in flight: the largest body must fit there.
+	if h.MaxBytesInFlight < 4*h.MaxBodyBytes {
+		return keyError("http.max_bytes_in_flight", "%s is less than 4 x http.max_body_bytes (%s): one partner may hold half of it, and a report reserves twice its body", h.MaxBytesInFlight, h.MaxBodyBytes)
+	}
 	if h.MinBodyRate <= 0 {
 		return keyError("http.min_body_rate", "%s, want a size above 0 (bytes per second)", h.MinBodyRate)
 	}

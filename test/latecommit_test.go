@@ -179,7 +179,7 @@ func TestLateCommitKeepsFileS3(t *testing.T) {
 		return err == nil
 	}
 	lc.run(t, in, "CR-LATE-B", 12*time.Second)
-	if !delayed.Load() {
-		t.Fatal("no object PUT was delayed: the reproduction proves nothing")
+	if !delayed.Load() || s3proxy.Faulted() != 1 {
+		t.Fatalf("%d requests faulted by the proxy, want the one object PUT: the reproduction proves nothing", s3proxy.Faulted())
 	}
 }

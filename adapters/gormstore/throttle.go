@@ -124,6 +124,28 @@ func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, w
 	return r, nil
 }
 
+// Check is Take's first step alone: one non-locking read of the key's
+// newest attempts in the window, by the database's clock.
+func (t *Throttle) Check(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
+	if limit <= 0 || window <= 0 {
+		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
+	}
+	kh, err := throttleKey(key)
+	if err != nil {
+		return ports.Reservation{}, err
+	}
+	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
+	if err != nil {
+		return ports.Reservation{}, fmt.Errorf("throttle check: %w", err)
+	}
+	if len(held) >= limit {
+		r := refused(held, limit, now, window)
+		r.Key = key
+		return r, nil
+	}
+	return ports.Reservation{Key: key, OK: true}, nil
+}
+
 func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
 	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
 	if err != nil {

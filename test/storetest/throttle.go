@@ -69,6 +69,38 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 		}
 	})
 
+	t.Run("Check reads and reserves nothing", func(t *testing.T) {
+		th := open(t)
+		check := func(key ports.ThrottleKey) ports.Reservation {
+			t.Helper()
+			r, err := th.Check(ctx, key, 2, window, th.Now())
+			if err != nil {
+				t.Fatalf("Check(%v): %v", key, err)
+			}
+			return r
+		}
+		for range 5 {
+			if r := check(userKey("acme")); !r.OK || r.ID != "" {
+				t.Fatalf("Check of an unused budget = %+v, want OK without a reservation", r)
+			}
+		}
+		take(t, th, userKey("acme"), 2)
+		if r := check(userKey("acme")); !r.OK {
+			t.Fatalf("Check after 1 of 2 taken = %+v, want OK", r)
+		}
+		take(t, th, userKey("acme"), 2)
+		th.Pass(10 * time.Second)
+		if r := check(userKey("acme")); r.OK || !near(r.RetryAfter, 50*time.Second) {
+			t.Fatalf("Check of a spent budget = %+v, want refused with RetryAfter 50s", r)
+		}
+		if r := check(userKey("ACME")); !r.OK {
+			t.Fatalf("Check of another name = %+v, want OK", r)
+		}
+		if _, err := th.Check(ctx, ports.ThrottleKey{Kind: 99, Value: "x"}, 2, window, th.Now()); err == nil {
+			t.Fatal("Check of an unknown kind: no error")
+		}
+	})
+
 	t.Run("sliding window", func(t *testing.T) {
 		th := open(t)
 		for i := range 3 {
