@@ -83,11 +83,13 @@ func TestReadmeCommands(t *testing.T) {
 }
 
 // readmeEnv is this process's environment without the DISB_* settings and
-// test servers, as a fresh operator's shell has it; extra is added.
+// test servers, as a fresh operator's shell has it, keeping only where the
+// test tools are cached (DISB_TEST_TOOLS_DIR: on CI, the fresh directory
+// .ci/run filled); extra is added.
 func readmeEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "DISB_") && !strings.HasPrefix(kv, "DISB_TOOLS_DIR=") {
+		if strings.HasPrefix(kv, "DISB_") && !strings.HasPrefix(kv, "DISB_TEST_TOOLS_DIR=") {
 			continue
 		}
 		env = append(env, kv)

@@ -142,6 +142,7 @@ func TestKubernetesRoutes(t *testing.T) {
 	for _, s := range secrets {
 		values[s.Name] = s.StringData
 	}
+	partner, operator := partnerPaths(t) // read before a subtest's t.Chdir
 	seen := map[string]bool{}
 	for _, b := range routes(t) {
 		r := sortRoute(t, b)
@@ -182,7 +183,7 @@ func TestKubernetesRoutes(t *testing.T) {
 			if svc.ReadinessProbe == nil || svc.ReadinessProbe.HTTPGet.Path != "/readyz" || svc.LivenessProbe == nil || svc.LivenessProbe.HTTPGet.Path != "/healthz" {
 				t.Error("probes must be /readyz (readiness) and /healthz (liveness)")
 			}
-			checkEnvLoads(t, env)
+			settings := checkEnvLoads(t, env)
 
 			switch {
 			case env["DISB_UPLOADS_BACKEND"] == "s3":
@@ -206,7 +207,7 @@ func TestKubernetesRoutes(t *testing.T) {
 			}
 			for _, ing := range r.ingresses {
 				seen["ingress"] = true
-				checkIngress(t, r, ing)
+				checkIngress(t, r, ing, settings, partner, operator)
 			}
 			if len(r.monitors) > 0 {
 				seen["monitoring"] = true
