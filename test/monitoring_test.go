@@ -66,7 +66,7 @@ apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:
   name: disbursementd
-  labels: {app: disbursementd, role: alert-rules}
+  labels: {app.kubernetes.io/name: disbursementd, role: alert-rules}
 spec:
 `
 
