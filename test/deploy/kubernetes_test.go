@@ -156,6 +156,9 @@ func TestKubernetesRoutes(t *testing.T) {
 			for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
 				checkContainer(t, c)
 			}
+			if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+				t.Error("the pods must not mount a service account token (automountServiceAccountToken: false): the service never calls the API")
+			}
 			if spec.SecurityContext == nil || spec.SecurityContext.RunAsNonRoot == nil || !*spec.SecurityContext.RunAsNonRoot {
 				t.Error("the pod must run as non-root")
 			}

@@ -176,9 +176,10 @@ func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate boo
 	return cfg, st, ExitOK
 }
 
-const serveHelp = `Runs the service: the partner endpoint /api/partner_api.php, the built-in
-login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml. Stops on
-SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
+const serveHelp = `Runs the service: the partner endpoints (the legacy /api/partner_api.php, and
+/v1: /v1/token, /v1/reports, /v1/reports/validate, /v1/reports/{id}), the
+built-in login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml.
+Stops on SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
 
 func serveRunner(*flag.FlagSet) runner {
 	return func(ctx context.Context, cfgPath string, io IO) int {
