@@ -170,6 +170,13 @@ func TestKubernetesRoutes(t *testing.T) {
 			checkService(t, r)
 
 			svc := spec.Containers[0]
+			for _, from := range svc.EnvFrom {
+				// A generated name (configMapGenerator): an edit of the
+				// settings changes it, so applying it rolls the pods.
+				if cm := from.ConfigMapRef; cm != nil && !strings.HasPrefix(cm.Name, "disbursementd-") {
+					t.Errorf("the pods read ConfigMap %q, not a generated name: an edit would not roll them", cm.Name)
+				}
+			}
 			env := r.env(t, svc, values)
 			for _, from := range append(svc.EnvFrom, spec.InitContainers[len(spec.InitContainers)-1].EnvFrom...) {
 				if from.SecretRef != nil && from.SecretRef.Name == "disbursementd-s3" && (from.SecretRef.Optional == nil || !*from.SecretRef.Optional) {
