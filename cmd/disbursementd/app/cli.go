@@ -50,6 +50,7 @@ func commands() []command {
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
 		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileRunner},
 		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
+		{"probe", "[--config FILE]", "ask the running service's /readyz (a container's health check)", probeHelp, probeRunner},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
 }
