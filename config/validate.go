@@ -14,7 +14,7 @@ import (
 // default's locations (store.dsn, auth.private_key_file); every "0 = auto"
 // stays as written and is resolved by its method (derived.go).
 func (c *Config) finish() error {
-	for _, check := range []func() error{c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
+	for _, check := range []func() error{c.refuseMasked, c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -200,6 +200,23 @@ func (c *Config) finishAuth() error {
 	}
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
+	}
+	return nil
+}
+
+// refuseMasked refuses a secret, DSN or URL setting that holds the ***
+// that config print and the start-up log write in a secret's place: a
+// printed file loaded back must fail config check, not connect without
+// its password.
+func (c *Config) refuseMasked() error {
+	for _, s := range Settings() {
+		if s.Redact == "" {
+			continue
+		}
+		v, ok := s.field(c).Interface().(string)
+		if ok && (v == "***" || strings.Contains(v, ":***@")) {
+			return keyError(s.Key, "holds ***, the mask config print writes in place of a secret; write the real value")
+		}
 	}
 	return nil
 }
