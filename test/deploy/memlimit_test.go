@@ -32,9 +32,10 @@ func goMemLimit(t *testing.T, s string) int64 {
 	return v
 }
 
-// checkMemLimit: GOMEMLIMIT is set, between 80 % and 85 % of the memory
+// checkMemLimit: GOMEMLIMIT is set, between 70 % and 80 % of the memory
 // limit, so the runtime collects before the limit kills the process and
-// leaves room for what is not Go heap.
+// leaves room for what is not Go heap (docs/decisions.md, "Bytes in
+// flight": 3/4 is what the byte bound's default was measured with).
 func checkMemLimit(t *testing.T, where, gomemlimit string, limit int64) {
 	t.Helper()
 	if gomemlimit == "" || limit <= 0 {
@@ -42,8 +43,8 @@ func checkMemLimit(t *testing.T, where, gomemlimit string, limit int64) {
 		return
 	}
 	share := float64(goMemLimit(t, gomemlimit)) / float64(limit)
-	if share < 0.80 || share > 0.85 {
-		t.Errorf("%s: GOMEMLIMIT %s is %.0f %% of the memory limit (%d bytes), want 80-85 %%", where, gomemlimit, share*100, limit)
+	if share < 0.70 || share > 0.80 {
+		t.Errorf("%s: GOMEMLIMIT %s is %.0f %% of the memory limit (%d bytes), want 70-80 %%", where, gomemlimit, share*100, limit)
 	}
 }
 
