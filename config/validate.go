@@ -118,6 +118,9 @@ func (c *Config) finishStore() error {
 	if s.ReadbackTimeout <= 0 {
 		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
 	}
+	if s.LockWaitTimeout < time.Second || s.LockWaitTimeout >= c.HTTP.ReportTimeout {
+		return keyError("store.lock_wait_timeout", "%s, want at least 1s and below http.report_timeout (%s)", s.LockWaitTimeout, c.HTTP.ReportTimeout)
+	}
 	if s.MaxIdleConns > s.MaxOpenConns {
 		return keyError("store.max_idle_conns", "%d is more than store.max_open_conns (%d)", s.MaxIdleConns, s.MaxOpenConns)
 	}

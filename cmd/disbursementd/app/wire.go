@@ -215,7 +215,8 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
-		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		LockWaitTimeout: cfg.Store.LockWaitTimeout,
+		MaxBatch:        cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
 	}
 }
