@@ -51,6 +51,12 @@ type Result struct {
 	DuplicateReports   int              // reports (identities) with more than one row
 	Unacknowledged     int              // reports of the mix that never got their 200
 
+	// Galera: each node's SIGKILL and what partners saw meanwhile, the
+	// store's conflicts (1213) run again, and every node's tables.
+	NodeKills []NodeKill
+	Conflicts int64
+	Nodes     []NodeTables
+
 	Violations     []string // the first maxViolations
 	ViolationCount int
 }
@@ -120,6 +126,7 @@ func (r *Result) Print(w io.Writer) {
 	p("orphans after:      %d", r.Orphans)
 	p("duplicates:         %d keys, %d reports with more than one row", r.DuplicateKeys, r.DuplicateReports)
 	p("unacknowledged:     %d", r.Unacknowledged)
+	r.printGalera(p)
 	p("violations:         %d", r.ViolationCount)
 	for _, v := range r.Violations {
 		p("  %s", v)

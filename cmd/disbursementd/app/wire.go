@@ -137,6 +137,9 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 	if err := metrics.Build(version, commit()); err != nil {
 		return nil, err
 	}
+	if err := metrics.StoreConflicts(m.Store.Conflicts); err != nil {
+		return nil, err
+	}
 	pools := m.Store.Pools()
 	if t, ok := throttle.(*gormstore.Throttle); ok {
 		pools["throttle"] = t.Pool()
