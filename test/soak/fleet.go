@@ -199,5 +199,5 @@ func (f *fleet) stopAll() {
 // lockWait is store.lock_wait_timeout for a report timeout: half of it in
 // whole seconds, at least 1 s (the soak's timeouts are short).
 func lockWait(reportTimeout time.Duration) time.Duration {
-	return max(time.Second, (reportTimeout/2).Truncate(time.Second))
+	return max(time.Second, (reportTimeout / 2).Truncate(time.Second))
 }
