@@ -93,7 +93,7 @@ galera_client() {
 galera_wait_synced() {
   local n=$1 tries=${2:-300} state
   for _ in $(seq 1 "$tries"); do
-    state=$(galera_client "$n" -N -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2)
+    state=$(galera_client "$n" -N -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2) || true
     [ "$state" = Synced ] && return 0
     if ! kill -0 "$(cat "$GALERA_DIR/n$n/mariadbd.pid" 2>/dev/null)" 2>/dev/null; then
       echo "galera node $n exited:" >&2; tail -n 30 "$GALERA_DIR/n$n/error.log" >&2; return 1
@@ -199,7 +199,8 @@ stop_galera() {
 # Run as a script: galera.sh kill N | restart N, on the cluster in
 # $GALERA_DIR (the load tool's soak kills and restarts nodes this way).
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  set -euo pipefail
+  # No -e: the waits read a node that does not answer yet, and fail.
+  set -uo pipefail
   : "${GALERA_DIR:?GALERA_DIR names the cluster}"
   GALERA_BIN=${GALERA_BIN:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
   GALERA_BASE=${GALERA_BASE:-}

@@ -94,12 +94,9 @@ func setUp(ctx context.Context, c *Config) (_ *soak, err error) {
 	}
 	s.fleet = &fleet{c: c, env: func(int) []string { return s.served }}
 	if c.Galera != nil {
-		// Replica i writes to node i: replica 0 through the MySQL fault
-		// proxy (to node 0), the others straight to their node.
+		// Replica i writes straight to node i: the faults are the nodes'
+		// deaths (and the bucket's), so the 503s during a kill are its own.
 		s.fleet.env = func(i int) []string {
-			if i == 0 {
-				return s.served
-			}
 			return append(append([]string{}, common...), "DISB_STORE_DSN="+c.Galera.DSNs[i], "DISB_UPLOADS_S3_ENDPOINT="+s.s3.URL())
 		}
 	}

@@ -44,8 +44,9 @@ func (g *Galera) ForDatabase(name string) error {
 }
 
 // NodeKill is one node's death and what the partners saw meanwhile: the
-// 503s and unanswered POSTs from its SIGKILL until 30 s after it was
-// Synced again, and the first and last of them.
+// 503s (but file_store_failed, the bucket's faults) and unanswered POSTs
+// from its SIGKILL until 30 s after it was Synced again, and the first
+// and last of them.
 type NodeKill struct {
 	Node              int
 	Killed, Restarted time.Time
