@@ -85,3 +85,11 @@ func TestClaimRaceGalera(t *testing.T) {
 		storetest.RunClaimRace(t, dsns[0], dsns[1], dsns[2])
 	})
 }
+
+// TestStoreReportLostCommitGalera: a COMMIT whose answer is lost, never
+// applied, or cannot be read back, on a node of the cluster (rows counted
+// on another node).
+func TestStoreReportLostCommitGalera(t *testing.T) {
+	dsns := storetest.MustCreateGaleraDatabase(t)
+	storetest.RunLostCommitOn(t, dsns[0], dsns[1])
+}
