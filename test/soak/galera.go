@@ -75,13 +75,15 @@ func (s *soak) killNodes(ctx context.Context, stopped *atomic.Bool) error {
 	g := s.c.Galera
 	next := s.res.LoadStarted.Add(s.c.KillAt)
 	for k := 0; ; k++ {
-		select {
-		case <-time.After(time.Until(next)):
-		case <-ctx.Done():
-			return nil
-		}
-		if stopped.Load() {
-			return nil
+		for time.Now().Before(next) { // until the next kill, or the load's end
+			select {
+			case <-time.After(min(time.Until(next), 250*time.Millisecond)):
+			case <-ctx.Done():
+				return nil
+			}
+			if stopped.Load() {
+				return nil
+			}
 		}
 		node := (k + 1) % len(g.DSNs)
 		nk := NodeKill{Node: node}

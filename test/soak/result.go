@@ -106,7 +106,9 @@ func (r *Result) Print(w io.Writer) {
 	p("faults:             COMMITs %d, held %d (%d past the report timeout, longest %s; %.0f %% of COMMITs, 0-%s); object PUTs %d, faulted %s",
 		r.Commits, r.CommitsHeld, r.CommitsHeldPastTimeout, r.MaxCommitHeld.Round(100*time.Millisecond), 100*r.Faults.CommitShare,
 		r.Faults.CommitMax, r.ObjectPUTs, counts(r.PUTFaults))
-	p("SIGKILL / restart:  replica 1 killed %s, restarted and ready %s", since(r.Killed), since(r.Restarted))
+	if len(r.NodeKills) == 0 { // a Galera soak kills nodes, not replicas
+		p("SIGKILL / restart:  replica 1 killed %s, restarted and ready %s", since(r.Killed), since(r.Restarted))
+	}
 	p("reports sent:       %d (%d with a file, %d without Idempotency-Key, %d sharing a credit number; %s)",
 		r.Reports, r.WithFile, r.Keyless, r.Shared, countsInt(r.Modes))
 	p("POSTs:              %d; retries %d", r.Requests, r.Retries)

@@ -65,6 +65,9 @@ func (c *Config) complete() error {
 		if g.Every <= 0 {
 			g.Every = 2 * time.Minute
 		}
+		if c.KillAt <= 0 { // a kill every Every from the first on: 4 in 10 minutes
+			c.KillAt = min(g.Every, c.Duration*2/5)
+		}
 	}
 	switch {
 	case c.Binary == "" || c.Dir == "" || c.DSN == "":
