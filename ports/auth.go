@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -67,9 +68,33 @@ type ThrottleRule struct {
 	Window time.Duration
 }
 
-// LoginAttempt is one credential exchange, from a client address.
+// LoginAttempt is one credential exchange, from a client address. Raw,
+// when set, is a second reading of the same credentials (HTTP Basic as
+// sent, without RFC 6749 §2.3.1's form-urldecoding, from a client library
+// that did not encode '+' or '%'): it is checked only when User and
+// Password are refused, within the same attempt and the same throttle
+// slots (contract §10).
 type LoginAttempt struct {
 	User, Password, Addr string
+	Raw                  *Credentials
+}
+
+// Credentials are a user name and a password.
+type Credentials struct {
+	User, Password string
+}
+
+// pairs are the credential pairs of the attempt to check, in order: the
+// first, then Raw when it differs; a pair empty or over its limits is
+// left out (it cannot match and costs no password work).
+func (at LoginAttempt) pairs() []Credentials {
+	out := []Credentials{{at.User, at.Password}}
+	if at.Raw != nil && *at.Raw != (Credentials{at.User, at.Password}) {
+		out = append(out, *at.Raw)
+	}
+	return slices.DeleteFunc(out, func(c Credentials) bool {
+		return c.User == "" || c.Password == "" || len(c.User) > domain.MaxUserNameBytes || len(c.Password) > domain.MaxPasswordBytes
+	})
 }
 
 // Issued is the outcome of a login attempt.
@@ -94,8 +119,10 @@ var errKnownUser = errors.New("known user")
 // without any password work and counts against the address only. It never
 // hands out a token that it would itself refuse: an upstream token that
 // does not verify here is ErrUnavailable (the operator must fix the key
-// trust). Errors: domain.ErrInvalidClient, domain.ErrThrottled (with
-// RetryAfter), domain.ErrUnavailable.
+// trust). When the credentials are refused and at.Raw is another pair,
+// that pair is checked too, in the same slots. Errors:
+// domain.ErrInvalidClient, domain.ErrThrottled (with RetryAfter),
+// domain.ErrUnavailable.
 func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: domain.HashRef(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
@@ -104,29 +131,50 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	if err != nil {
 		return out, err
 	}
-	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
+	pairs := at.pairs()
+	if len(pairs) == 0 {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.o.PerUser, now)
-	if err != nil {
-		a.cancel(ctx, addrSlot)
-		return out, err
+	// One slot per budget for the whole attempt: the address's once, and
+	// each user name's once (a raw pair of another name takes that
+	// name's too, so no name's budget is passed by).
+	slots := []Reservation{addrSlot}
+	release := func() {
+		for _, r := range slots {
+			a.cancel(ctx, r)
+		}
 	}
-	tok, err := a.exchanger.Exchange(ctx, at.User, at.Password)
-	if err != nil {
+	for i, c := range pairs {
+		if i > 0 && c.User == pairs[0].User {
+			continue
+		}
+		userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, c.User}, "user", a.o.PerUser, now)
+		if err != nil {
+			release()
+			return out, err
+		}
+		slots = append(slots, userSlot)
+	}
+	var tok string
+	for _, c := range pairs {
+		tok, err = a.exchanger.Exchange(ctx, c.User, c.Password)
+		if err == nil {
+			out.LogUser = c.User
+			break
+		}
 		if errors.Is(err, errKnownUser) {
-			out.LogUser = at.User
+			out.LogUser = c.User
 		}
 		if !domain.IsKind(err, domain.ErrInvalidClient) {
 			// Not the partner's failure: it does not count.
-			a.cancel(ctx, addrSlot)
-			a.cancel(ctx, userSlot)
+			release()
+			return out, err
 		}
+	}
+	if err != nil {
 		return out, err
 	}
-	a.cancel(ctx, addrSlot)
-	a.cancel(ctx, userSlot)
-	out.LogUser = at.User
+	release()
 	claims, err := a.verify(tok, a.clock.Now())
 	if err != nil {
 		return out, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").

@@ -108,8 +108,15 @@ func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
 	u, _ := url.Parse(ex.url)
 	// The path item the request names: a literal path, or a template
 	// ({id}), preferring one that has the request's method, as the
-	// validator itself resolves it.
+	// validator itself resolves it; but a literal path always names
+	// itself.
 	item, _, _ := paths.FindPath(req, c.model, nil)
+	if literal, ok := c.model.Paths.PathItems.Get(u.Path); ok {
+		// A literal path is that route, whatever its methods: GET
+		// /v1/reports/validate is its 405, not a look-up of report
+		// "validate" (contract §10).
+		item = literal
+	}
 	switch {
 	case ex.method == http.MethodOptions:
 		// CORS answers every preflight before routing; the document

@@ -99,7 +99,7 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 // (runReport) with the token in Authentication-Type and the legacy
 // answers.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
-	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError},
+	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError, keyed: true},
 		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
 			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, domain.MapOptions{}))
 			if err != nil {

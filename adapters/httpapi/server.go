@@ -119,6 +119,14 @@ func New(s Server, m *Metrics) (*Server, error) {
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	rt := routes{mux: r, allowed: map[string][]string{}}
+	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", rt.allow(req.URL.Path))
+		if isV1(req.URL.Path) {
+			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
+			return
+		}
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
+	}
 	observe := func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) }
 	r.Use(observe, framing, cors)
 	rt.handle(http.MethodGet, PartnerPath, s.handleToken)
@@ -152,14 +160,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Allow", rt.allow(req.URL.Path))
-		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
-			return
-		}
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
-	})
+	r.MethodNotAllowed(rt.notAllowed)
 	return r
 }
 
@@ -168,15 +169,34 @@ type wallClock struct{}
 func (wallClock) Now() time.Time { return time.Now() }
 
 // routes registers handlers and remembers each path's methods, so a 405
-// names what the path really allows.
+// names what the path really allows; notAllowed answers a 405.
 type routes struct {
-	mux     chi.Router
-	allowed map[string][]string
+	mux        chi.Router
+	allowed    map[string][]string
+	notAllowed http.HandlerFunc
 }
 
 func (rt routes) handle(method, path string, h http.HandlerFunc) {
+	if strings.Contains(path, "{") {
+		h = rt.staticFirst(h)
+	}
 	rt.mux.Method(method, path, h)
 	rt.allowed[path] = append(rt.allowed[path], method)
+}
+
+// staticFirst makes a path that names a static route answer as that
+// route: chi, finding the static /v1/reports/validate without the method
+// asked, goes on to the pattern beside it (/v1/reports/{id}), so a GET of
+// it would be a look-up of report "validate" (a 404) instead of the 405
+// it is (contract §10).
+func (rt routes) staticFirst(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, static := rt.allowed[r.URL.Path]; static {
+			rt.notAllowed(w, r)
+			return
+		}
+		h(w, r)
+	}
 }
 
 // get serves GET and HEAD (probes and curl -I expect HEAD to answer).
