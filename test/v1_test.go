@@ -56,6 +56,7 @@ func v1Rules(t *testing.T, store func(testing.TB) func(*config.Config)) {
 	v1CORSRules(t, e)
 	v1DetailRules(t, e)
 	v1CredentialRules(t, e)
+	v1TokenCallbackRules(t, e)
 	v1MoneyRules(t, e)
 }
 

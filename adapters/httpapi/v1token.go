@@ -135,6 +135,12 @@ func credentials(r *http.Request, p tokenParams) (ports.LoginAttempt, error) {
 	inBody := p.id != "" || p.secret != ""
 	body := ports.Credentials{User: p.id, Password: p.secret}
 	switch {
+	case basic && err != nil && p.id != "" && p.secret != "":
+		// A Basic that holds no id:secret pair is no client credential,
+		// and the body has the pair: a generated client's auth callback
+		// (hey-api's `auth: () => token`) hands the bearer token it holds
+		// to every scheme, Basic included, when it renews that token.
+		return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
 	case basic && err != nil:
 		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "credenciales HTTP Basic mal codificadas (RFC 6749 2.3.1)")
 	case basic && inBody && body != decoded && body != raw:

@@ -31,6 +31,10 @@ func TestTokenCredentials(t *testing.T) {
 			want: ports.LoginAttempt{User: "acme", Password: "a+b"}},
 		{name: "different pairs", auth: basic("acme:x"), body: tokenParams{id: "acme", secret: "y"}, kind: domain.ErrInvalidInput},
 		{name: "Basic that is not base64", auth: "Basic !!!", kind: domain.ErrInvalidClient},
+		// hey-api's auth callback renewing: the old token as Basic, the pair in the form.
+		{name: "Basic that holds no pair, beside the body's pair", auth: basic("eyJhbGciOi.eyJzdWIi.c2ln"), body: tokenParams{id: "acme", secret: "a+b"},
+			want: ports.LoginAttempt{User: "acme", Password: "a+b"}},
+		{name: "Basic that holds no pair, beside half a pair", auth: basic("eyJhbGciOi.eyJzdWIi.c2ln"), body: tokenParams{id: "acme"}, kind: domain.ErrInvalidClient},
 		{name: "no credentials", kind: domain.ErrInvalidClient},
 	} {
 		t.Run(c.name, func(t *testing.T) {
