@@ -51,6 +51,7 @@ type NodeKill struct {
 	Node              int
 	Killed, Restarted time.Time
 	Unavailable       int64
+	Kinds             map[string]int64 // Unavailable by answer
 	First, Last       time.Time
 	Err               error
 }
@@ -122,15 +123,26 @@ func (r *Result) restarted(node int, at time.Time, err error) {
 
 // unavailable counts a 503 or an unanswered POST at t toward the latest
 // node kill whose window holds t.
-func (r *Result) unavailable(t time.Time) {
+func (r *Result) unavailable(t time.Time, kind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.NodeKills) == 0 {
+		if r.Baseline == nil {
+			r.Baseline = map[string]int64{}
+		}
+		r.Baseline[kind]++
+		return
+	}
 	for i := len(r.NodeKills) - 1; i >= 0; i-- {
 		k := &r.NodeKills[i]
 		if t.Before(k.Killed) || (!k.Restarted.IsZero() && t.After(k.Restarted.Add(killAftermath))) {
 			continue
 		}
 		k.Unavailable++
+		if k.Kinds == nil {
+			k.Kinds = map[string]int64{}
+		}
+		k.Kinds[kind]++
 		if k.First.IsZero() {
 			k.First = t
 		}
@@ -211,10 +223,14 @@ func (r *Result) printGalera(p func(string, ...any)) {
 	if len(r.NodeKills) == 0 && len(r.Nodes) == 0 {
 		return
 	}
+	if len(r.NodeKills) > 0 {
+		p("before any kill:    %s in %s (the same answers, for comparison)",
+			counts(r.Baseline), r.NodeKills[0].Killed.Sub(r.LoadStarted).Round(100*time.Millisecond))
+	}
 	for _, k := range r.NodeKills {
 		seen := "none"
 		if k.Unavailable > 0 {
-			seen = fmt.Sprintf("%d, from +%s to +%s (%s)", k.Unavailable, k.First.Sub(k.Killed).Round(100*time.Millisecond),
+			seen = fmt.Sprintf("%d (%s), from +%s to +%s (%s)", k.Unavailable, counts(k.Kinds), k.First.Sub(k.Killed).Round(100*time.Millisecond),
 				k.Last.Sub(k.Killed).Round(100*time.Millisecond), k.Last.Sub(k.First).Round(100*time.Millisecond))
 		}
 		p("node %d SIGKILL:     at +%s, Synced again %s later; 503s and unanswered POSTs after the kill: %s",

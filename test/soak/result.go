@@ -54,6 +54,7 @@ type Result struct {
 	// Galera: each node's SIGKILL and what partners saw meanwhile, the
 	// store's conflicts (1213) run again, and every node's tables.
 	NodeKills []NodeKill
+	Baseline  map[string]int64 // the same answers before the first kill, for comparison
 	Conflicts int64
 	Nodes     []NodeTables
 
