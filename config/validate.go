@@ -123,6 +123,12 @@ func (c *Config) finishStore() error {
 	if s.ReadbackTimeout <= 0 {
 		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
 	}
+	if s.LockWaitTimeout < time.Second {
+		return keyError("store.lock_wait_timeout", "%s, want at least 1s (MySQL counts whole seconds)", s.LockWaitTimeout)
+	}
+	if s.Driver == "mysql" && s.LockWaitTimeout >= c.HTTP.ReportTimeout {
+		return keyError("store.lock_wait_timeout", "%s, want it below http.report_timeout (%s): a report that waits on a lock must fail before its answer is due", s.LockWaitTimeout, c.HTTP.ReportTimeout)
+	}
 	if s.MaxIdleConns > s.MaxOpenConns {
 		return keyError("store.max_idle_conns", "%d is more than store.max_open_conns (%d)", s.MaxIdleConns, s.MaxOpenConns)
 	}
