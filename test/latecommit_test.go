@@ -43,6 +43,7 @@ func (lc *lateCommit) viaProxy(t *testing.T, timeout time.Duration) func(*config
 	return func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN = "mysql", lc.proxy.Route(t, lc.dsn)
 		c.HTTP.ReportTimeout = timeout
+		c.Store.LockWaitTimeout = time.Second // below the short report timeout
 		c.Uploads.SweepInterval = time.Second
 	}
 }

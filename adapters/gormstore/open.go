@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -37,6 +38,7 @@ type Store struct {
 	sql         statements
 	batch       *committer
 	readback    time.Duration // bound of the read that settles an unknown commit
+	conflicts   atomic.Int64  // batches run again or split after a 1213 (Conflicts)
 	migrations  []Migration
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
@@ -72,7 +74,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	case SQLite:
 		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		err = s.openMySQL(dsn)
+		err = s.openMySQL(dsn, opts.LockWaitTimeout)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -117,10 +119,14 @@ func (s *Store) openSQLite(path string, opts Options) error {
 
 // openMySQL opens one bounded pool: a request that finds it busy waits for
 // a connection within its context, instead of meeting "Too many
-// connections" from the server.
-func (s *Store) openMySQL(dsn string) error {
+// connections" from the server. Every connection's lock waits are bounded
+// by lockWait (set on connect, through the DSN).
+func (s *Store) openMySQL(dsn string, lockWait time.Duration) error {
 	d, err := MySQLDSN(dsn)
 	if err != nil {
+		return err
+	}
+	if d, err = withLockWait(d, lockWait); err != nil {
 		return err
 	}
 	s.dsn = d

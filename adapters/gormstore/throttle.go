@@ -66,10 +66,11 @@ var _ ports.LoginThrottle = (*Throttle)(nil)
 // so the gates take fixed memory whatever keys arrive.
 const gateStripes = 64
 
-// maxThrottleRetries bounds the re-runs of a locking Take that MySQL chose
-// as a deadlock victim (two first Takes of a new key, on two replicas,
-// may be).
-const maxThrottleRetries = 5
+// maxThrottleRetries bounds the re-runs of a locking Take that lost a
+// deadlock (two first Takes of a new key, on two replicas, may) or a
+// Galera certification (two Takes of one key on two nodes), each after a
+// jittered pause.
+const maxThrottleRetries = 8
 
 // NewThrottle returns the database-backed throttle of s on a pool of its
 // own; Close closes that pool.
@@ -156,7 +157,7 @@ func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window t
 	}
 	for tries := 0; ; tries++ {
 		r, err := t.reserve(ctx, kh, limit, window)
-		if err != nil && isRetryable(err) && tries < maxThrottleRetries && ctx.Err() == nil {
+		if err != nil && isRetryable(err) && tries < maxThrottleRetries && pause(ctx, tries) {
 			continue
 		}
 		return r, err

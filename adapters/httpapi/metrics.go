@@ -109,6 +109,19 @@ func (m *Metrics) Pool(name string, db *sql.DB) error {
 	return nil
 }
 
+// StoreConflicts exports count, the store's transactions run again after
+// a deadlock or a Galera certification failure (1213), as
+// disbursementd_store_conflicts_total.
+func (m *Metrics) StoreConflicts(count func() int64) error {
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_conflicts_total",
+		Help: "Group commits run again (whole, or report by report) after a deadlock or a Galera certification failure (MySQL 1213)."},
+		func() float64 { return float64(count()) })
+	if err := m.reg.Register(c); err != nil {
+		return fmt.Errorf("metrics: store conflicts: %w", err)
+	}
+	return nil
+}
+
 // setReady records the outcome of one readiness check.
 func (m *Metrics) setReady(check string, ok bool) {
 	v := 0.0

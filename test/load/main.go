@@ -8,6 +8,7 @@
 //	go run -C test/load . -mode slow-body              # reports beside slow bodies
 //	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
+//	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -72,6 +73,8 @@ type options struct {
 	slowEvery           time.Duration
 	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
 	soakConc            int
+	galera              bool // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
+	galeraEvery         time.Duration
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -119,6 +122,8 @@ func main() {
 	flag.DurationVar(&o.slowEvery, "slow-every", 5*time.Second, "a slow body's pace: one byte per this, with -mode slow-body")
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
+	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
+	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")
 	flag.Parse()
 	if o.soak > 0 {
 		o.store = "mysql"

@@ -21,9 +21,16 @@ import (
 // the proxy failed exactly its one COMMIT, so none passes without its
 // fault.
 func RunLostCommitMySQL(t *testing.T) {
+	dsn := MustCreateDatabase(t)
+	RunLostCommitOn(t, dsn, dsn)
+}
+
+// RunLostCommitOn is RunLostCommitMySQL on the database of dsn (a store
+// reaches it through the proxy), its rows counted through check (another
+// node of a cluster, say).
+func RunLostCommitOn(t *testing.T, dsn, check string) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	dsn := MustCreateDatabase(t)
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func RunLostCommitMySQL(t *testing.T) {
 	proxy := faultproxy.StartMySQL(t, cfg.Addr)
 	cfg.Addr = proxy.Addr()
 	st := MustOpen(t, gormstore.MySQL, cfg.FormatDSN(), gormstore.Options{})
-	db := mustDB(t, gormstore.MySQL, dsn) // straight to the server
+	db := mustDB(t, gormstore.MySQL, check) // straight to the server
 	count := func(credit string) int64 {
 		var n int64
 		if err := db.Table(gormstore.StagingTable).Where("numero_credito = ?", credit).Count(&n).Error; err != nil {

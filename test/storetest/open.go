@@ -40,7 +40,8 @@ func Options(driver string) gormstore.Options {
 		MaxOpenConns: s.PoolSize(), MaxIdleConns: s.IdleConns(),
 		ConnMaxLifetime: s.ConnMaxLifetime, ConnMaxIdleTime: s.ConnMaxIdleTime,
 		BusyTimeout: s.BusyTimeout, ReadbackTimeout: s.ReadbackTimeout,
-		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(),
+		LockWaitTimeout: s.LockWaitTimeout,
+		MaxBatch:        s.MaxBatch, BatchWriters: s.Writers(),
 		Clock: sysclock.Clock{},
 	}
 }
@@ -67,6 +68,7 @@ func WithOptions(driver string, opts gormstore.Options) gormstore.Options {
 	orDur(&opts.ConnMaxIdleTime, def.ConnMaxIdleTime)
 	orDur(&opts.BusyTimeout, def.BusyTimeout)
 	orDur(&opts.ReadbackTimeout, def.ReadbackTimeout)
+	orDur(&opts.LockWaitTimeout, def.LockWaitTimeout)
 	if opts.Clock == nil {
 		opts.Clock = def.Clock
 	}

@@ -277,3 +277,17 @@ func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, clocks []time.Time
 	wg.Wait()
 	return int(ok.Load())
 }
+
+// RunThrottleSpread races n Takes of one user's key over the replicas'
+// throttles (each on its own database node, say) and checks that they
+// allow exactly limit together, with no error.
+func RunThrottleSpread(t *testing.T, ths []ThrottleSubject, n, limit int) {
+	lts := make([]ports.LoginThrottle, len(ths))
+	clocks := make([]time.Time, len(ths))
+	for i, th := range ths {
+		lts[i], clocks[i] = th, th.Now()
+	}
+	if ok := concurrentTakes(t, lts, clocks, n, limit); ok != limit {
+		t.Fatalf("%d reservations of %d concurrent takes over %d replicas, want exactly %d", ok, n, len(ths), limit)
+	}
+}

@@ -138,6 +138,9 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 	if err := metrics.Build(version, commit()); err != nil {
 		return nil, err
 	}
+	if err := metrics.StoreConflicts(m.Store.Conflicts); err != nil {
+		return nil, err
+	}
 	pools := m.Store.Pools()
 	if t, ok := throttle.(*gormstore.Throttle); ok {
 		pools["throttle"] = t.Pool()
@@ -216,7 +219,8 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
-		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		LockWaitTimeout: cfg.Store.LockWaitTimeout,
+		MaxBatch:        cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
 	}
 }
