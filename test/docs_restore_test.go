@@ -89,7 +89,8 @@ func restoreDrill(t *testing.T, driver, backend string) {
 		if err := os.WriteFile(filepath.Join(home, ".my.cnf"), []byte(mycnf), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		d.env = append(d.env, "HOME="+home, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
+		// store.lock_wait_timeout must stay below the drill's 2 s report timeout.
+		d.env = append(d.env, "HOME="+home, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn, "DISB_STORE_LOCK_WAIT_TIMEOUT=1s")
 		d.vars["DB"] = cfg.DBName
 		d.block["backup"] = fencedShell(t, "docs/operator-guide.md", "# Back up: MySQL/MariaDB")
 		d.block["restore"] = fencedShell(t, "docs/operator-guide.md", "# Restore: MySQL/MariaDB")
