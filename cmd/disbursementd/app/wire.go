@@ -215,6 +215,7 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
+		LookupTimeout: cfg.Store.LookupTimeout, LookupConns: cfg.Store.LookupConns,
 		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
 	}
