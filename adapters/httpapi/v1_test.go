@@ -168,6 +168,9 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 		"MaxReceiving":           func(l *Limits) { l.MaxReceiving = 0 },
 		"MaxReceivingPerPartner": func(l *Limits) { l.MaxReceivingPerPartner = 0 },
 		"MinBodyRate":            func(l *Limits) { l.MinBodyRate = 0 },
+		"LookupSlots":            func(l *Limits) { l.LookupSlots = 0 },
+		"LookupSlotsPerPartner":  func(l *Limits) { l.LookupSlotsPerPartner = 0 },
+		"LookupTimeout":          func(l *Limits) { l.LookupTimeout = 0 },
 		"BodyRateGrace":          func(l *Limits) { l.BodyRateGrace = 0 },
 	} {
 		l := testLimits(Limits{})

@@ -106,7 +106,9 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 		Limits: httpapi.Limits{MaxBody: int64(cfg.HTTP.MaxBodyBytes), MaxMembers: cfg.HTTP.MaxMembers,
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
 			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
-			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace},
+			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace,
+			LookupSlots: cfg.HTTP.LookupSlots, LookupSlotsPerPartner: cfg.HTTP.LookupSlotsPerPartner,
+			LookupTimeout: cfg.Store.LookupTimeout},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
 	}, metrics)
 	if err != nil {
