@@ -63,3 +63,14 @@ func TestStoreMySQLPoolBounded(t *testing.T) {
 	storetest.ServerDSN(t)
 	storetest.RunPoolBoundMySQL(t)
 }
+
+// TestLookupsAtSizeSQLite and TestLookupsAtSizeMySQL: a page reads at
+// most limit + 1 index entries on 10^6 rows of one partner (contract §10).
+func TestLookupsAtSizeSQLite(t *testing.T) {
+	storetest.RunLookupsAtSize(t, gormstore.SQLite)
+}
+
+func TestLookupsAtSizeMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	storetest.RunLookupsAtSize(t, gormstore.MySQL)
+}

@@ -14,4 +14,4 @@ func Queued(s *Store) int { return len(s.batch.queue) }
 func GetQuery(s *Store) string { return s.getQuery() }
 
 // ListQuery is the statement ListReports of s runs for f, and its arguments.
-func ListQuery(s *Store, f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }
+func ListQuery(s *Store, f ports.ReportFilter) (string, []any) { return s.ListStatement(f) }

@@ -120,6 +120,11 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]ports.
 	return out, nil
 }
 
+// ListStatement is the statement ListReports runs for f, and its
+// arguments: for EXPLAIN by an operator, and for the store suite, which
+// counts the index entries it reads on a connection of its own.
+func (s *Store) ListStatement(f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }
+
 // listQuery is the SELECT of ListReports for driver: a keyset page of
 // one index read in its own order, which is the list's (contract §10).
 // Each index is (partner_user[, an equality filter], received_at, id)
