@@ -67,7 +67,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	}
 	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
 		migrations: opts.Migrations, lookupLimit: opts.LookupTimeout,
-		bounds:     poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
+		bounds: poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
 	}
