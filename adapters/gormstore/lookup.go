@@ -129,18 +129,46 @@ func (s *Store) ListStatement(f ports.ReportFilter) (string, []any) { return lis
 // one index read in its own order, which is the list's (contract §10).
 // Each index is (partner_user[, an equality filter], received_at, id)
 // (listIndex), so the rows that match the filters and follow f.After are
-// one range of it, in order: the page reads at most f.Limit entries and
-// sorts nothing, however many rows the partner has. The index is named,
-// not left to the planner: with statistics of a partner that has most of
-// the rows, both SQLite and MariaDB may prefer another one and sort.
+// a range of it, in order: the page reads at most f.Limit entries (one
+// more after a cursor: see below) and sorts nothing, however many rows
+// the partner has. The index is named, not left to the planner: with
+// statistics of a partner that has most of the rows, both SQLite and
+// MariaDB may prefer another one and sort.
 //
 // The lower bound is the later of f.From and f.After (a cursor from a
 // page of other filters may lie before received_from). After a position
-// it is written for each engine's range optimiser: SQLite reads a row
-// value (received_at, id) > (?, ?) as one range of the index; MariaDB
-// reads "received_at > ? OR (received_at = ? AND id > ?)" as two
-// adjacent ones (it does not range-scan on a row value).
+// (t, i) the rows are two adjacent ranges: received_at = t with id > i,
+// then received_at > t. Neither engine seeks to (t, i) on a row value
+// (t, i) < (received_at, id): both start at received_at = t and read
+// every row of that instant up to the cursor. MariaDB reads
+// "received_at > t OR (received_at = t AND id > i)" as the two ranges, in
+// order; SQLite turns such an OR into a union that it sorts, so there
+// the two ranges are two SELECTs joined by UNION ALL, the first's rows
+// before the second's. The entry that ends the first range is read again
+// to start the second: f.Limit + 1 entries at most.
 func listQuery(driver string, f ports.ReportFilter) (string, []any) {
+	after := f.After.ID > 0 && !f.After.ReceivedAt.Before(f.From)
+	if after && driver == SQLite {
+		at := f.After.ReceivedAt.UTC()
+		same, sameArgs := listRange(driver, f, "received_at = ? AND id > ?", []any{at, f.After.ID}, "id")
+		later, laterArgs := listRange(driver, f, "received_at > ?", []any{at}, "received_at, id")
+		args := append(append(sameArgs, laterArgs...), f.Limit)
+		return "SELECT * FROM (" + same + ") UNION ALL SELECT * FROM (" + later + ") LIMIT ?", args
+	}
+	switch {
+	case after:
+		at := f.After.ReceivedAt.UTC()
+		return listRange(driver, f, "(received_at > ? OR (received_at = ? AND id > ?))", []any{at, at, f.After.ID}, "received_at, id")
+	case !f.From.IsZero():
+		return listRange(driver, f, "received_at >= ?", []any{f.From.UTC()}, "received_at, id")
+	}
+	return listRange(driver, f, "", nil, "received_at, id")
+}
+
+// listRange is one SELECT of listQuery: f's partner and equality filters,
+// the lower bound from (with its arguments; "" for none), f.To, in order,
+// at most f.Limit rows.
+func listRange(driver string, f ports.ReportFilter, from string, fromArgs []any, order string) (string, []any) {
 	var b strings.Builder
 	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + indexHint(driver, listIndex(f)) + " WHERE partner_user = ?")
 	args := []any{f.User}
@@ -154,20 +182,13 @@ func listQuery(driver string, f ports.ReportFilter) (string, []any) {
 	if f.IdempotencyKey != "" {
 		add("idempotency_key = ?", f.IdempotencyKey)
 	}
-	after := f.After.ID > 0 && !f.After.ReceivedAt.Before(f.From)
-	switch {
-	case after && driver == MySQL:
-		at := f.After.ReceivedAt.UTC()
-		add("(received_at > ? OR (received_at = ? AND id > ?))", at, at, f.After.ID)
-	case after:
-		add("(received_at, id) > (?, ?)", f.After.ReceivedAt.UTC(), f.After.ID)
-	case !f.From.IsZero():
-		add("received_at >= ?", f.From.UTC())
+	if from != "" {
+		add(from, fromArgs...)
 	}
 	if !f.To.IsZero() {
 		add("received_at < ?", f.To.UTC())
 	}
-	b.WriteString(" ORDER BY received_at, id LIMIT ?")
+	b.WriteString(" ORDER BY " + order + " LIMIT ?")
 	return b.String(), append(args, f.Limit)
 }
 

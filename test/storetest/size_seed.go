@@ -70,9 +70,9 @@ func SeedRows(ctx context.Context, driver, dsn, user, keyPrefix string, n int) e
 			"CONCAT(?, seq), 'p' FROM seq_1_to_%d", SizeBase.Format("2006-01-02 15:04:05"), n)
 	default:
 		// Ten indexes take their entries in no order: a cache that holds
-		// them keeps the insert from rereading pages (256 MiB, this
+		// them keeps the insert from rereading pages (64 MiB, this
 		// connection only).
-		if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -262144"); err != nil {
+		if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
 			return err
 		}
 		// The text SQLite keeps (the store's time layout): whole seconds
