@@ -88,8 +88,10 @@ func checkPage(t *testing.T, st *gormstore.Store, c *entryCounter, f ports.Repor
 		t.Fatalf("the counted statement gave %v, ListReports %v", got2, want)
 	}
 	bound := int64(f.Limit)
-	if f.After.ID > 0 {
-		bound++ // the entry between a cursor's two ranges is read twice (listQuery)
+	if c.driver == gormstore.MySQL && f.After.ID > 0 {
+		// The entry between a cursor's two ranges is read twice
+		// (listQuery); SQLite ends a range before counted() is called.
+		bound++
 	}
 	if entries > bound {
 		t.Errorf("after %+v: %d index entries read for a page of %d (limit+1 = %d)\n%s\n%s", f.After, entries, len(got), f.Limit, query, plan)
