@@ -102,6 +102,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_STORE_MAX_IDLE_CONNS", "-1", "store.max_idle_conns"},
 		{"DISB_STORE_BUSY_TIMEOUT", "0s", "store.busy_timeout"},
 		{"DISB_STORE_READBACK_TIMEOUT", "0s", "store.readback_timeout"},
+		{"DISB_STORE_LOCK_WAIT_TIMEOUT", "500ms", "store.lock_wait_timeout"},
 		{"DISB_LOGIN_TIMEOUT", "0s", "login.timeout"},
 		{"DISB_IDEMPOTENCY_WAIT", "-1s", "idempotency.wait"},
 		{"DISB_STORE_MAX_BATCH", "1001", "store.max_batch"},

@@ -39,6 +39,12 @@ var derived = map[string]func(*Config) any{
 	"throttle.backend":               func(c *Config) any { return c.ThrottleBackend() },
 }
 
+// hostDerived names the "0 = auto" keys whose value in effect comes from
+// this host, not from the configuration: config print writes them as
+// configured (0), with the value in effect as a comment, so a printed file
+// copied to another host does not pin this host's figure there.
+var hostDerived = map[string]bool{"auth.max_concurrent_hashes": true}
+
 // Receiving is http.max_receiving, where 0 means 4 × http.max_in_flight
 // (contract §7: by default at least four times the reports processed).
 func (h HTTPConfig) Receiving() int {

@@ -64,6 +64,10 @@ const printHeader = `# The effective configuration (disbursementd config print):
 func (c *Config) RedactedYAML() string {
 	values := c.Redacted()
 	return renderYAML(printHeader, func(s Setting) string {
+		if hostDerived[s.Key] && s.field(c).IsZero() {
+			return yamlValue(s, fmt.Sprint(display(s.field(c).Interface()))) +
+				fmt.Sprintf("   # auto: %v on this host", values[s.Key])
+		}
 		return yamlValue(s, fmt.Sprint(values[s.Key]))
 	}, false)
 }

@@ -14,7 +14,7 @@ import (
 // default's locations (store.dsn, auth.private_key_file); every "0 = auto"
 // stays as written and is resolved by its method (derived.go).
 func (c *Config) finish() error {
-	for _, check := range []func() error{c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
+	for _, check := range []func() error{c.refuseMasked, c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -78,6 +78,11 @@ func (c *Config) finishReceiving() error {
 	if h.ReceivingPerPartner() > h.Receiving() {
 		return keyError("http.max_receiving_per_partner", "%d is more than http.max_receiving (%d)", h.ReceivingPerPartner(), h.Receiving())
 	}
+	// A report reserves twice its body (httpapi), and one partner may
+	// hold half of the bytes in flight: the largest body must fit there.
+	if h.MaxBytesInFlight < 4*h.MaxBodyBytes {
+		return keyError("http.max_bytes_in_flight", "%s is less than 4 x http.max_body_bytes (%s): one partner may hold half of it, and a report reserves twice its body", h.MaxBytesInFlight, h.MaxBodyBytes)
+	}
 	if h.MinBodyRate <= 0 {
 		return keyError("http.min_body_rate", "%s, want a size above 0 (bytes per second)", h.MinBodyRate)
 	}
@@ -126,6 +131,12 @@ func (c *Config) finishStore() error {
 	}
 	if s.ReadbackTimeout <= 0 {
 		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
+	}
+	if s.LockWaitTimeout < time.Second {
+		return keyError("store.lock_wait_timeout", "%s, want at least 1s (MySQL counts whole seconds)", s.LockWaitTimeout)
+	}
+	if s.Driver == "mysql" && s.LockWaitTimeout >= c.HTTP.ReportTimeout {
+		return keyError("store.lock_wait_timeout", "%s, want it below http.report_timeout (%s): a report that waits on a lock must fail before its answer is due", s.LockWaitTimeout, c.HTTP.ReportTimeout)
 	}
 	if s.MaxIdleConns > s.MaxOpenConns {
 		return keyError("store.max_idle_conns", "%d is more than store.max_open_conns (%d)", s.MaxIdleConns, s.MaxOpenConns)
@@ -204,6 +215,23 @@ func (c *Config) finishAuth() error {
 	}
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
+	}
+	return nil
+}
+
+// refuseMasked refuses a secret, DSN or URL setting that holds the ***
+// that config print and the start-up log write in a secret's place: a
+// printed file loaded back must fail config check, not connect without
+// its password.
+func (c *Config) refuseMasked() error {
+	for _, s := range Settings() {
+		if s.Redact == "" {
+			continue
+		}
+		v, ok := s.field(c).Interface().(string)
+		if ok && (v == "***" || strings.Contains(v, ":***@")) {
+			return keyError(s.Key, "holds ***, the mask config print writes in place of a secret; write the real value")
+		}
 	}
 	return nil
 }

@@ -43,10 +43,18 @@ type Field struct {
 
 	Max  int      // string/email: maximum length in characters
 	Enum []string // enum: allowed values, upper case
-	// RangeMin and RangeMax bound an integer's value and a phone's digit
-	// count, inclusive.
+	// RangeMin and RangeMax bound, inclusive, an integer's value, a
+	// phone's digit count, a credit number's length and a rate's value in
+	// whole percent.
 	RangeMin, RangeMax int64
-	Positive           bool // money: > 0 instead of >= 0
+	// Digits is a DANE code's exact digit count.
+	Digits int
+	// Decimals is the most fraction digits a rate may have.
+	Decimals int
+	// KindField names (internally) the enum field whose value decides which
+	// characters an identification may hold.
+	KindField string
+	Positive  bool // money: > 0 instead of >= 0
 	// LessEq names (internally) a field this money field may not exceed.
 	LessEq string
 	// NotBefore names (internally) a date this date may not precede.
@@ -120,6 +128,11 @@ func LoadCatalogue(r io.Reader) (*Catalogue, error) {
 		c.Fields = append(c.Fields, f)
 	}
 	for _, f := range c.Fields {
+		if f.KindField != "" {
+			if err := c.checkKindField(f); err != nil {
+				return nil, err
+			}
+		}
 		for _, ref := range []string{f.LessEq, f.NotBefore} {
 			if ref != "" {
 				if _, ok := c.byInter[ref]; !ok {
@@ -192,10 +205,17 @@ func (f *Field) parseConstraints() error {
 		for _, v := range strings.Split(c, "|") {
 			f.Enum = append(f.Enum, strings.ToUpper(strings.TrimSpace(v)))
 		}
-	case TypeInteger, TypePhone:
-		lo, hi, err := parseRange(strings.TrimSuffix(c, " digits"))
+	case TypeInteger:
+		lo, hi, err := parseRange(c)
 		if err != nil {
 			return err
+		}
+		f.RangeMin, f.RangeMax = lo, hi
+	case TypePhone:
+		r, ok := strings.CutSuffix(c, " digits")
+		lo, hi, err := parseRange(r)
+		if !ok || err != nil || lo < 1 {
+			return fmt.Errorf("phone constraint %q, want A..B digits", c)
 		}
 		f.RangeMin, f.RangeMax = lo, hi
 	case TypeMoney:
@@ -214,9 +234,7 @@ func (f *Field) parseConstraints() error {
 			return fmt.Errorf("money constraint %q not understood", c)
 		}
 	case TypeRate:
-		if c != "0..100 (percent; 4 decimals)" {
-			return fmt.Errorf("rate constraint %q not understood", c)
-		}
+		return f.parseRate(c)
 	case TypeDate:
 		switch {
 		case c == "":
@@ -228,18 +246,86 @@ func (f *Field) parseConstraints() error {
 			return fmt.Errorf("date constraint %q not understood", c)
 		}
 	case TypeDANE:
-		if c != "5 digits" {
-			return fmt.Errorf("dane constraint %q not understood", c)
+		v, ok := strings.CutSuffix(c, " digits")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n < 1 || n > 9 {
+			return fmt.Errorf("dane constraint %q, want N digits", c)
 		}
+		f.Digits = n
 	case TypeNIT, TypeBoolean:
 		if c != "" {
 			return fmt.Errorf("constraint %q not expected for %s", c, f.Type)
 		}
-	case TypeIdentification, TypeCreditNumber, TypeFile:
-		// Their rules are fixed by the contract (§2, §3); the text only
-		// documents them.
+	case TypeIdentification:
+		// The characters allowed depend on the identification type, a
+		// field of its own: "see <that field>" names it; the load checks
+		// that it is an enum of known types.
+		ref, ok := strings.CutPrefix(c, "see ")
+		if !ok || ref == "" {
+			return fmt.Errorf("identification constraint %q, want see <type field>", c)
+		}
+		f.KindField = ref
+	case TypeCreditNumber:
+		return f.parseCreditNumber(c)
+	case TypeFile:
+		if c != "FileDto" {
+			return fmt.Errorf("file constraint %q, want FileDto", c)
+		}
 	default:
 		return fmt.Errorf("unknown type %q", f.Type)
+	}
+	return nil
+}
+
+// creditAlphabet is the only alphabet a credit number may have: it names a
+// file (§2), so the catalogue may narrow its length but not widen either.
+const creditAlphabet = "A-Z a-z 0-9 -"
+
+// parseCreditNumber reads "A..B of A-Z a-z 0-9 -", optionally followed by a
+// parenthesised remark.
+func (f *Field) parseCreditNumber(c string) error {
+	rng, rest, _ := strings.Cut(c, " of ")
+	lo, hi, err := parseRange(rng)
+	if err != nil || lo < 1 || hi > CreditNumberMaxLen {
+		return fmt.Errorf("credit number constraint %q, want A..B of %s with 1 <= A <= B <= %d", c, creditAlphabet, CreditNumberMaxLen)
+	}
+	if rest, _, _ = strings.Cut(rest, " ("); strings.TrimSpace(rest) != creditAlphabet {
+		return fmt.Errorf("credit number alphabet %q: only %q can name a file", rest, creditAlphabet)
+	}
+	f.RangeMin, f.RangeMax = lo, hi
+	return nil
+}
+
+// parseRate reads "A..B (percent; N decimals)".
+func (f *Field) parseRate(c string) error {
+	rng, rest, _ := strings.Cut(c, " ")
+	lo, hi, err := parseRange(rng)
+	dec, ok := strings.CutPrefix(rest, "(percent; ")
+	dec, ok2 := strings.CutSuffix(dec, " decimals)")
+	n, err2 := strconv.Atoi(dec)
+	switch {
+	case err != nil || !ok || !ok2 || err2 != nil:
+		return fmt.Errorf("rate constraint %q, want A..B (percent; N decimals)", c)
+	case lo < 0 || hi >= rateIntMax:
+		return fmt.Errorf("rate range %q: the store holds 0 to %d", rng, rateIntMax-1)
+	case n < 0 || n > rateScl:
+		return fmt.Errorf("rate decimals %d: the store holds at most %d", n, rateScl)
+	}
+	f.RangeMin, f.RangeMax, f.Decimals = lo, hi, n
+	return nil
+}
+
+// checkKindField checks that an identification's type field is an enum whose
+// every value is an identification type the rules know.
+func (c *Catalogue) checkKindField(f Field) error {
+	i, ok := c.byInter[f.KindField]
+	if !ok || c.Fields[i].Type != TypeEnum {
+		return fmt.Errorf("field %s: %q is no enum field", f.Internal, f.KindField)
+	}
+	for _, v := range c.Fields[i].Enum {
+		if _, known := idDigitsOnly[v]; !known {
+			return fmt.Errorf("field %s: identification type %q has no rule", f.Internal, v)
+		}
 	}
 	return nil
 }

@@ -109,3 +109,37 @@ func (d Decimal) big(scale int) *big.Int {
 	n := big.NewInt(d.Units)
 	return n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-d.Scale)), nil))
 }
+
+// CanonicalDecimal reports whether s is a value of f, a money or rate
+// field, in the one form the v1 API takes (contract §10): digits with no
+// sign and no spaces, no leading zero but the one of "0.50", and at most
+// the column's integer digits and the field's decimals ("1.000" is not
+// money). Range rules (> 0, a rate's range) are checked after it, as on
+// the legacy path. The OpenAPI document's Money, PositiveMoney and Rate
+// patterns say the same with the ranges added; TestV1SQLite's "details:
+// money and rate strings" holds the two to one table.
+func CanonicalDecimal(s string, f *Field) bool {
+	intDigits, scale := moneyPrec-moneyScl, moneyScl
+	if f.Type == TypeRate {
+		intDigits, scale = ratePrec-rateScl, f.Decimals
+	}
+	intPart, frac, hasDot := strings.Cut(s, ".")
+	switch {
+	case intPart == "" || len(intPart) > intDigits || !allDigits(intPart):
+		return false
+	case len(intPart) > 1 && intPart[0] == '0':
+		return false
+	case hasDot && (frac == "" || len(frac) > scale || !allDigits(frac)):
+		return false
+	}
+	return true
+}
+
+// scaleOf is the number of decimals a value of f, a money or rate field,
+// may have.
+func scaleOf(f *Field) int {
+	if f.Type == TypeRate {
+		return f.Decimals
+	}
+	return moneyScl
+}

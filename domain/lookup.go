@@ -31,6 +31,9 @@ const (
 // not there: the answer never tells which.
 const MsgNotFound = "Reporte no encontrado"
 
+// MsgLookupFailed is the message of a look-up the store could not answer.
+const MsgLookupFailed = "No se pudo consultar los reportes; reintente en un momento"
+
 // InvalidParameter is the error of a look-up parameter the partner got
 // wrong: code invalid_request, naming the parameter (in Detail too, for
 // machines).

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -9,7 +10,9 @@ import (
 // legacy path does.
 type MapOptions struct {
 	// DecimalsAsStrings refuses a JSON number for a money or rate field
-	// (CodeNumberNotAllowed): the v1 API takes them as strings only.
+	// (CodeNumberNotAllowed), and a string that is not in the canonical
+	// form (CanonicalDecimal; CodeInvalidFormat): the v1 API takes them
+	// as such strings only (contract §10).
 	DecimalsAsStrings bool
 }
 
@@ -62,6 +65,12 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			add(f.Partner, bad(CodeNumberNotAllowed, "debe enviarse como texto, p. ej. \""+exampleDecimal(f.Type)+"\": un número JSON pudo haber perdido decimales"))
 			continue
 		}
+		if opts.DecimalsAsStrings && m.Value.Kind == RawString && strings.TrimSpace(m.Value.Text) != "" &&
+			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(m.Value.Text, f) {
+			add(f.Partner, bad(CodeInvalidFormat, "escriba el número sin signo, espacios ni ceros a la izquierda y con hasta "+
+				strconv.Itoa(scaleOf(f))+" decimales, p. ej. \""+exampleDecimal(f.Type)+"\""))
+			continue
+		}
 		v, present, fe := parseValue(f, m.Value)
 		if fe != nil {
 			add(f.Partner, fe)
@@ -106,8 +115,13 @@ func hasProblem(ps []Problem, field string) bool {
 	return false
 }
 
-// idDigitsOnly are the identification types whose numbers are digits only.
-var idDigitsOnly = map[string]bool{"CC": true, "CE": true, "TI": true, "RC": true, "NIT": true, "NUIP": true}
+// idDigitsOnly tells, for each identification type, whether its numbers
+// are digits only (true) or letters and digits (false). A type missing here
+// has no rule, so the catalogue refuses it.
+var idDigitsOnly = map[string]bool{
+	"CC": true, "CE": true, "TI": true, "RC": true, "NIT": true, "NUIP": true,
+	"PA": false, "PEP": false, "PPT": false,
+}
 
 // crossChecks applies the rules that relate two fields, each only when both
 // values are present and valid.
@@ -117,17 +131,17 @@ func (c *Catalogue) crossChecks(rep *Report, now time.Time) []Problem {
 		f, _ := c.ByInternal(internal)
 		return f.Partner
 	}
-	if tipo, ok := rep.Get("tipo_identificacion"); ok {
-		if id, ok := rep.Get("nit_cc"); ok && idDigitsOnly[tipo.Str] && !allDigits(id.Str) {
-			out = append(out, Problem{Field: partner("nit_cc"), Code: CodeInvalidFormat,
-				Message: "para tipo " + tipo.Str + " la identificación lleva solo dígitos"})
-		}
-	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
 	for i, f := range c.Fields {
 		v, ok := rep.At(i)
 		if !ok {
 			continue
+		}
+		if f.KindField != "" {
+			if kind, ok := rep.Get(f.KindField); ok && idDigitsOnly[kind.Str] && !allDigits(v.Str) {
+				out = append(out, Problem{Field: f.Partner, Code: CodeInvalidFormat,
+					Message: "para tipo " + kind.Str + " la identificación lleva solo dígitos"})
+			}
 		}
 		if f.LessEq != "" {
 			if o, ok := rep.Get(f.LessEq); ok && v.Dec.Cmp(o.Dec) > 0 {

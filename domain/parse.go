@@ -30,6 +30,9 @@ const (
 	maxYear, minYear     = 2199, 1900
 	moneyPrec, moneyScl  = 18, 2
 	ratePrec, rateScl    = 9, 4
+	// rateIntMax is one above the largest whole part a rate column holds:
+	// 10^(ratePrec-rateScl).
+	rateIntMax = 100000
 )
 
 // problem codes of the file rules of contract §7, beside the file codes above.
@@ -126,8 +129,8 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 		if raw.Kind != RawString {
 			return v, true, bad(CodeInvalidType, "el código DANE debe enviarse como texto (un número pierde el cero inicial)")
 		}
-		if len(text) != 5 || !allDigits(text) {
-			return v, true, bad(CodeInvalidFormat, "se esperaban 5 dígitos")
+		if len(text) != f.Digits || !allDigits(text) {
+			return v, true, bad(CodeInvalidFormat, "se esperaban "+strconv.Itoa(f.Digits)+" dígitos")
 		}
 		v.Str = text
 	case TypeInteger:
@@ -161,35 +164,37 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 			return v, true, bad(CodeInvalidValue, "se esperaba true/false, 1/0, S/N o SI/NO")
 		}
 		v.Bool = b
-	case TypeMoney, TypeRate:
+	case TypeMoney:
 		if raw.Kind != RawString && raw.Kind != RawNumber {
 			return v, true, bad(CodeInvalidType, "se esperaba un número, llegó "+raw.Kind.String())
 		}
-		prec, scale := moneyPrec, moneyScl
-		if f.Type == TypeRate {
-			prec, scale = ratePrec, rateScl
-		}
-		d, err := ParseDecimal(text, prec, scale)
+		d, err := ParseDecimal(text, moneyPrec, moneyScl)
 		if err != nil {
-			return v, true, bad(CodeInvalidFormat, err.Error()+" (se espera p. ej. \"14334900.00\", máximo "+strconv.Itoa(scale)+" decimales)")
+			return v, true, bad(CodeInvalidFormat, err.Error()+" (se espera p. ej. \"14334900.00\", máximo "+strconv.Itoa(moneyScl)+" decimales)")
 		}
-		switch {
-		case d.Units < 0, f.Positive && d.Units == 0:
+		if d.Units < 0 || f.Positive && d.Units == 0 {
 			op := "mayor o igual a 0"
 			if f.Positive {
 				op = "mayor que 0"
 			}
 			return v, true, bad(CodeOutOfRange, "debe ser "+op)
-		case f.Type == TypeRate && d.Units > 100*10000:
-			return v, true, bad(CodeOutOfRange, "debe estar entre 0 y 100 (porcentaje)")
+		}
+		v.Dec = d
+	case TypeRate:
+		if raw.Kind != RawString && raw.Kind != RawNumber {
+			return v, true, bad(CodeInvalidType, "se esperaba un número, llegó "+raw.Kind.String())
+		}
+		d, fe := parseRate(f, text)
+		if fe != nil {
+			return v, true, fe
 		}
 		v.Dec = d
 	case TypeCreditNumber:
 		if raw.Kind != RawString && raw.Kind != RawNumber {
 			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
 		}
-		if !ValidCreditNumber(text) {
-			return v, true, bad(CodeInvalidFormat, "de 1 a 30 caracteres entre A-Z, a-z, 0-9 y guion")
+		if n := int64(len(text)); !ValidCreditNumber(text) || n < f.RangeMin || n > f.RangeMax {
+			return v, true, bad(CodeInvalidFormat, "de "+strconv.FormatInt(f.RangeMin, 10)+" a "+strconv.FormatInt(f.RangeMax, 10)+" caracteres entre A-Z, a-z, 0-9 y guion")
 		}
 		v.Str = text
 	case TypeFile:
@@ -198,10 +203,31 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 	return v, true, nil
 }
 
-// ValidCreditNumber reports whether s may name a file: 1 to 30 of
-// A-Z a-z 0-9 and '-'. Nothing else, so no path, dot or look-alike passes.
+// CreditNumberMaxLen is the longest credit number that may name a file;
+// fields.csv may narrow it, never widen it.
+const CreditNumberMaxLen = 30
+
+// parseRate reads a rate with at most f.Decimals fraction digits and checks
+// it against f's range in whole percent. The value keeps the store's scale.
+func parseRate(f *Field, text string) (Decimal, *fieldErr) {
+	d, err := ParseDecimal(text, ratePrec-rateScl+f.Decimals, f.Decimals)
+	if err != nil {
+		return d, bad(CodeInvalidFormat, err.Error()+" (se espera p. ej. \"12.5\", máximo "+strconv.Itoa(f.Decimals)+" decimales)")
+	}
+	for d.Scale < rateScl {
+		d.Units, d.Scale = d.Units*10, d.Scale+1
+	}
+	if d.Units < f.RangeMin*10000 || d.Units > f.RangeMax*10000 {
+		return d, bad(CodeOutOfRange, "debe estar entre "+strconv.FormatInt(f.RangeMin, 10)+" y "+strconv.FormatInt(f.RangeMax, 10)+" (porcentaje)")
+	}
+	return d, nil
+}
+
+// ValidCreditNumber reports whether s may name a file: 1 to
+// CreditNumberMaxLen of A-Z a-z 0-9 and '-'. Nothing else, so no path, dot
+// or look-alike passes.
 func ValidCreditNumber(s string) bool {
-	if len(s) < 1 || len(s) > 30 {
+	if len(s) < 1 || len(s) > CreditNumberMaxLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -70,6 +70,11 @@ func TestUserRules(t *testing.T) {
 	if n, err := NormalizeUserNIT("900.123.456-8"); err != nil || n != "900123456-8" {
 		t.Errorf("NormalizeUserNIT = %q, %v", n, err)
 	}
+	for nit, want := range map[string]string{"12ab": "9 or 10 digits", "900123456-1": "check digit does not match"} {
+		if _, err := NormalizeUserNIT(nit); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("NormalizeUserNIT(%q) = %v, want an English refusal with %q", nit, err, want)
+		}
+	}
 	if _, err := NormalizeUserNIT("900123456-1"); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("bad check digit accepted: %v", err)
 	}

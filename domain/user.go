@@ -39,11 +39,22 @@ func ValidateUserName(name string) error {
 	return nil
 }
 
+// userNITMessages are ParseNIT's refusals in English, for the operators
+// who add users (the report fields' messages stay the partner's Spanish).
+var userNITMessages = map[string]string{
+	CodeInvalidFormat: "NIT: 9 or 10 digits, optionally followed by a hyphen and the check digit",
+	CodeCheckDigit:    "NIT: the check digit does not match the NIT",
+}
+
 // NormalizeUserNIT validates a partner's NIT and returns its stored form.
 func NormalizeUserNIT(nit string) (string, error) {
 	n, fe := ParseNIT(nit)
 	if fe != nil {
-		return "", NewError(ErrInvalidInput, fe.code, "NIT: "+fe.msg)
+		msg, ok := userNITMessages[fe.code]
+		if !ok {
+			msg = "NIT: refused (" + fe.code + ")"
+		}
+		return "", NewError(ErrInvalidInput, fe.code, msg)
 	}
 	return n, nil
 }

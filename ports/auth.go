@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -67,9 +68,33 @@ type ThrottleRule struct {
 	Window time.Duration
 }
 
-// LoginAttempt is one credential exchange, from a client address.
+// LoginAttempt is one credential exchange, from a client address. Raw,
+// when set, is a second reading of the same credentials (HTTP Basic as
+// sent, without RFC 6749 §2.3.1's form-urldecoding, from a client library
+// that did not encode '+' or '%'): it is checked only when User and
+// Password are refused, within the same attempt and the same throttle
+// slots (contract §10).
 type LoginAttempt struct {
 	User, Password, Addr string
+	Raw                  *Credentials
+}
+
+// Credentials are a user name and a password.
+type Credentials struct {
+	User, Password string
+}
+
+// pairs are the credential pairs of the attempt to check, in order: the
+// first, then Raw when it differs; a pair empty or over its limits is
+// left out (it cannot match and costs no password work).
+func (at LoginAttempt) pairs() []Credentials {
+	out := []Credentials{{at.User, at.Password}}
+	if at.Raw != nil && *at.Raw != (Credentials{at.User, at.Password}) {
+		out = append(out, *at.Raw)
+	}
+	return slices.DeleteFunc(out, func(c Credentials) bool {
+		return c.User == "" || c.Password == "" || len(c.User) > domain.MaxUserNameBytes || len(c.Password) > domain.MaxPasswordBytes
+	})
 }
 
 // Issued is the outcome of a login attempt.
@@ -91,42 +116,82 @@ var errKnownUser = errors.New("known user")
 // the address's and the user name's budget before the password is
 // checked, so concurrency cannot go past a budget; a success or an outage
 // gives the slots back. A user name or password over its limit is refused
-// without any password work and counts against the address only. It never
+// without any password work and counts against the address only. Every
+// budget the attempt would take is read before any is written: an attempt
+// refused for a spent budget costs the throttle those reads alone, two
+// (three when a raw pair names another user; contract §7, "Failed logins
+// cost the store little"). It never
 // hands out a token that it would itself refuse: an upstream token that
 // does not verify here is ErrUnavailable (the operator must fix the key
-// trust). Errors: domain.ErrInvalidClient, domain.ErrThrottled (with
-// RetryAfter), domain.ErrUnavailable.
+// trust). When the credentials are refused and at.Raw is another pair,
+// that pair is checked too, in the same slots. Errors:
+// domain.ErrInvalidClient, domain.ErrThrottled (with RetryAfter),
+// domain.ErrUnavailable.
 func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: domain.HashRef(at.User)}
 	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
 	now := a.clock.Now()
-	addrSlot, err := a.take(ctx, ThrottleKey{ThrottleAddr, addrKey(at.Addr)}, "address", a.o.PerAddr, now)
+	addr := ThrottleKey{ThrottleAddr, addrKey(at.Addr)}
+	pairs := at.pairs()
+	// One slot per budget for the whole attempt: the address's once, and
+	// each user name's once (a raw pair of another name takes that
+	// name's too, so no name's budget is passed by). Each is read before
+	// any is taken.
+	var names []string
+	for i, c := range pairs {
+		if i == 0 || c.User != pairs[0].User {
+			names = append(names, c.User)
+		}
+	}
+	if err := a.check(ctx, addr, "address", a.o.PerAddr, now); err != nil {
+		return out, err
+	}
+	for _, name := range names {
+		if err := a.check(ctx, ThrottleKey{ThrottleUser, name}, "user", a.o.PerUser, now); err != nil {
+			return out, err
+		}
+	}
+	addrSlot, err := a.take(ctx, addr, "address", a.o.PerAddr, now)
 	if err != nil {
 		return out, err
 	}
-	if at.User == "" || at.Password == "" || len(at.User) > domain.MaxUserNameBytes || len(at.Password) > domain.MaxPasswordBytes {
+	if len(pairs) == 0 {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, at.User}, "user", a.o.PerUser, now)
-	if err != nil {
-		a.cancel(ctx, addrSlot)
-		return out, err
+	slots := []Reservation{addrSlot}
+	release := func() {
+		for _, r := range slots {
+			a.cancel(ctx, r)
+		}
 	}
-	tok, err := a.exchanger.Exchange(ctx, at.User, at.Password)
-	if err != nil {
+	for _, name := range names {
+		userSlot, err := a.take(ctx, ThrottleKey{ThrottleUser, name}, "user", a.o.PerUser, now)
+		if err != nil {
+			release()
+			return out, err
+		}
+		slots = append(slots, userSlot)
+	}
+	var tok string
+	for _, c := range pairs {
+		tok, err = a.exchanger.Exchange(ctx, c.User, c.Password)
+		if err == nil {
+			out.LogUser = c.User
+			break
+		}
 		if errors.Is(err, errKnownUser) {
-			out.LogUser = at.User
+			out.LogUser = c.User
 		}
 		if !domain.IsKind(err, domain.ErrInvalidClient) {
 			// Not the partner's failure: it does not count.
-			a.cancel(ctx, addrSlot)
-			a.cancel(ctx, userSlot)
+			release()
+			return out, err
 		}
+	}
+	if err != nil {
 		return out, err
 	}
-	a.cancel(ctx, addrSlot)
-	a.cancel(ctx, userSlot)
-	out.LogUser = at.User
+	release()
 	claims, err := a.verify(tok, a.clock.Now())
 	if err != nil {
 		return out, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
@@ -151,13 +216,29 @@ func addrKey(addr string) string {
 	return p.String()
 }
 
+// check refuses an attempt whose key's budget is spent, reserving
+// nothing; errors as take's.
+func (a *Auth) check(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) error {
+	if a.o.Throttle == nil || rule.Limit <= 0 {
+		return nil
+	}
+	_, err := a.throttle(ctx, a.o.Throttle.Check, key, which, rule, now)
+	return err
+}
+
 // take reserves a slot of key's budget; a spent budget is ErrThrottled,
 // with Detail naming which budget (user or address) and RetryAfter.
 func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
 	if a.o.Throttle == nil || rule.Limit <= 0 {
 		return Reservation{}, nil
 	}
-	r, err := a.o.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
+	return a.throttle(ctx, a.o.Throttle.Take, key, which, rule, now)
+}
+
+// throttle runs op (Check or Take) on key's budget.
+func (a *Auth) throttle(ctx context.Context, op func(context.Context, ThrottleKey, int, time.Duration, time.Time) (Reservation, error),
+	key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
+	r, err := op(ctx, key, rule.Limit, rule.Window, now)
 	if err != nil {
 		return Reservation{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
 			WithCause(fmt.Errorf("login throttle: %w", err))

@@ -282,3 +282,65 @@ func TestIPv6AddressesShareTheirSlash64(t *testing.T) {
 		}
 	}
 }
+
+// countingThrottle counts the calls that would reach a shared throttle's
+// database: Check reads, Take and Cancel write.
+type countingThrottle struct {
+	ports.LoginThrottle
+	checks, takes, cancels int
+}
+
+func (c *countingThrottle) Check(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Reservation, error) {
+	c.checks++
+	return c.LoginThrottle.Check(ctx, k, limit, w, now)
+}
+
+func (c *countingThrottle) Take(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Reservation, error) {
+	c.takes++
+	return c.LoginThrottle.Take(ctx, k, limit, w, now)
+}
+
+func (c *countingThrottle) Cancel(ctx context.Context, r ports.Reservation) error {
+	c.cancels++
+	return c.LoginThrottle.Cancel(ctx, r)
+}
+
+// TestRefusedLoginOnlyReads: once a user name's budget (or the address's)
+// is spent, an attempt is refused after at most two reads of the
+// throttle, and takes, gives back or hashes nothing (contract §7,
+// "Failed logins cost the store little").
+func TestRefusedLoginOnlyReads(t *testing.T) {
+	var counter *countingThrottle
+	f := newAuthAnd(t, func(o *ports.AuthOptions) {
+		counter = &countingThrottle{LoginThrottle: o.Throttle}
+		o.Throttle = counter
+	})
+	for range 10 {
+		if _, err := f.token("acme", "wrong", "10.0.0.1"); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("wrong password: %v", err)
+		}
+	}
+	for _, addr := range []string{"10.0.0.1", "10.0.0.2"} {
+		*counter = countingThrottle{LoginThrottle: counter.LoginThrottle}
+		before := f.hasher.Compares.Load()
+		_, err := f.token("acme", "wrong", addr)
+		var de *domain.Error
+		if !errors.As(err, &de) || !errors.Is(err, domain.ErrThrottled) || de.Detail != "user" {
+			t.Fatalf("11th attempt at acme from %s: %v, want ErrThrottled (user)", addr, err)
+		}
+		if counter.checks > 2 || counter.takes+counter.cancels > 0 || f.hasher.Compares.Load() != before {
+			t.Errorf("refused attempt from %s: %d checks, %d takes, %d cancels, %d hashes; want at most 2 checks and nothing else",
+				addr, counter.checks, counter.takes, counter.cancels, f.hasher.Compares.Load()-before)
+		}
+	}
+	for i := range 30 {
+		_, _ = f.token(fmt.Sprintf("nobody-%d", i), "guess", "10.0.0.3")
+	}
+	*counter = countingThrottle{LoginThrottle: counter.LoginThrottle}
+	if _, err := f.token("nobody-x", "guess", "10.0.0.3"); !errors.Is(err, domain.ErrThrottled) {
+		t.Fatalf("31st attempt from the address: %v, want ErrThrottled", err)
+	}
+	if counter.checks != 1 || counter.takes+counter.cancels > 0 {
+		t.Errorf("refused for the address: %d checks, %d takes, %d cancels; want 1 check", counter.checks, counter.takes, counter.cancels)
+	}
+}

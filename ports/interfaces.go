@@ -173,6 +173,11 @@ type LoginThrottle interface {
 	// replicas whose clocks differ still share one window. When the budget is spent nothing is reserved and the
 	// reservation says how long until a slot frees.
 	Take(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
+	// Check tells whether key's budget has a slot left, as Take would,
+	// and reserves nothing: a read, never a write or a lock. OK, or the
+	// RetryAfter of a spent budget; a Take after it may still be refused
+	// (others took the slot in between).
+	Check(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
 	// Cancel gives a reservation back: the attempt does not count.
 	Cancel(ctx context.Context, r Reservation) error
 }

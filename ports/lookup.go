@@ -80,9 +80,15 @@ func (q *ReportQueries) Get(ctx context.Context, user string, id int64) (domain.
 	case errors.Is(err, domain.ErrNotFound):
 		return domain.StoredReport{}, domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound).WithCause(err)
 	case err != nil:
-		return domain.StoredReport{}, storeFailed(err)
+		return domain.StoredReport{}, lookupFailed(err)
 	}
 	return r, nil
+}
+
+// lookupFailed is the answer to a store that failed a look-up: code
+// store_failed, with a message about reading, not storing.
+func lookupFailed(err error) error {
+	return domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgLookupFailed).WithCause(err)
 }
 
 // ListQuery asks for one page of a partner's receipts.
@@ -121,6 +127,12 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	if f.IdempotencyKey != "" && !domain.ValidIdempotencyKey(f.IdempotencyKey) {
 		return Page{}, domain.InvalidParameter("idempotency_key", "de 1 a 255 caracteres ASCII imprimibles")
 	}
+	if !f.From.IsZero() && !f.To.IsZero() && f.From.After(f.To) {
+		// Contract §10: a range that ends before it starts is a mistake,
+		// not an empty page.
+		return Page{}, &domain.Error{Kind: domain.ErrInvalidInput, Code: "invalid_request", Detail: "received_from,received_to",
+			Message: "Parámetros received_from y received_to inválidos: received_from es posterior a received_to"}
+	}
 	if lq.Cursor != "" {
 		pos, err := decodeCursor(lq.Cursor)
 		if err != nil {
@@ -133,7 +145,7 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	f.Limit++
 	rows, err := q.store.ListReports(ctx, f)
 	if err != nil {
-		return Page{}, storeFailed(err)
+		return Page{}, lookupFailed(err)
 	}
 	var page Page
 	if len(rows) > want {

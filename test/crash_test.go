@@ -27,7 +27,7 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 			dsn := filepath.Join(dir, "data", "disbursement.db")
 			if driver == "mysql" {
 				dsn = storetest.MustCreateDatabase(t)
-				env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
+				env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn, "DISB_STORE_LOCK_WAIT_TIMEOUT=1s")
 			}
 			if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
 				t.Fatalf("users add: %v\n%s", err, out)

@@ -17,6 +17,7 @@ import (
 	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/faultproxy"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -25,7 +26,7 @@ import (
 // reached through a proxy that the test can cut.
 type faultServer struct {
 	db    *storetest.MariaDB
-	proxy *storetest.Proxy
+	proxy *faultproxy.MySQL
 	admin *gorm.DB
 }
 
@@ -39,7 +40,7 @@ func mustFaultServer(t *testing.T) *faultServer {
 	if err := admin.Exec("CREATE DATABASE disb CHARACTER SET utf8mb4").Error; err != nil {
 		t.Fatal(err)
 	}
-	return &faultServer{db: db, proxy: storetest.MustProxy(t, db.Addr()), admin: admin}
+	return &faultServer{db: db, proxy: faultproxy.StartMySQL(t, db.Addr()), admin: admin}
 }
 
 func (f *faultServer) viaProxy(c *config.Config) {
@@ -95,6 +96,9 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 		return len(m) == 1
 	})
 	f.proxy.Cut()
+	if f.proxy.Cuts() == 0 {
+		t.Fatal("the cut closed no connection: the test proves nothing")
+	}
 	r := <-done
 	_, _ = conn.ExecContext(context.Background(), "UNLOCK TABLES")
 	if r.Status != 503 || r.Body["status"] != "400" || r.Body["message"] != "No se pudo copiar los datos a tabla temporal" {
@@ -238,6 +242,9 @@ func TestMySQLUnreachableAtStart(t *testing.T) {
 	in := mustStart(t, f.viaProxy)
 	if !strings.Contains(in.logs.String(), "database not usable at start") {
 		t.Fatalf("no clear log line:\n%s", in.logs.String())
+	}
+	if f.proxy.Cuts() == 0 {
+		t.Fatal("the proxy refused no connection: the service never tried the database")
 	}
 	if rz := call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 {
 		t.Fatalf("readyz without a database: %d", rz.Status)

@@ -43,6 +43,7 @@ func (lc *lateCommit) viaProxy(t *testing.T, timeout time.Duration) func(*config
 	return func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN = "mysql", lc.proxy.Route(t, lc.dsn)
 		c.HTTP.ReportTimeout = timeout
+		c.Store.LockWaitTimeout = time.Second // below the short report timeout
 		c.Uploads.SweepInterval = time.Second
 	}
 }
@@ -179,7 +180,7 @@ func TestLateCommitKeepsFileS3(t *testing.T) {
 		return err == nil
 	}
 	lc.run(t, in, "CR-LATE-B", 12*time.Second)
-	if !delayed.Load() {
-		t.Fatal("no object PUT was delayed: the reproduction proves nothing")
+	if !delayed.Load() || s3proxy.Faulted() != 1 {
+		t.Fatalf("%d requests faulted by the proxy, want the one object PUT: the reproduction proves nothing", s3proxy.Faulted())
 	}
 }

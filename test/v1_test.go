@@ -54,6 +54,10 @@ func v1Rules(t *testing.T, store func(testing.TB) func(*config.Config)) {
 	v1LookupRules(t, e)
 	v1ProblemRules(t, e)
 	v1CORSRules(t, e)
+	v1DetailRules(t, e)
+	v1CredentialRules(t, e)
+	v1TokenCallbackRules(t, e)
+	v1MoneyRules(t, e)
 }
 
 // token gets a token through POST /v1/token, as an OAuth client does.

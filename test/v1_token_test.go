@@ -91,10 +91,11 @@ func v1TokenRules(t *testing.T, e *v1Env) {
 		refused(t, tokenCall(t, in, nil, formCT, "grant_type=client_credentials"), 401, "invalid_client")
 		refused(t, tokenCall(t, in, map[string]string{"Authorization": "Basic !!!"}, formCT, "grant_type=client_credentials"), 401, "invalid_client")
 	})
-	t.Run("token: Basic and form credentials at once are invalid_request", func(t *testing.T) {
+	t.Run("token: different credentials in Basic and in the body are invalid_request", func(t *testing.T) {
+		// Contract §10 accepts the same pair in both (v1CredentialRules).
 		form := url.Values{"grant_type": {"client_credentials"}, "client_id": {partner}, "client_secret": {password}}
-		refused(t, tokenCall(t, in, map[string]string{"Authorization": basicAuth(partner, password)}, formCT, form.Encode()), 400, "invalid_request")
-		refused(t, tokenCall(t, in, map[string]string{"Authorization": basicAuth(partner, password)}, "application/json",
+		refused(t, tokenCall(t, in, map[string]string{"Authorization": basicAuth(otherPartner, otherPassword)}, formCT, form.Encode()), 400, "invalid_request")
+		refused(t, tokenCall(t, in, map[string]string{"Authorization": basicAuth(partner, "wrong")}, "application/json",
 			string(mustJSON(map[string]string{"user": partner, "password": password}))), 400, "invalid_request")
 	})
 	t.Run("token: another grant type is unsupported_grant_type", func(t *testing.T) {

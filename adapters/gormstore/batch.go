@@ -58,8 +58,8 @@ type result struct {
 	err  error
 }
 
-// maxBatchRetries bounds the re-runs of a batch that MySQL chose as a
-// deadlock victim or whose lock wait timed out.
+// maxBatchRetries bounds the re-runs of a whole batch that lost a
+// deadlock or a certification (1213) before its requests run alone.
 const maxBatchRetries = 3
 
 var errClosed = errors.New("store closed")
@@ -152,11 +152,9 @@ func (c *committer) close() {
 	})
 }
 
-// run commits one batch. Requests whose caller has given up are skipped.
-// A row the database refuses is taken out and the rest run again; a
-// deadlock or lock-wait timeout runs the batch again (bounded); any other
-// failure before the commit fails every request (nothing was stored); a
-// failed commit leaves each request's outcome to be read back.
+// run commits one batch. Requests whose caller has given up are skipped;
+// the rest are committed by commit, under a context that lasts while any
+// of their callers waits.
 func (c *committer) run(batch []*request) {
 	live := batch[:0]
 	for _, q := range batch {
@@ -178,8 +176,22 @@ func (c *committer) run(batch []*request) {
 	}
 	ctx, cancel := batchContext(live)
 	defer cancel()
+	c.commit(ctx, live)
+}
+
+// commit runs live as one transaction until each request has its answer.
+// What one request did fails only that request: a row the database
+// refuses, or a lock wait that timed out at its statement (both roll the
+// transaction back: nothing of it was stored), is answered and the rest
+// run again. A deadlock or a certification failure (1213, at a statement
+// or at COMMIT: the server rolled it all back) runs the whole batch again,
+// a bounded number of times after a jittered pause; then each request
+// runs alone, so only one that keeps conflicting fails. Any other failure
+// before the commit fails every request (nothing was stored); a COMMIT
+// that failed without an answer leaves each outcome to be read back.
+func (c *committer) commit(ctx context.Context, live []*request) {
 	for retries := 0; len(live) > 0; {
-		out, bad, err := c.s.commitBatch(ctx, live)
+		out, at, err := c.s.commitBatch(ctx, live)
 		var ce *commitError
 		switch {
 		case err == nil:
@@ -187,11 +199,28 @@ func (c *committer) run(batch []*request) {
 				q.done <- out[i]
 			}
 			return
-		case bad >= 0 && ctx.Err() == nil:
-			live[bad].done <- result{kind: failed, err: err}
-			live = append(live[:bad], live[bad+1:]...)
-		case isRetryable(err) && retries < maxBatchRetries:
-			retries++
+		case at >= 0 && ctx.Err() == nil && (c.s.rowError(err) || isLockWait(err)):
+			live[at].done <- result{kind: failed, err: err}
+			live = append(live[:at], live[at+1:]...)
+		case isConflict(err) && ctx.Err() == nil:
+			if retries < maxBatchRetries && pause(ctx, retries) {
+				retries++
+				c.s.conflicts.Add(1)
+				continue
+			}
+			if len(live) == 1 {
+				live[0].done <- result{kind: failed, err: err}
+				return
+			}
+			c.s.conflicts.Add(1)
+			for _, q := range live {
+				if err := q.ctx.Err(); err != nil {
+					q.done <- result{kind: failed, err: err} // nothing of it was stored
+					continue
+				}
+				c.commit(ctx, []*request{q})
+			}
+			return
 		case errors.As(err, &ce):
 			for i, q := range live {
 				if out[i].kind == conflicted {

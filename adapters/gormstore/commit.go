@@ -67,10 +67,10 @@ func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Resu
 
 // commitBatch inserts each request's staging row, record and file claim
 // in one transaction and commits once. A request whose key is taken has
-// its staging row removed again and is reported conflicted. When the database
-// refuses one request's row (and the connection is sound), it returns that
-// request's index and the error, having rolled back; a failed commit is a
-// *commitError, with the per-request results as they were before it.
+// its staging row removed again and is reported conflicted. When a
+// request's statement fails, it returns that request's index and the
+// error, having rolled back; a failed commit is a *commitError, with the
+// per-request results as they were before it, and index -1.
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
 	b := &batchTx{}
 	var opts *sql.TxOptions
@@ -100,10 +100,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	for i, q := range reqs {
 		if out[i], err = s.insertOne(ctx, b, q); err != nil {
 			_ = tx.Rollback()
-			if s.rowError(err) {
-				return nil, i, err
-			}
-			return nil, -1, err
+			return nil, i, err
 		}
 	}
 	if s.beforeCommit != nil {
@@ -157,25 +154,13 @@ func (s *Store) rowError(err error) bool {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, sql.ErrTxDone),
-		isRetryable(err):
+		isConflict(err), isLockWait(err):
 		return false
 	case s.driver == MySQL:
 		var me *mysqldrv.MySQLError
 		return errors.As(err, &me)
 	}
 	return true
-}
-
-// isRetryable says whether the whole batch may simply run again: MySQL
-// chose it as a deadlock victim (1213) or a lock wait timed out (1205);
-// SQLite found the database locked by another process.
-func isRetryable(err error) bool {
-	var me *mysqldrv.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1213 || me.Number == 1205
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 func isDuplicate(err error) bool {

@@ -38,6 +38,22 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// withLockWait sets the session's innodb_lock_wait_timeout to d, rounded
+// up to whole seconds, on every connection of dsn (a MySQLDSN): a
+// statement that waits on another transaction's row lock fails with 1205
+// within d, so one held lock stalls only the report that waited on it.
+func withLockWait(dsn string, d time.Duration) (string, error) {
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		return "", fmt.Errorf("store.dsn: %w", domain.MaskError(err))
+	}
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["innodb_lock_wait_timeout"] = fmt.Sprint(int64((d + time.Second - 1) / time.Second))
+	return cfg.FormatDSN(), nil
+}
+
 // MySQLDSN checks a go-sql-driver DSN and adds parseTime, loc=UTC and
 // charset=utf8mb4 when missing. clientFoundRows is turned off whatever the
 // DSN says: the store reads "rows affected" as rows changed (a claim

@@ -136,7 +136,15 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 					return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 				}
 			}
-			return tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.clock.Now().UTC()}).Error
+			err := tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.clock.Now().UTC()}).Error
+			if s.driver == MySQL && err != nil && isDuplicate(err) {
+				// Another instance recorded it meanwhile: GET_LOCK holds
+				// per server, so on a Galera cluster two instances on two
+				// nodes may both run a migration (its DDL is ordered
+				// cluster-wide, and the second's finds its work done).
+				return nil
+			}
+			return err
 		}
 		if s.driver == SQLite {
 			err = db.Transaction(run)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -41,6 +42,7 @@ type Store struct {
 	sql         statements
 	batch       *committer
 	readback    time.Duration // bound of the read that settles an unknown commit
+	conflicts   atomic.Int64  // batches run again or split after a 1213 (Conflicts)
 	migrations  []Migration
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
@@ -76,7 +78,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	case SQLite:
 		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		err = s.openMySQL(dsn, opts.LookupConns)
+		err = s.openMySQL(dsn, opts.LockWaitTimeout, opts.LookupConns)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -123,12 +125,17 @@ func (s *Store) openSQLite(path string, opts Options) error {
 // openMySQL opens one bounded pool for reports and the store's own reads:
 // a request that finds it busy waits for a connection within its
 // context, instead of meeting "Too many connections" from the server.
-// Look-ups get a pool of their own, of lookups connections, whose
-// sessions stop any statement at the look-up bound (lookupDSN), so a
-// flood of look-ups never holds the connections reports are written on.
-func (s *Store) openMySQL(dsn string, lookups int) error {
+// Every connection's lock waits are bounded by lockWait (set on connect,
+// through the DSN). Look-ups get a pool of their own, of lookups
+// connections, whose sessions also stop any statement at the look-up
+// bound (lookupDSN), so a flood of look-ups never holds the connections
+// reports are written on.
+func (s *Store) openMySQL(dsn string, lockWait time.Duration, lookups int) error {
 	d, err := MySQLDSN(dsn)
 	if err != nil {
+		return err
+	}
+	if d, err = withLockWait(d, lockWait); err != nil {
 		return err
 	}
 	s.dsn = d

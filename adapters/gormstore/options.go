@@ -31,6 +31,10 @@ type Options struct {
 	// pool of its own, so look-ups never take the connections reports
 	// use; on SQLite the readers' pool serves them (MaxOpenConns).
 	LookupConns int
+	// LockWaitTimeout bounds, on MySQL, a statement's wait for another
+	// transaction's row lock (store.lock_wait_timeout; the session's
+	// innodb_lock_wait_timeout, in whole seconds).
+	LockWaitTimeout time.Duration
 	// MaxBatch bounds the reports one commit carries (store.max_batch).
 	MaxBatch int
 	// BatchWriters is the number of group-commit writers
@@ -56,6 +60,8 @@ func (o Options) check(driver string) error {
 		return fmt.Errorf("gormstore: the look-up bounds (%s, %d connections) must be above 0", o.LookupTimeout, o.LookupConns)
 	case o.ReadbackTimeout <= 0:
 		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
+	case driver == MySQL && o.LockWaitTimeout < time.Second:
+		return fmt.Errorf("gormstore: the lock wait bound (%s) must be at least 1s", o.LockWaitTimeout)
 	case driver == SQLite && o.BusyTimeout <= 0:
 		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
 	}

@@ -142,10 +142,18 @@ func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domai
 	return r.toDomain(), nil
 }
 
-// DeleteKey removes the record if it is still rec, state included.
+// DeleteKey removes the record if it is still rec, state included. A
+// deadlock or certification failure (another node wrote the record at
+// once) runs it again, a bounded number of times.
 func (s *Store) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error {
-	err := s.write.orm.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", rec.User, rec.KeyHash, rec.Nonce, string(rec.State)).
-		Delete(&idempotencyRow{}).Error
+	var err error
+	for tries := 0; ; tries++ {
+		err = s.write.orm.WithContext(ctx).Where("partner_user = ? AND key_hash = ? AND nonce = ? AND state = ?", rec.User, rec.KeyHash, rec.Nonce, string(rec.State)).
+			Delete(&idempotencyRow{}).Error
+		if err == nil || !isConflict(err) || tries >= maxBatchRetries || !pause(ctx, tries) {
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("delete idempotency key: %w", err)
 	}

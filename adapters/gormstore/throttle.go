@@ -66,10 +66,11 @@ var _ ports.LoginThrottle = (*Throttle)(nil)
 // so the gates take fixed memory whatever keys arrive.
 const gateStripes = 64
 
-// maxThrottleRetries bounds the re-runs of a locking Take that MySQL chose
-// as a deadlock victim (two first Takes of a new key, on two replicas,
-// may be).
-const maxThrottleRetries = 5
+// maxThrottleRetries bounds the re-runs of a locking Take that lost a
+// deadlock (two first Takes of a new key, on two replicas, may) or a
+// Galera certification (two Takes of one key on two nodes), each after a
+// jittered pause.
+const maxThrottleRetries = 8
 
 // NewThrottle returns the database-backed throttle of s on a pool of its
 // own; Close closes that pool.
@@ -124,6 +125,28 @@ func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, w
 	return r, nil
 }
 
+// Check is Take's first step alone: one non-locking read of the key's
+// newest attempts in the window, by the database's clock.
+func (t *Throttle) Check(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
+	if limit <= 0 || window <= 0 {
+		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
+	}
+	kh, err := throttleKey(key)
+	if err != nil {
+		return ports.Reservation{}, err
+	}
+	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
+	if err != nil {
+		return ports.Reservation{}, fmt.Errorf("throttle check: %w", err)
+	}
+	if len(held) >= limit {
+		r := refused(held, limit, now, window)
+		r.Key = key
+		return r, nil
+	}
+	return ports.Reservation{Key: key, OK: true}, nil
+}
+
 func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
 	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
 	if err != nil {
@@ -134,7 +157,7 @@ func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window t
 	}
 	for tries := 0; ; tries++ {
 		r, err := t.reserve(ctx, kh, limit, window)
-		if err != nil && isRetryable(err) && tries < maxThrottleRetries && ctx.Err() == nil {
+		if err != nil && isRetryable(err) && tries < maxThrottleRetries && pause(ctx, tries) {
 			continue
 		}
 		return r, err

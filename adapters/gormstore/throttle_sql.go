@@ -11,8 +11,13 @@ import (
 // nanoseconds since 1970 (UTC), evaluated once per statement (MySQL) or
 // per row step (SQLite), never a value a replica sends.
 type throttleSQL struct {
-	held      string // key, window ns, limit → at_ns, now of the newest attempts in the window (no lock)
-	lockKey   string // key, window ns: create or extend the key's row, taking its lock
+	held string // key, window ns, limit → at_ns, now of the newest attempts in the window (no lock)
+	// lockKey (key, window ns) creates or extends the key's row, taking its
+	// lock. It always changes the row (expires_ns moves by at least 1), so
+	// every reservation writes it: two Takes of one key on two nodes of a
+	// Galera cluster, where a row lock holds on one node only, conflict at
+	// certification, and the loser runs again and counts the winner's.
+	lockKey   string
 	newest    string // key, n → at_ns, expires_ns, now of the key's n newest attempts
 	reserve   string // key, attempt id, window ns
 	dropStale string // key: its expired attempts
@@ -42,7 +47,7 @@ func throttleStatements(driver string) throttleSQL {
 	if driver == MySQL {
 		now = mysqlNowNs
 		q.lockKey = "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, NOW + ?) " +
-			"ON DUPLICATE KEY UPDATE expires_ns = GREATEST(expires_ns, VALUES(expires_ns))"
+			"ON DUPLICATE KEY UPDATE expires_ns = GREATEST(expires_ns + 1, VALUES(expires_ns))"
 		q.prune = []string{
 			"DELETE FROM login_attempts WHERE expires_ns <= NOW LIMIT ?",
 			"DELETE FROM login_throttle_keys WHERE expires_ns <= NOW LIMIT ?",
@@ -50,7 +55,7 @@ func throttleStatements(driver string) throttleSQL {
 		q.victims = "SELECT key_hash FROM login_throttle_keys WHERE key_hash >= ? AND key_hash < ? ORDER BY expires_ns LIMIT ? FOR UPDATE"
 	} else {
 		q.lockKey = "INSERT INTO login_throttle_keys (key_hash, expires_ns) VALUES (?, NOW + ?) " +
-			"ON CONFLICT(key_hash) DO UPDATE SET expires_ns = MAX(expires_ns, excluded.expires_ns)"
+			"ON CONFLICT(key_hash) DO UPDATE SET expires_ns = MAX(expires_ns + 1, excluded.expires_ns)"
 		q.prune = []string{
 			"DELETE FROM login_attempts WHERE id IN (SELECT id FROM login_attempts WHERE expires_ns <= NOW LIMIT ?)",
 			"DELETE FROM login_throttle_keys WHERE key_hash IN (SELECT key_hash FROM login_throttle_keys WHERE expires_ns <= NOW LIMIT ?)",

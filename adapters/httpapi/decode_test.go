@@ -84,3 +84,20 @@ func TestMemberBoundDecidedWhileScanning(t *testing.T) {
 		t.Fatalf("a %d MB member bomb allocated %d bytes; the scan must stop at the bound", len(bomb)>>20, perOp)
 	}
 }
+
+// TestClosingQuoteSkipsEscapedQuotes: the buffer of an escaped string is
+// sized by its closing quote, which an odd run of backslashes escapes and
+// an even one does not.
+func TestClosingQuoteSkipsEscapedQuotes(t *testing.T) {
+	for in, want := range map[string]int{
+		`ab"`: 2, `a\"b"`: 4, `a\\"b"`: 3, `a\\\"b"`: 6, `\\\\"`: 4, `abc`: 3, `a\"`: 3,
+	} {
+		if got := closingQuote([]byte(in), 0); got != want {
+			t.Errorf("closingQuote(%s) = %d, want %d", in, got, want)
+		}
+	}
+	members, err := DecodeObject([]byte(`{"a":"x\/y\\\"z\u00e9","b":"q"}`), 10)
+	if err != nil || members[0].Value.Text != `x/y\"zé` || members[1].Value.Text != "q" {
+		t.Fatalf("escaped value: %+v, %v", members, err)
+	}
+}

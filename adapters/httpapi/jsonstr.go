@@ -68,15 +68,21 @@ func indexBelowSpace(p []byte) int {
 	return len(p)
 }
 
+// escaped reads the rest of a string that has an escape at s.i. Unescaped
+// text is never longer than its escaped form, so one buffer the size of
+// the string as sent holds it: a large escaped value (a Base64String
+// written with "\/") costs one copy of itself, not a chain of growing
+// buffers and then a second copy.
 func (s *scanner) escaped(start int) (string, error) {
-	buf := make([]byte, 0, s.i-start+64)
+	buf := make([]byte, 0, closingQuote(s.b, s.i)-start)
 	buf = append(buf, s.b[start:s.i]...)
 	for s.i < len(s.b) {
 		c := s.b[s.i]
 		switch {
 		case c == '"':
 			s.i++
-			return string(buf), nil
+			// buf is this string's alone and never written again.
+			return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 		case c < 0x20:
 			return "", s.fail("carácter de control sin escapar en un texto")
 		case c != '\\':
@@ -116,6 +122,26 @@ func (s *scanner) escaped(start int) (string, error) {
 		}
 	}
 	return "", s.fail("texto sin cerrar")
+}
+
+// closingQuote returns the index of the first quote at or after i that no
+// backslash escapes, or len(b).
+func closingQuote(b []byte, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		q += i
+		n := 0
+		for n < q && b[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
 
 // lowSurrogate completes the high surrogate hi with a following \uXXXX

@@ -24,6 +24,9 @@ func testLimits(l Limits) Limits {
 	if l.MaxBody == 0 {
 		l.MaxBody = 32 << 20
 	}
+	if l.MaxBytesInFlight == 0 {
+		l.MaxBytesInFlight = 1 << 30
+	}
 	if l.ReportTimeout == 0 {
 		l.ReportTimeout = time.Minute
 	}

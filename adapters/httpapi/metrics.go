@@ -35,6 +35,7 @@ type Metrics struct {
 	// earlier report (Idempotent-Replayed): 200s that stored nothing.
 	ReportsReplayed prometheus.Counter
 	receiving       prometheus.Gauge
+	bytesReserved   prometheus.Gauge
 	ready           *prometheus.GaugeVec
 	readyAt         atomic.Int64 // unix nanoseconds of the last readiness run's start
 }
@@ -60,19 +61,21 @@ func NewMetrics() *Metrics {
 		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
 	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
 	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
-		Help: "Reports turned away at once with 503 overloaded: http.max_in_flight being processed, or a bound on bodies being received full."})
+		Help: "Reports turned away at once with 503 overloaded: http.max_in_flight being processed, a bound on bodies being received full, or http.max_bytes_in_flight reserved."})
 	m.MissingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
 		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
 	m.BodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
 		Help: "Report bodies cut with 408 for arriving slower than http.min_body_rate."})
 	m.receiving = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bodies_receiving", Help: "Report bodies being received."})
+	m.bytesReserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bytes_reserved",
+		Help: "Bytes of http.max_bytes_in_flight that report bodies, and what is decoded from them, hold now."})
 	m.ReportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
 		Help: "Reports answered with the answer of the same report sent before (Idempotent-Replayed: true); nothing stored."})
 	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
 		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
 		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles, m.BodiesTooSlow, m.receiving,
-		m.ReportsReplayed, m.ready,
+		m.bytesReserved, m.ReportsReplayed, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -97,6 +100,19 @@ func (m *Metrics) Build(version, commit string) error {
 func (m *Metrics) Pool(name string, db *sql.DB) error {
 	if err := m.reg.Register(collectors.NewDBStatsCollector(db, name)); err != nil {
 		return fmt.Errorf("metrics: pool %s: %w", name, err)
+	}
+	return nil
+}
+
+// StoreConflicts exports count, the store's transactions run again after
+// a deadlock or a Galera certification failure (1213), as
+// disbursementd_store_conflicts_total.
+func (m *Metrics) StoreConflicts(count func() int64) error {
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_conflicts_total",
+		Help: "Group commits run again (whole, or report by report) after a deadlock or a Galera certification failure (MySQL 1213)."},
+		func() float64 { return float64(count()) })
+	if err := m.reg.Register(c); err != nil {
+		return fmt.Errorf("metrics: store conflicts: %w", err)
 	}
 	return nil
 }

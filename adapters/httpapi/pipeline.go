@@ -21,6 +21,8 @@ type reportRoute struct {
 	token func(*http.Request) (tok, why string)
 	// fail answers a refused or failed request.
 	fail func(http.ResponseWriter, *http.Request, error)
+	// keyed routes read Idempotency-Key (validate does not).
+	keyed bool
 }
 
 // reportStep is what a route does with a decoded report, once it holds a
@@ -49,14 +51,25 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 }
 
 // runReport is the one pipeline of every route that takes a report. Order
-// of checks: token (401) before the body is read, Content-Type (415),
-// declared size (413), a place among the bodies being received (503 at
-// once), the body itself (413, 408 when too slow), then the in-flight
-// bound (503 at once), JSON, and step (the fields, and what the route
-// does). A body still arriving holds no in-flight slot.
+// of checks: token (401) before the body is read, a repeated
+// Idempotency-Key on a keyed route (400), Content-Type (415), declared
+// size (413), a place among the bodies being received (503 at once), the
+// body's bytes in flight (503 at once, or while a body of unknown length
+// arrives), the body itself (413, 408 when too slow), then the in-flight
+// bound (503 at once), JSON (its text values put in NFC), and step (the
+// fields, and what the route does). A body still arriving holds no
+// in-flight slot; its bytes stay reserved until the report has been
+// answered.
 func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
 	principal, ok := s.authenticate(w, r, rt)
 	if !ok {
+		return
+	}
+	if rt.keyed && len(r.Header.Values("Idempotency-Key")) > 1 {
+		// Contract §10: which key was meant cannot be known, as with two
+		// Authorization headers.
+		rt.fail(w, r, domain.NewError(domain.ErrInvalidInput, "invalid_request",
+			"Idempotency-Key llegó más de una vez; envíe una sola"))
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -68,7 +81,9 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	body, err := s.receive(w, r, principal.User)
+	res := s.bytes.reservation(principal.User)
+	defer res.release()
+	body, err := s.receive(w, r, principal.User, res)
 	defer s.reclaim.after(len(body))
 	if err != nil {
 		rt.fail(w, r, err)
@@ -86,6 +101,7 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, err)
 		return
 	}
+	nfcValues(members)
 	// The partner may hang up; the report is finished or undone either
 	// way. It ends at its timeout or when the server stops (Stop).
 	if !s.work.begin() {

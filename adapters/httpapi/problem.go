@@ -9,14 +9,16 @@ import (
 )
 
 // problemReply is an RFC 9457 problem: every /v1 error but the token
-// endpoint's. code is the legacy answer's code; errors lists the field
-// problems, bounded as on the legacy path.
+// endpoint's. code is the legacy answer's code; reason, on a refused
+// token only, is why in one word (the word the log line has); errors
+// lists the field problems, bounded as on the legacy path.
 type problemReply struct {
 	Type      string        `json:"type"`
 	Title     string        `json:"title"`
 	Status    int           `json:"status"`
 	Detail    string        `json:"detail"`
 	Code      string        `json:"code"`
+	Reason    string        `json:"reason,omitempty"`
 	RequestID string        `json:"request_id"`
 	Errors    []problemJSON `json:"errors,omitempty"`
 }
@@ -39,11 +41,17 @@ func title(status int) string {
 	return http.StatusText(status)
 }
 
-// writeProblem answers a problem. No 4xx body grows past maxErrorBody
-// (contract §7), whatever was sent: one that would is a 500.
+// writeProblem answers a problem of status and code.
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string, errs []problemJSON) {
-	p := problemReply{Type: "about:blank", Title: title(status), Status: status, Detail: detail, Code: code,
-		RequestID: info(r).id, Errors: errs}
+	sendProblem(w, r, problemReply{Status: status, Detail: detail, Code: code, Errors: errs})
+}
+
+// sendProblem answers p, filling its type, title and request_id. No 4xx
+// body grows past maxErrorBody (contract §7), whatever was sent: one that
+// would is a 500.
+func sendProblem(w http.ResponseWriter, r *http.Request, p problemReply) {
+	p.Type, p.Title, p.RequestID = "about:blank", title(p.Status), info(r).id
+	status := p.Status
 	data, err := json.Marshal(p)
 	if err != nil || status < 500 && len(data) > maxErrorBody {
 		p = problemReply{Type: "about:blank", Title: title(http.StatusInternalServerError), Status: http.StatusInternalServerError,
@@ -101,10 +109,13 @@ func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) (i
 	status, _ := statusOf(err, onV1)
 	ri := info(r)
 	ri.err = err
-	code, detail := de.Code, de.Message
+	code, detail, reason := de.Code, de.Message, ""
 	switch {
 	case status == http.StatusUnauthorized:
-		code = "invalid_token"
+		code, reason = "invalid_token", de.Detail
+		if reason == "" {
+			reason = "invalid"
+		}
 		tok, why := authorizationToken(r)
 		challenge := challengeInvalid
 		if why == "missing" {
@@ -123,7 +134,8 @@ func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) (i
 	}
 	ri.code, ri.problems = code, de.Problems
 	setRetryAfter(w, err)
-	writeProblem(w, r, status, code, detail, problems(de.Problems, s.Limits.MaxProblems))
+	sendProblem(w, r, problemReply{Status: status, Detail: detail, Code: code, Reason: reason,
+		Errors: problems(de.Problems, s.Limits.MaxProblems)})
 	return status, de, code
 }
 

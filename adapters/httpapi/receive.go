@@ -11,27 +11,27 @@ import (
 )
 
 // receive reads the body once a place among the bodies being received is
-// free for partner, and gives the place back when the body is in.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string) ([]byte, error) {
+// free for partner, and gives the place back when the body is in. The
+// body's bytes are reserved in res before they are read: all at once when
+// the body declares its length, else as the body arrives.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *reservation) ([]byte, error) {
 	if !s.receiving.enter(partner) {
-		// The body is left unread; so that the server does not wait for
-		// it either, the connection closes after the answer.
-		w.Header().Set("Connection", "close")
-		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
-		return nil, s.overloaded("Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
+		return nil, s.turnAway(w, "Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
 	}
 	defer s.receiving.leave(partner)
 	s.metrics.receiving.Inc()
 	defer s.metrics.receiving.Dec()
 	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
 	defer guard.stop()
-	body, err := readBody(http.MaxBytesReader(w, io.NopCloser(guard), s.Limits.MaxBody), r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, io.NopCloser(guard), s.Limits.MaxBody), r.ContentLength, s.Limits.MaxBody+1, res.cover)
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
 		return body, nil
 	case errors.As(err, &mbe):
 		return body, tooLarge(s.Limits.MaxBody)
+	case errors.Is(err, errOverBudget):
+		return body, s.turnAway(w, msgOverBudget)
 	case errors.Is(err, errBodyTooSlow):
 		s.metrics.BodiesTooSlow.Inc()
 		// The connection's read side is spent: nothing more is read on it.
@@ -41,6 +41,26 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string)
 	}
 	return body, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"}
 }
+
+// msgOverBudget is the message of a report turned away because the bytes
+// of the bodies in memory (Limits.MaxBytesInFlight) would pass the bound.
+const msgOverBudget = "Servicio ocupado: demasiados bytes de reportes en memoria; reintente en un momento"
+
+// turnAway is the 503 overloaded of a report whose body is left unread
+// (or read only in part): the connection closes after the answer, and the
+// server waits at most turnAwayGrace for the rest of the body. Within it,
+// net/http reads up to 256 KiB more of a body and then half-closes the
+// connection and waits before closing it, so that a client still sending
+// reads the answer before its write fails (a close with unread bytes
+// resets the connection, and the client's kernel drops the answer).
+func (s *Server) turnAway(w http.ResponseWriter, msg string) error {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(turnAwayGrace))
+	return s.overloaded(msg)
+}
+
+// turnAwayGrace bounds how long a turned-away body is still read.
+const turnAwayGrace = time.Second
 
 // overloaded is the 503 of a report turned away before it starts.
 func (s *Server) overloaded(msg string) error {

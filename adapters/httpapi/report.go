@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -99,7 +100,7 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 // (runReport) with the token in Authentication-Type and the legacy
 // answers.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
-	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError},
+	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError, keyed: true},
 		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
 			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, domain.MapOptions{}))
 			if err != nil {
@@ -143,10 +144,16 @@ func formatBytes(n int64) string {
 // (io.ReadAll would double its buffer up to twice a large body's size).
 // The declared length is believed only once the first firstChunk bytes
 // have arrived: a client that declares 32 MiB and sends nothing holds
-// 1 MiB, not 32.
-func readBody(r io.Reader, length int64) ([]byte, error) {
+// 1 MiB, not 32. A body of unknown length is read into a buffer that
+// doubles up to limit, the most bytes r gives. cover is asked, before a
+// buffer is allocated, to cover a body of its size (byteBudget); when it
+// says no, the read stops with errOverBudget.
+func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
 	if length <= 0 {
-		return io.ReadAll(r)
+		return readUnsized(r, limit, cover)
+	}
+	if !cover(length) {
+		return nil, errOverBudget
 	}
 	buf := make([]byte, min(length, firstChunk))
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -162,6 +169,35 @@ func readBody(r io.Reader, length int64) ([]byte, error) {
 	}
 	return whole, nil
 }
+
+func readUnsized(r io.Reader, limit int64, cover func(int64) bool) ([]byte, error) {
+	var buf []byte
+	for size := min(unsizedStart, limit); ; size = min(2*size, limit) {
+		if !cover(size) {
+			return buf, errOverBudget
+		}
+		grown := make([]byte, len(buf), size)
+		copy(grown, buf)
+		buf = grown
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return buf, nil
+		case err != nil:
+			return buf, err
+		case size == limit:
+			return buf, nil // r gives no more than limit bytes
+		}
+	}
+}
+
+// errOverBudget ends the read of a body that the bytes in flight
+// (Limits.MaxBytesInFlight) have no room for.
+var errOverBudget = errors.New("over the bytes in flight")
+
+// unsizedStart is the first buffer of a body of unknown length.
+const unsizedStart = 64 << 10
 
 // firstChunk is how much of a body is read before its declared length
 // is allocated.

@@ -53,6 +53,11 @@ type Limits struct {
 	LookupSlots           int
 	LookupSlotsPerPartner int
 	LookupTimeout         time.Duration
+	// MaxBytesInFlight bounds the memory that report bodies and what is
+	// decoded from them hold at once (byteBudget; 503 beyond). It must
+	// hold two of the largest bodies' reservations, so that one partner
+	// (who may hold half) can still send one.
+	MaxBytesInFlight int64
 }
 
 // Server holds what the handlers need.
@@ -81,6 +86,7 @@ type Server struct {
 	metrics   *Metrics
 	inFlight  chan struct{}
 	receiving *keyedGate // the report bodies being received, by partner
+	bytes     *byteBudget
 	tokens    *keyedGate // the bodies of POST /v1/token being received, by client address
 	lookups   *keyedGate // the look-ups under way, by partner
 	quiet     *logGate
@@ -104,6 +110,9 @@ func New(s Server, m *Metrics) (*Server, error) {
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
+	case l.MaxBytesInFlight < 2*heldPerBodyByte*l.MaxBody:
+		return nil, fmt.Errorf("httpapi: the bytes in flight (%d) must hold the reservations of two of the largest bodies (2 × %d × %d)",
+			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
 	}
@@ -116,6 +125,7 @@ func New(s Server, m *Metrics) (*Server, error) {
 	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
+	s.bytes = newByteBudget(l.MaxBytesInFlight, m.bytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
@@ -131,6 +141,14 @@ func New(s Server, m *Metrics) (*Server, error) {
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	rt := routes{mux: r, allowed: map[string][]string{}}
+	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", rt.allow(req.URL.Path))
+		if isV1(req.URL.Path) {
+			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
+			return
+		}
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
+	}
 	observe := func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) }
 	r.Use(observe, framing, cors)
 	rt.handle(http.MethodGet, PartnerPath, s.handleToken)
@@ -164,14 +182,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Allow", rt.allow(req.URL.Path))
-		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
-			return
-		}
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
-	})
+	r.MethodNotAllowed(rt.notAllowed)
 	return r
 }
 
@@ -180,15 +191,34 @@ type wallClock struct{}
 func (wallClock) Now() time.Time { return time.Now() }
 
 // routes registers handlers and remembers each path's methods, so a 405
-// names what the path really allows.
+// names what the path really allows; notAllowed answers a 405.
 type routes struct {
-	mux     chi.Router
-	allowed map[string][]string
+	mux        chi.Router
+	allowed    map[string][]string
+	notAllowed http.HandlerFunc
 }
 
 func (rt routes) handle(method, path string, h http.HandlerFunc) {
+	if strings.Contains(path, "{") {
+		h = rt.staticFirst(h)
+	}
 	rt.mux.Method(method, path, h)
 	rt.allowed[path] = append(rt.allowed[path], method)
+}
+
+// staticFirst makes a path that names a static route answer as that
+// route: chi, finding the static /v1/reports/validate without the method
+// asked, goes on to the pattern beside it (/v1/reports/{id}), so a GET of
+// it would be a look-up of report "validate" (a 404) instead of the 405
+// it is (contract §10).
+func (rt routes) staticFirst(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, static := rt.allowed[r.URL.Path]; static {
+			rt.notAllowed(w, r)
+			return
+		}
+		h(w, r)
+	}
 }
 
 // get serves GET and HEAD (probes and curl -I expect HEAD to answer).

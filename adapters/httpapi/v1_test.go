@@ -160,18 +160,20 @@ func TestV1PanicIsAProblem(t *testing.T) {
 // configuration and chooses none itself: one left at zero is an error.
 func TestNewRefusesZeroLimits(t *testing.T) {
 	for name, zero := range map[string]func(*Limits){
-		"MaxBody":                func(l *Limits) { l.MaxBody = 0 },
-		"MaxMembers":             func(l *Limits) { l.MaxMembers = 0 },
-		"MaxProblems":            func(l *Limits) { l.MaxProblems = 0 },
-		"MaxInFlight":            func(l *Limits) { l.MaxInFlight = 0 },
-		"ReportTimeout":          func(l *Limits) { l.ReportTimeout = 0 },
-		"MaxReceiving":           func(l *Limits) { l.MaxReceiving = 0 },
-		"MaxReceivingPerPartner": func(l *Limits) { l.MaxReceivingPerPartner = 0 },
-		"MinBodyRate":            func(l *Limits) { l.MinBodyRate = 0 },
-		"LookupSlots":            func(l *Limits) { l.LookupSlots = 0 },
-		"LookupSlotsPerPartner":  func(l *Limits) { l.LookupSlotsPerPartner = 0 },
-		"LookupTimeout":          func(l *Limits) { l.LookupTimeout = 0 },
-		"BodyRateGrace":          func(l *Limits) { l.BodyRateGrace = 0 },
+		"MaxBody":                           func(l *Limits) { l.MaxBody = 0 },
+		"MaxMembers":                        func(l *Limits) { l.MaxMembers = 0 },
+		"MaxProblems":                       func(l *Limits) { l.MaxProblems = 0 },
+		"MaxInFlight":                       func(l *Limits) { l.MaxInFlight = 0 },
+		"ReportTimeout":                     func(l *Limits) { l.ReportTimeout = 0 },
+		"MaxReceiving":                      func(l *Limits) { l.MaxReceiving = 0 },
+		"MaxReceivingPerPartner":            func(l *Limits) { l.MaxReceivingPerPartner = 0 },
+		"MinBodyRate":                       func(l *Limits) { l.MinBodyRate = 0 },
+		"BodyRateGrace":                     func(l *Limits) { l.BodyRateGrace = 0 },
+		"MaxBytesInFlight":                  func(l *Limits) { l.MaxBytesInFlight = 0 },
+		"MaxBytesInFlight below two bodies": func(l *Limits) { l.MaxBytesInFlight = 2*heldPerBodyByte*l.MaxBody - 1 },
+		"LookupSlots":                       func(l *Limits) { l.LookupSlots = 0 },
+		"LookupSlotsPerPartner":             func(l *Limits) { l.LookupSlotsPerPartner = 0 },
+		"LookupTimeout":                     func(l *Limits) { l.LookupTimeout = 0 },
 	} {
 		l := testLimits(Limits{})
 		zero(&l)

@@ -90,6 +90,11 @@ func listQuery(raw string) (ports.ListQuery, error) {
 			}
 		case "received_from", "received_to":
 			t, ok := domain.ParseInstant(val)
+			if _, plus := domain.ParseInstant(strings.ReplaceAll(val, " ", "+")); !ok && plus {
+				// An unencoded '+' arrives as a space (form encoding):
+				// say so, rather than that the form is wrong (contract §10).
+				return q, domain.InvalidParameter(key, "el + del desfase llegó como espacio; codifique + como %2B (2026-11-20T00:00:00%2B01:00)")
+			}
 			if !ok {
 				return q, domain.InvalidParameter(key, "use RFC 3339 (2026-11-20T00:00:00Z) o AAAA-MM-DD")
 			}

@@ -38,15 +38,19 @@ func receiptOf(r domain.StoredReceipt) receiptJSON {
 	return out
 }
 
+// reportLocation is the path of a stored report.
+func reportLocation(id int64) string { return "/v1/reports/" + itoa(id) }
+
 // instant is a receipt time as /v1 shows it: RFC 3339, UTC, milliseconds.
 func instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // handleV1Report is POST /v1/reports: the report pipeline with the token
 // in Authorization, money as strings, and problem answers. Stored: 201,
 // Location and the receipt; the same report again (sent on either path):
-// 200, Idempotent-Replayed and the first receipt, read from its row.
+// 200, Idempotent-Replayed, the same Location and the first receipt, read
+// from its row.
 func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
-	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1ReportError},
+	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1ReportError, keyed: true},
 		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
 			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, v1Read))
 			if err != nil {
@@ -63,11 +67,13 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 					return err
 				}
 				s.noteReceipt(w, r, receipt)
+				// Contract §10: a replay repeats the first answer's Location.
+				w.Header().Set("Location", reportLocation(receipt.ReportID))
 				writeJSON(w, http.StatusOK, receiptOf(stored.StoredReceipt))
 				return nil
 			}
 			s.noteReceipt(w, r, receipt)
-			w.Header().Set("Location", "/v1/reports/"+itoa(receipt.ReportID))
+			w.Header().Set("Location", reportLocation(receipt.ReportID))
 			writeJSON(w, http.StatusCreated, receiptOf(domain.StoredReceipt{ID: receipt.ReportID, CreditNumber: receipt.CreditNumber,
 				FileName: receipt.FileName, ReceivedAt: receipt.ReceivedAt, IdempotencyKey: receipt.IdempotencyKey}))
 			return nil
@@ -111,15 +117,18 @@ func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Pr
 
 // handleV1Get is GET /v1/reports/{id}: the receipt and the stored fields
 // of one of the partner's reports. Anything else is 404 not_found, an id
-// that is not a positive integer included.
+// that is not a positive integer in canonical form included.
 func (s *Server) handleV1Get(w http.ResponseWriter, r *http.Request) {
 	p, ctx, done, ok := s.startLookup(w, r)
 	if !ok {
 		return
 	}
 	defer done()
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil || id <= 0 {
+	// Only the canonical decimal form names a report (contract §10):
+	// "01" and "+1" are not report 1.
+	param := chi.URLParam(r, "id")
+	id, err := strconv.ParseInt(param, 10, 64)
+	if err != nil || id <= 0 || param != itoa(id) {
 		s.v1Error(w, r, domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound))
 		return
 	}

@@ -125,19 +125,30 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (ports.Log
 	return credentials(r, p)
 }
 
-// credentials are the client id and secret: in HTTP Basic or in the body,
-// not both. None at all is invalid_client (RFC 6749 §5.2: no client
-// authentication); half of the pair in the body is a missing parameter.
+// credentials are the client id and secret: in HTTP Basic, in the body,
+// or the same pair in both (contract §10: generated clients send both);
+// two different pairs are invalid_request. None at all is invalid_client
+// (RFC 6749 §5.2: no client authentication); half of the pair in the body
+// is a missing parameter.
 func credentials(r *http.Request, p tokenParams) (ports.LoginAttempt, error) {
-	user, pass, basic, err := basicCredentials(r)
+	decoded, raw, basic, err := basicCredentials(r)
 	inBody := p.id != "" || p.secret != ""
+	body := ports.Credentials{User: p.id, Password: p.secret}
 	switch {
-	case basic && inBody:
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "envie las credenciales en HTTP Basic o en el cuerpo, no en ambos")
+	case basic && err != nil && p.id != "" && p.secret != "":
+		// A Basic that holds no id:secret pair is no client credential,
+		// and the body has the pair: a generated client's auth callback
+		// (hey-api's `auth: () => token`) hands the bearer token it holds
+		// to every scheme, Basic included, when it renews that token.
+		return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
 	case basic && err != nil:
 		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "credenciales HTTP Basic mal codificadas (RFC 6749 2.3.1)")
+	case basic && inBody && body != decoded && body != raw:
+		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "llegaron credenciales distintas en HTTP Basic y en el cuerpo; envie unas solas")
+	case basic && inBody:
+		return ports.LoginAttempt{User: body.User, Password: body.Password}, nil
 	case basic:
-		return ports.LoginAttempt{User: user, Password: pass}, nil
+		return ports.LoginAttempt{User: decoded.User, Password: decoded.Password, Raw: &raw}, nil
 	case !inBody:
 		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "faltan las credenciales: HTTP Basic, o "+p.idName+" y "+p.secName)
 	case p.id == "":
@@ -148,26 +159,32 @@ func credentials(r *http.Request, p tokenParams) (ports.LoginAttempt, error) {
 	return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
 }
 
-// basicCredentials reads HTTP Basic credentials as RFC 6749 §2.3.1 has
-// them: base64, split at the first ':', each part form-urldecoded. basic
-// is false when Authorization holds no Basic credentials.
-func basicCredentials(r *http.Request) (user, pass string, basic bool, err error) {
+// basicCredentials reads HTTP Basic credentials: base64, split at the
+// first ':'. decoded is each part form-urldecoded, as RFC 6749 §2.3.1 has
+// a client send them; raw is the parts as sent, for the clients that do
+// not encode (contract §10). A part that is not valid form encoding
+// (a bare '%') can only be raw: decoded is then raw too. basic is false
+// when Authorization holds no Basic credentials.
+func basicCredentials(r *http.Request) (decoded, raw ports.Credentials, basic bool, err error) {
 	scheme, rest, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	if !strings.EqualFold(scheme, "basic") {
-		return "", "", false, nil
+		return decoded, raw, false, nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	text, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
 	if err != nil {
-		return "", "", true, err
+		return decoded, raw, true, err
 	}
-	u, p, ok := strings.Cut(string(raw), ":")
+	u, p, ok := strings.Cut(string(text), ":")
 	if !ok {
-		return "", "", true, errors.New("no ':' between the client id and secret")
+		return decoded, raw, true, errors.New("no ':' between the client id and secret")
 	}
-	if user, err = url.QueryUnescape(u); err == nil {
-		pass, err = url.QueryUnescape(p)
+	raw = ports.Credentials{User: u, Password: p}
+	du, errU := url.QueryUnescape(u)
+	dp, errP := url.QueryUnescape(p)
+	if errU != nil || errP != nil {
+		return raw, raw, true, nil
 	}
-	return user, pass, true, err
+	return ports.Credentials{User: du, Password: dp}, raw, true, nil
 }
 
 // formParams reads the form of RFC 6749 §4.4.2. A parameter of the

@@ -69,6 +69,28 @@ func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, win
 	return ports.Reservation{Key: key, ID: a.id, OK: true}, nil
 }
 
+// Check tells whether Take would find a slot, and changes nothing (the
+// key's place in its cache included).
+func (t *Throttle) Check(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+	keys, ok := t.kinds[key.Kind]
+	if !ok {
+		return ports.Reservation{}, fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	held, _ := keys.Peek(key.Value)
+	var live []time.Time
+	for _, a := range held {
+		if a.at.After(now.Add(-window)) {
+			live = append(live, a.at)
+		}
+	}
+	if len(live) >= limit {
+		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].Add(window).Sub(now)}, nil
+	}
+	return ports.Reservation{Key: key, OK: true}, nil
+}
+
 // Cancel drops a reservation, if it is still held.
 func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
 	keys, ok := t.kinds[r.Key.Kind]

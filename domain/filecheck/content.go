@@ -2,6 +2,7 @@ package filecheck
 
 import (
 	"bytes"
+	"errors"
 	"io"
 )
 
@@ -26,6 +27,8 @@ type Limits struct {
 type Content struct {
 	source      string // the base64 text, prefix removed, padding trimmed
 	decoded     []byte // the content, for files of at most keepDecoded bytes
+	marks       []int  // for a larger file: where in source each block of chunk bytes starts
+	chunk       int
 	Size        int64
 	Ext         string // the type's name, from the magic bytes
 	ContentType string
@@ -53,4 +56,56 @@ func (c *Content) WriteTo(w io.Writer) (int64, error) {
 	}
 	r := fileReader{d: b64Decoder{src: c.source}}
 	return r.WriteTo(w)
+}
+
+// contentAt reads a Content's decoded bytes at any offset, for a check
+// that follows offsets backwards (a TIFF's directories) once the file has
+// passed. A file whose decoded bytes are kept is read from them; a larger
+// one is decoded again from the start of the block that holds the
+// offset (Inspect noted where each block's text starts), and the last
+// block decoded is kept for the next read.
+type contentAt struct {
+	c        *Content
+	block    int64 // the block in buf; -1 for none
+	buf, tmp []byte
+}
+
+func newContentAt(c *Content) *contentAt { return &contentAt{c: c, block: -1} }
+
+// ReadAt reads len(p) bytes at off, fewer (with io.EOF) at the end.
+func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	n := 0
+	for n < len(p) && off < a.c.Size {
+		var src []byte
+		if a.c.decoded != nil {
+			src = a.c.decoded[off:]
+		} else {
+			size := int64(a.c.chunk)
+			if k := off / size; k != a.block {
+				if a.buf == nil {
+					a.buf, a.tmp = make([]byte, a.c.chunk), make([]byte, a.c.chunk/3*4)
+				}
+				d := b64Decoder{src: a.c.source[a.c.marks[k]:]}
+				m, err := d.read(a.buf[:a.c.chunk], a.tmp)
+				if err != nil && err != io.EOF {
+					return n, err
+				}
+				a.buf, a.block = a.buf[:m], k
+			}
+			src = a.buf[min(off-a.block*size, int64(len(a.buf))):]
+			if len(src) == 0 {
+				break
+			}
+		}
+		k := copy(p[n:], src)
+		n += k
+		off += int64(k)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }

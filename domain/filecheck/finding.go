@@ -18,8 +18,10 @@ const (
 	// TooLarge: the decoded content is over Limits.MaxBytes.
 	TooLarge
 	// TypeRefused: the magic bytes name no known type or one not in
-	// Limits.Allowed, the file carries script or markup (a polyglot), or
-	// its structure is not that of its type.
+	// Limits.Allowed, the file carries script or markup where a reader
+	// takes its bytes as text (a polyglot, contract §10), or its structure
+	// is not that of its type, or its text cannot be inspected (past a
+	// bound of pngtext.go or tifftext.go).
 	TypeRefused
 	// Truncated: the file stops before its end (a PDF without %%EOF in
 	// its last KiB, a PNG without IEND, a JPEG without its end marker or

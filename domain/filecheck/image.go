@@ -24,16 +24,27 @@ func checkPixels(kind string, width, height uint64, max int64) *Finding {
 }
 
 // pngCheck walks a PNG's chunks: the first must be IHDR, whose width and
-// height are checked; the file is whole when the walk reaches IEND.
+// height are checked; the file is whole when the walk reaches IEND. The
+// text chunks (tEXt, and zTXt and iTXt through pngText) and any bytes
+// after IEND are searched for active markers; IDAT and the other chunks
+// are not.
 type pngCheck struct {
 	maxPixels  int64
 	pos        int64 // the offset of the next chunk
 	ihdr, iend bool
+	text       textSpans
+	ztext      pngText
 }
 
 func newPNGCheck(r Limits) contentCheck { return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8} }
 
 func (c *pngCheck) check(w *window) *Finding {
+	if fe := c.text.search(w); fe != nil {
+		return fe
+	}
+	if fe := c.ztext.take(w); fe != nil {
+		return fe
+	}
 	for !c.iend {
 		need := 8 // length and type
 		if !c.ihdr {
@@ -56,8 +67,21 @@ func (c *pngCheck) check(w *window) *Finding {
 				return fe
 			}
 		}
-		c.iend = typ == "IEND"
-		c.pos += 12 + int64(length) // length, type, data, CRC
+		data, end := c.pos+8, c.pos+8+int64(length)
+		var fe *Finding
+		switch typ {
+		case "tEXt":
+			fe = c.text.add(w, data, end)
+		case "zTXt", "iTXt":
+			fe = c.ztext.start(w, typ, data, end)
+		case "IEND":
+			c.iend = true
+			fe = c.text.add(w, end+4, toEnd)
+		}
+		if fe != nil {
+			return fe
+		}
+		c.pos = end + 4 // the CRC
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package filecheck
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"io"
 	"slices"
@@ -45,13 +46,20 @@ type contentCheck interface {
 	finish(size int64) *Finding
 }
 
+// rereader is a check that reads the file again, at offsets it found as
+// it passed, once every byte has passed and every check has finished.
+type rereader interface {
+	reread(at io.ReaderAt, size int64) *Finding
+}
+
 // Inspect checks base64 text (a report's Base64String) without keeping
 // its decoded bytes: the standard alphabet with optional padding,
 // CR/LF/tab/space ignored, a data: URL prefix removed. The size limit is
 // checked before decoding; then one streaming pass types the content by
-// its magic bytes, runs the checks of that type and the polyglot check
-// across the whole file, and computes its SHA-256. It returns the content
-// or why it is refused, never both.
+// its magic bytes, runs the checks of that type (which also search the
+// parts that readers take as text for active markers, polyglot.go) and
+// computes its SHA-256; a TIFF's directories are then read again
+// (rereader). It returns the content or why it is refused, never both.
 func Inspect(text string, lim Limits) (*Content, *Finding) { return inspectIn(text, lim, decodedChunk) }
 
 // inspectIn is Inspect decoding chunk bytes at a time (a multiple of 3,
@@ -74,11 +82,16 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	}
 	d := b64Decoder{src: s}
 	h := sha256.New()
-	checks := []contentCheck{polyglotCheck{}}
+	var checks []contentCheck
 	typed := false
+	var head []byte
 	var w window
 	carry := 0
+	f.chunk = chunk
 	for !w.final {
+		if f.decoded == nil {
+			f.marks = append(f.marks, len(s)-len(d.src))
+		}
 		n, err := d.read(sc.win[carry:carry+chunk], sc.tmp)
 		if err != nil && err != io.EOF {
 			return nil, refuse(Undecodable, "Base64String no es base64 válido")
@@ -93,33 +106,43 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 		if !w.final {
 			w.limit = max(w.from, w.end()-lookAhead)
 		}
-		var late contentCheck // the type's own check, once the type is known
+		// The type's own check, once the type is known, starts with every
+		// byte so far, all new to it: typing needs 16 bytes, which the
+		// window still holds (it carries more), so a file too small to be
+		// typed in its first window, like a 15-byte PDF, has none of its
+		// bytes taken for already seen. A file that does not start with a
+		// signature is held (head) until a PDF header is found in its
+		// first KiB or cannot be (sniff).
 		if !typed && (len(w.buf) >= 16 || w.final) {
-			t, ok := sniff(w.buf)
-			if !ok || !slices.Contains(rules.Allowed, t.ext) {
-				return nil, refuse(TypeRefused, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
-			}
-			typed, f.Ext, f.ContentType = true, t.ext, t.contentType
-			if t.checks != nil {
-				late = t.checks(rules)
-			}
-		}
-		for _, c := range checks {
-			if fe := c.check(&w); fe != nil {
-				return nil, fe
-			}
-		}
-		if late != nil {
-			// Every byte so far is still in this window (typing needs 16,
-			// the window carries more) and new to this check: a file too
-			// small to be typed in its first window, like a 15-byte PDF,
-			// must not have its bytes taken for already seen.
 			first := w
 			first.fresh = 0
-			if fe := late.check(&first); fe != nil {
-				return nil, fe
+			if head != nil {
+				head = append(head, w.buf[w.fresh:]...)
+				first.buf, first.base = head, 0
 			}
-			checks = append(checks, late)
+			t, ok, more := sniff(first.buf, w.final)
+			switch {
+			case more && head == nil:
+				head = bytes.Clone(w.buf)
+			case more:
+			case !ok || !slices.Contains(rules.Allowed, t.ext):
+				return nil, refuse(TypeRefused, "tipo de archivo no permitido; se aceptan "+strings.Join(rules.Allowed, ", "))
+			default:
+				typed, f.Ext, f.ContentType, head = true, t.ext, t.contentType, nil
+				if t.checks != nil {
+					late := t.checks(rules)
+					if fe := late.check(&first); fe != nil {
+						return nil, fe
+					}
+					checks = append(checks, late)
+				}
+			}
+		} else {
+			for _, c := range checks {
+				if fe := c.check(&w); fe != nil {
+					return nil, fe
+				}
+			}
 		}
 		carry = min(len(w.buf), windowCarry)
 		copy(sc.win, w.buf[len(w.buf)-carry:])
@@ -127,6 +150,13 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	for _, c := range checks {
 		if fe := c.finish(f.Size); fe != nil {
 			return nil, fe
+		}
+	}
+	for _, c := range checks {
+		if r, ok := c.(rereader); ok {
+			if fe := r.reread(newContentAt(f), f.Size); fe != nil {
+				return nil, fe
+			}
 		}
 	}
 	h.Sum(f.SHA256[:0])

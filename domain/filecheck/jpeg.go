@@ -17,13 +17,16 @@ const jpegTrailer = 64 << 10
 // APP segment holds (an EXIF thumbnail with its own frame header and end
 // marker) is skipped whole. It checks the size in each frame header
 // (SOFn) and finds the end marker (EOI) where the structure puts it:
-// after the entropy-coded data of the last scan.
+// after the entropy-coded data of the last scan. What readers take as
+// text, the COM and APPn segments (EXIF, XMP, ICC, comments) and any
+// bytes after EOI, is searched for active markers; scans are not.
 type jpegCheck struct {
 	maxPixels int64
 	pos       int64 // the next marker, or where the search for it resumes
 	inScan    bool  // in entropy-coded data, looking for the marker after it
 	sof       bool
 	eoi       int64 // the offset after the end marker; 0 until it is found
+	text      textSpans
 }
 
 func newJPEGCheck(r Limits) contentCheck { return &jpegCheck{maxPixels: r.MaxImagePixels, pos: 2} }
@@ -32,7 +35,14 @@ func newJPEGCheck(r Limits) contentCheck { return &jpegCheck{maxPixels: r.MaxIma
 // (C8) and DAC (CC).
 func isSOF(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
 
+// isTextSegment reports whether marker m starts a segment that readers take as
+// text: APP0–APP15 or COM.
+func isTextSegment(m byte) bool { return m >= 0xE0 && m <= 0xEF || m == 0xFE }
+
 func (c *jpegCheck) check(w *window) *Finding {
+	if fe := c.text.search(w); fe != nil {
+		return fe
+	}
 	for c.eoi == 0 && w.has(c.pos, 2) {
 		b := w.buf[w.index(c.pos):]
 		if c.inScan {
@@ -65,6 +75,9 @@ func (c *jpegCheck) check(w *window) *Finding {
 			c.pos++
 		case m == 0xD9:
 			c.eoi = c.pos + 2
+			if fe := c.text.add(w, c.eoi, toEnd); fe != nil {
+				return fe
+			}
 		case m == 0x00 || m == 0x01 || m >= 0xD0 && m <= 0xD8: // no length follows
 			c.pos += 2
 		default:
@@ -83,6 +96,11 @@ func (c *jpegCheck) check(w *window) *Finding {
 				c.sof = true
 				width, height := binary.BigEndian.Uint16(b[7:]), binary.BigEndian.Uint16(b[5:])
 				if fe := checkPixels("JPEG", uint64(width), uint64(height), c.maxPixels); fe != nil {
+					return fe
+				}
+			}
+			if isTextSegment(m) {
+				if fe := c.text.add(w, c.pos+4, c.pos+2+length); fe != nil {
 					return fe
 				}
 			}

@@ -37,6 +37,8 @@ import "bytes"
 //     length is longer than the data read here, or is not a direct
 //     integer, every name counts from there to the end of the file.
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
+//   - Bytes outside stream data and after the last %%EOF are searched
+//     for active markers (polyglot.go), scripts allowed or not.
 type pdfCheck struct {
 	allowScripts bool
 	tail         []byte // the last pdfTail bytes seen
@@ -75,19 +77,14 @@ func newPDFCheck(r Limits) contentCheck {
 	return p
 }
 
-// pdfActive is the refusal of a PDF with the active name name.
-func pdfActive(name string) *Finding {
-	return refuse(ActiveContent, "el PDF contiene contenido activo (/"+name+
-		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
-}
-
 func (p *pdfCheck) check(w *window) *Finding {
 	p.keepTail(w.buf[w.fresh:])
-	if p.allowScripts {
-		return nil
-	}
 	buf, lim := w.buf, w.index(w.limit)
-	slash, obj, stream := -1, -1, -1 // the next of each at or after i, or lim
+	text := w.from                     // where the text outside stream data resumed, when not in data
+	slash, obj, stream := lim, lim, -1 // the next of each at or after i, or lim
+	if !p.allowScripts {
+		slash, obj = -1, -1
+	}
 	for i := w.index(w.from); i < lim; {
 		if slash < i {
 			slash = nextIndex(buf, i, lim, "/")
@@ -121,16 +118,30 @@ func (p *pdfCheck) check(w *window) *Finding {
 				// Nine bytes no compressor spells by chance: whatever
 				// comes before "endstream", the data has ended.
 				if p.inData {
-					fe = p.endData(w, w.base+int64(e-3))
+					text = w.base + int64(e-3)
+					fe = p.endData(w, text)
 				}
 			} else if pdfKeyword(w, e, 6) && e+6 < len(buf) && pdfWhite(buf[e+6]) {
-				fe = p.startData(w, w.base+int64(e+6))
+				if !p.inData {
+					fe = searchSpan(w, text, w.base+int64(e+6))
+				}
+				if fe == nil {
+					fe = p.startData(w, w.base+int64(e+6))
+				}
 			}
 		}
 		if fe != nil {
 			return fe
 		}
 		i = e + 1
+	}
+	if !p.inData {
+		if fe := searchSpan(w, text, w.limit); fe != nil {
+			return fe
+		}
+	}
+	if p.allowScripts {
+		return nil
 	}
 	if !p.inData {
 		p.syntax.advance(w, w.limit)
@@ -171,6 +182,10 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 
 // startData handles the keyword stream; the data starts at off.
 func (p *pdfCheck) startData(w *window, off int64) *Finding {
+	if p.allowScripts { // only where stream data is matters (polyglot.go)
+		p.inData = true
+		return nil
+	}
 	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
 		return fe
 	}
@@ -231,6 +246,10 @@ func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
 // lead to any number, see pdfDefs), the stream's names go on counting as
 // its own to the end of the file.
 func (p *pdfCheck) endData(w *window, off int64) *Finding {
+	if p.allowScripts {
+		p.inData = false
+		return nil
+	}
 	if p.rawObjStm {
 		p.feedHeader(w, off, true)
 		v := p.region.vals
@@ -244,8 +263,14 @@ func (p *pdfCheck) endData(w *window, off int64) *Finding {
 }
 
 func (p *pdfCheck) finish(int64) *Finding {
-	if !bytes.Contains(p.tail, []byte("%%EOF")) {
+	eof := bytes.LastIndex(p.tail, []byte("%%EOF"))
+	if eof < 0 {
 		return refuse(Truncated, "el PDF está incompleto: no termina con %%EOF")
+	}
+	// What follows the last %%EOF is outside the PDF, whatever a stream
+	// left open says (a viewer stops there).
+	if m := activeContent(p.tail[eof:]); m != "" {
+		return polyglot(m)
 	}
 	if p.allowScripts {
 		return nil
@@ -267,24 +292,4 @@ func (p *pdfCheck) keepTail(fresh []byte) {
 	}
 	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
 	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
-}
-
-// nextIndex returns the index of the first sep in buf that starts in
-// [i, lim), or lim. It looks for sep's last byte, the rarest in PDF text
-// of the words looked for here ("obj", "stream") and no rarer than any
-// other in compressed data, and compares the rest backwards.
-func nextIndex(buf []byte, i, lim int, sep string) int {
-	last, n := sep[len(sep)-1], len(sep)
-	for j := i + n - 1; j < min(len(buf), lim+n-1); {
-		k := bytes.IndexByte(buf[j:min(len(buf), lim+n-1)], last)
-		if k < 0 {
-			break
-		}
-		j += k
-		if string(buf[j-n+1:j+1]) == sep {
-			return j - n + 1
-		}
-		j++
-	}
-	return lim
 }

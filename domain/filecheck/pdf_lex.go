@@ -122,6 +122,12 @@ func pdfObjNumber(w *window, e int) (num uint32, ok, keyword bool) {
 	return uint32(n), true, keyword
 }
 
+// pdfActive is the refusal of a PDF with the active name name.
+func pdfActive(name string) *Finding {
+	return refuse(ActiveContent, "el PDF contiene contenido activo (/"+name+
+		"); no se aceptan PDF con scripts, acciones de ejecución, adjuntos, multimedia ni formularios XFA")
+}
+
 // pdfActiveName reports whether name is one of contract §7's: scripts,
 // launch actions, attachments, rich media, XFA forms.
 func pdfActiveName(name []byte) bool {
@@ -226,4 +232,24 @@ func (s *pdfSyntax) advance(w *window, to int64) {
 		}
 	}
 	s.pos = max(s.pos, w.base+int64(i))
+}
+
+// nextIndex returns the index of the first sep in buf that starts in
+// [i, lim), or lim. It looks for sep's last byte, the rarest in PDF text
+// of the words looked for here ("obj", "stream") and no rarer than any
+// other in compressed data, and compares the rest backwards.
+func nextIndex(buf []byte, i, lim int, sep string) int {
+	last, n := sep[len(sep)-1], len(sep)
+	for j := i + n - 1; j < min(len(buf), lim+n-1); {
+		k := bytes.IndexByte(buf[j:min(len(buf), lim+n-1)], last)
+		if k < 0 {
+			break
+		}
+		j += k
+		if string(buf[j-n+1:j+1]) == sep {
+			return j - n + 1
+		}
+		j++
+	}
+	return lim
 }

@@ -2,8 +2,6 @@ package filecheck
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,105 +9,25 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	pdfcpu "github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/lender/disbursementd/test/pdforacle"
 )
 
 // The PDF check, differentially against an independent reader: pdfcpu
-// reads the file as a viewer does (cross-reference table or stream,
-// object streams decoded with their filters and predictors, references
-// resolved, a broken file repaired) and lists the names of contract §7
-// in every object it read. Whatever it finds, the check must refuse.
-// pdfcpu is a test dependency only: no file of the service imports it.
+// reads the file as a viewer does and lists the names of contract §7 in
+// every object it read (package test/pdforacle). Whatever it finds, the
+// check must refuse. pdfcpu is a test dependency only: no file of the
+// service imports it.
 //
 // pdfcpu runs in a child process, this test binary started again with
 // DISB_TEST_PDF_ORACLE=child: on some hostile inputs it recurses until
 // its stack overflows (a stream whose /DecodeParms names itself), a fatal
 // error that recover does not catch, and a crash or a hang of the oracle
 // must cost one input, not the test run or the fuzzing.
-
-// oracleActive are contract §7's names, spelled here again on purpose:
-// the oracle shares no code with the check.
-var oracleActive = []string{"JavaScript", "JS", "Launch", "EmbeddedFile", "RichMedia", "XFA"}
-
-var pdfcpuConfig = sync.OnceValue(func() *model.Configuration {
-	model.ConfigPath = "disable" // no configuration directory written or read
-	conf := model.NewDefaultConfiguration()
-	conf.ValidationMode = model.ValidationRelaxed
-	return conf
-})
-
-// oracleNames returns the active names pdfcpu finds in the objects it
-// reads from pdf, as keys or values, #xx escapes decoded; err when it
-// cannot read the file (or fails inside).
-func oracleNames(pdf []byte) (found []string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			found, err = nil, fmt.Errorf("pdfcpu panicked: %v", r)
-		}
-	}()
-	c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conf := *pdfcpuConfig()
-	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(pdf), &conf)
-	if err != nil {
-		return nil, err
-	}
-	note := func(name string) {
-		if d, err := types.DecodeName(name); err == nil {
-			name = d
-		}
-		if slices.Contains(oracleActive, name) && !slices.Contains(found, name) {
-			found = append(found, name)
-		}
-	}
-	var walk func(o types.Object, depth int)
-	walk = func(o types.Object, depth int) {
-		if depth > 100 {
-			return
-		}
-		switch v := o.(type) {
-		case types.Name:
-			note(string(v))
-		case types.Dict:
-			for k, e := range v {
-				note(k)
-				walk(e, depth+1)
-			}
-		case types.Array:
-			for _, e := range v {
-				walk(e, depth+1)
-			}
-		case types.StreamDict:
-			walk(v.Dict, depth+1)
-		case types.ObjectStreamDict:
-			walk(v.Dict, depth+1)
-		case types.XRefStreamDict:
-			walk(v.Dict, depth+1)
-		}
-	}
-	for _, e := range ctx.XRefTable.Table {
-		if e == nil || e.Object == nil {
-			continue
-		}
-		o := e.Object
-		if lazy, ok := o.(types.LazyObjectStreamObject); ok {
-			// An object of an object stream, decoded when first used.
-			if o, err = lazy.DecodedObject(c); err != nil {
-				continue
-			}
-		}
-		walk(o, 0)
-	}
-	return found, nil
-}
 
 // TestMain serves the oracle when this binary is its child process.
 func TestMain(m *testing.M) {
@@ -136,7 +54,7 @@ func serveOracle(in io.Reader, out io.Writer) {
 			return
 		}
 		line := "ok"
-		found, err := oracleNames(pdf)
+		found, err := pdforacle.Names(pdf)
 		if err != nil {
 			line = "err " + strings.ReplaceAll(err.Error(), "\n", " ")
 		}

@@ -1,26 +1,51 @@
 package filecheck
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // activeMarkers are the openings of script or markup that a document or
-// image has no reason to carry in the clear: a file that holds one is a
-// polyglot (a PDF or JPEG that is also PHP or HTML) and is refused.
+// image has no reason to carry as text: a file that holds one where a
+// reader takes bytes as text is a polyglot (a PDF or JPEG that is also
+// PHP or HTML) and is refused.
+//
+// Where a marker is looked for is contract §10's rule, and each type's
+// check says where that is, as it walks the file: PDF bytes outside
+// stream data and after the last %%EOF (pdf.go); JPEG COM and APPn
+// segments and bytes after EOI (jpeg.go); PNG tEXt, zTXt and iTXt chunks,
+// the compressed ones inflated, and bytes after IEND (image.go,
+// pngtext.go); TIFF ASCII fields (tifftext.go). Compressed or
+// entropy-coded data (stream contents, JPEG scans, IDAT, strips and
+// tiles) is never searched: random bytes spell "<?=" once in 16 MiB, so
+// searching them refuses real scans in proportion to their size. No byte
+// comes before a signature: a file that does not start with its type's
+// signature is refused before any of this (sniff).
 var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", longestMarker, "<iframe", "<body", "<object", "<embed"}
 
 const longestMarker = "<!doctype html"
 
+// polyglot is the refusal of a file that carries marker m as text.
+func polyglot(m string) *Finding {
+	return refuse(TypeRefused, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
+}
+
 // activeContent returns the first active marker found in data, matching
 // case-insensitively without copying the content.
-func activeContent(data []byte) string {
-	for i := bytes.IndexByte(data, '<'); i >= 0; {
-		if m := activeMarkerAt(data[i:]); m != "" {
-			return m
-		}
-		j := bytes.IndexByte(data[i+1:], '<')
+func activeContent(data []byte) string { return markerIn(data, 0, len(data)) }
+
+// markerIn returns the first active marker that starts in buf[i:lim]; a
+// marker may run on past lim into the rest of buf.
+func markerIn(buf []byte, i, lim int) string {
+	for i < lim {
+		j := bytes.IndexByte(buf[i:lim], '<')
 		if j < 0 {
 			break
 		}
-		i += 1 + j
+		if m := activeMarkerAt(buf[i+j:]); m != "" {
+			return m
+		}
+		i += j + 1
 	}
 	return ""
 }
@@ -64,22 +89,82 @@ func hasPrefixFold(b []byte, lower string) bool {
 	return true
 }
 
-// polyglotCheck looks for active markers anywhere in a file of any type.
-type polyglotCheck struct{}
+// toEnd is the end of a span that runs to the end of the file.
+const toEnd = math.MaxInt64
 
-func (polyglotCheck) check(w *window) *Finding {
-	buf, lim := w.buf, w.index(w.limit)
-	for i := w.index(w.from); i < lim; {
-		j := bytes.IndexByte(buf[i:lim], '<')
-		if j < 0 {
-			break
-		}
-		if m := activeMarkerAt(buf[i+j:]); m != "" {
-			return refuse(TypeRefused, "el archivo contiene contenido activo ("+m+"); no se aceptan archivos políglotas")
-		}
-		i += j + 1
+// textSpans are the stretches of a file (offsets [from, to)) that its
+// type's check found to be text, as it walks the file. Each window
+// searches the part of them it handles, [w.from, w.limit), so every byte
+// of a span is searched once, in the window that handles it; a marker
+// that starts in a span is read whole, even when it runs on past it.
+type textSpans struct {
+	pending [][2]int64 // spans that reach past the last window's limit
+}
+
+// add searches the part of [from, to) that w handles and keeps the rest
+// for the windows after it.
+func (t *textSpans) add(w *window, from, to int64) *Finding {
+	if from >= to {
+		return nil
+	}
+	if fe := searchSpan(w, from, to); fe != nil {
+		return fe
+	}
+	if to > w.limit {
+		t.pending = append(t.pending, [2]int64{max(from, w.limit), to})
 	}
 	return nil
 }
 
-func (polyglotCheck) finish(int64) *Finding { return nil }
+// search searches the part of the spans kept from earlier windows that w
+// handles, and forgets those that end in it.
+func (t *textSpans) search(w *window) *Finding {
+	kept := t.pending[:0]
+	for _, s := range t.pending {
+		if fe := searchSpan(w, s[0], s[1]); fe != nil {
+			return fe
+		}
+		if s[1] > w.limit {
+			kept = append(kept, [2]int64{max(s[0], w.limit), s[1]})
+		}
+	}
+	t.pending = kept
+	return nil
+}
+
+// searchSpan searches the offsets of [from, to) that w handles.
+func searchSpan(w *window, from, to int64) *Finding {
+	from, to = max(from, w.from), min(to, w.limit)
+	if from >= to {
+		return nil
+	}
+	if m := markerIn(w.buf, w.index(from), w.index(to)); m != "" {
+		return polyglot(m)
+	}
+	return nil
+}
+
+// searchStream searches the text that read gives, block by block, in
+// buf: a marker cut by a block's end is found whole with the next. It
+// stops at read's first error and returns it (io.EOF: the text ended).
+func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
+	keep := len(longestMarker) - 1 // carried to the next block
+	n := 0
+	for {
+		k, err := read(buf[n:])
+		n += k
+		lim := n - keep
+		if err != nil {
+			lim = n
+		}
+		if lim > 0 {
+			if m := markerIn(buf[:n], 0, lim); m != "" {
+				return m, nil
+			}
+			n = copy(buf, buf[lim:n])
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}

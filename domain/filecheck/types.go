@@ -51,14 +51,28 @@ func Canonical(ext string) (name string, ok bool) {
 	return "", false
 }
 
-// sniff returns the type whose magic bytes data starts with.
-func sniff(data []byte) (fileType, bool) {
+// pdfHeaderWithin is how far into a file a PDF's header may start, as
+// viewers look for it (a print workflow may put a line before it; the
+// PDF 2.0 examples have one). What comes before it is searched for
+// active markers as the rest of the PDF's text (contract §10). An image
+// starts with its signature.
+const pdfHeaderWithin = 1024
+
+// sniff returns the type whose magic bytes data starts with or, for a
+// PDF, holds in its first pdfHeaderWithin bytes. more says that data,
+// not the whole file (final is false), is too short to tell yet.
+func sniff(data []byte, final bool) (t fileType, ok, more bool) {
 	for _, t := range fileTypes {
 		for _, m := range t.magic {
 			if bytes.HasPrefix(data, m) {
-				return t, true
+				return t, true, false
 			}
 		}
 	}
-	return fileType{}, false
+	pdf := fileTypes[slices.IndexFunc(fileTypes, func(t fileType) bool { return t.ext == "pdf" })]
+	within := pdfHeaderWithin + len(pdf.magic[0])
+	if bytes.Contains(data[:min(len(data), within)], pdf.magic[0]) {
+		return pdf, true, false
+	}
+	return fileType{}, false, !final && len(data) < within
 }

@@ -120,6 +120,11 @@ func TestComposeFile(t *testing.T) {
 			continue
 		}
 		replicas++
+		// The image has no shell: the health check is the binary's probe
+		// command (TestProbeAsksReadyz in test/ tests what it does).
+		if hc := s.HealthCheck; hc == nil || strings.Join(hc.Test, " ") != "CMD /usr/local/bin/disbursementd probe" {
+			t.Errorf("%s has no health check running the binary's probe: %+v", s.Name, s.HealthCheck)
+		}
 		env, onHost := readSecrets(t, composeEnv(s), secretFiles(t, p, s))
 		for _, k := range []string{"DISB_STORE_DSN", "DISB_UPLOADS_S3_SECRET_ACCESS_KEY"} {
 			if _, plain := composeEnv(s)[k]; plain {

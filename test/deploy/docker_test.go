@@ -2,9 +2,11 @@ package deploy
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,9 +83,59 @@ func TestDockerBuildContext(t *testing.T) {
 		}
 		kept++
 	}
-	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(t.TempDir(), "disbursementd"), "./cmd/disbursementd")
-	build.Dir, build.Env = dir, append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	// The Dockerfile's own build line, with the build arguments the guide
+	// passes (evaluated by a shell in the checkout, as the operator's is),
+	// in a context without .git: the binary must name the version and the
+	// commit it was built from.
+	args := guideBuildArgs(t)
+	outDir := t.TempDir()
+	build := exec.Command("bash", "-c", "set -euo pipefail; "+strings.ReplaceAll(dockerfileBuildLine(t), "/out/", outDir+"/"))
+	build.Dir, build.Env = dir, append(os.Environ(), "VERSION="+args["VERSION"], "COMMIT="+args["COMMIT"], "GOFLAGS=-buildvcs=false")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Errorf("the service does not build from the %d files of the build context: %v\n%s", kept, err, out)
+		t.Fatalf("the service does not build from the %d files of the build context: %v\n%s", kept, err, out)
 	}
+	head, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+	need(t, err == nil, "git rev-parse does not work here")
+	got, err := exec.Command(filepath.Join(outDir, "disbursementd"), "version").CombinedOutput()
+	if want := fmt.Sprintf("disbursementd %s (%.12s)\n", args["VERSION"], head); err != nil || string(got) != want {
+		t.Errorf("an image built as the guide says reports %q (%v), want %q", got, err, want)
+	}
+}
+
+// guideBuildArgs evaluates the --build-arg values of the operator guide's
+// docker build command, in a shell in the checkout (at this commit, not
+// the release tag the guide checks out first).
+func guideBuildArgs(t *testing.T) map[string]string {
+	t.Helper()
+	block := fencedBlock(t, "docs/operator-guide.md", "docker build -f deploy/Dockerfile")
+	args := map[string]string{}
+	for _, m := range regexp.MustCompile(`--build-arg ([A-Z]+)=(\$\([^)]*\)|\S+)`).FindAllStringSubmatch(block, -1) {
+		cmd := exec.Command("bash", "-c", "printf %s "+m[2])
+		cmd.Dir = repo
+		v, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the guide's --build-arg %s=%s: %v", m[1], m[2], err)
+		}
+		args[m[1]] = string(v)
+	}
+	if args["VERSION"] == "" || args["COMMIT"] == "" {
+		t.Fatalf("the guide's docker build passes %v; it must pass VERSION and COMMIT:\n%s", args, block)
+	}
+	return args
+}
+
+// dockerfileBuildLine is the Dockerfile's RUN line that builds the binary.
+func dockerfileBuildLine(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(repoPath("deploy/Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(strings.ReplaceAll(string(data), "\\\n", " ")) {
+		if run, ok := strings.CutPrefix(line, "RUN CGO_ENABLED=0 go build"); ok {
+			return "CGO_ENABLED=0 go build" + run
+		}
+	}
+	t.Fatal("deploy/Dockerfile has no RUN CGO_ENABLED=0 go build line")
+	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -106,25 +105,13 @@ func checkService(t *testing.T, r route) {
 	}
 }
 
-// checkIngress: TLS with a Secret, to the partner-facing Service's port.
-func checkIngress(t *testing.T, r route, ing *networkingv1.Ingress) {
-	t.Helper()
-	if len(ing.Spec.TLS) == 0 || ing.Spec.TLS[0].SecretName == "" {
-		t.Errorf("Ingress %s has no TLS", ing.Name)
-	}
-	svc := partnerService(t, r)
-	for _, rule := range ing.Spec.Rules {
-		for _, p := range rule.HTTP.Paths {
-			be := p.Backend.Service
-			if be == nil || be.Name != svc.Name || be.Port.Name != svc.Spec.Ports[0].Name {
-				t.Errorf("Ingress %s path %s goes to %+v, not the Service", ing.Name, p.Path, be)
-			}
-		}
-	}
-}
+// goRuntimeEnv are the Go runtime's variables a pod may set beside the
+// service's own.
+var goRuntimeEnv = map[string]bool{"GOMEMLIMIT": true, "GOGC": true, "GOMAXPROCS": true}
 
-// checkEnvLoads: the service's own configuration accepts the environment.
-func checkEnvLoads(t *testing.T, env map[string]string) {
+// checkEnvLoads: the service's own configuration accepts the environment;
+// it returns the settings the pods run with.
+func checkEnvLoads(t *testing.T, env map[string]string) *config.Config {
 	t.Helper()
 	known := map[string]bool{config.EnvConfigFile: true}
 	for _, s := range config.Settings() {
@@ -135,12 +122,14 @@ func checkEnvLoads(t *testing.T, env map[string]string) {
 	}
 	t.Chdir(t.TempDir())
 	for k, v := range env {
-		if !known[k] {
+		if !known[k] && !goRuntimeEnv[k] {
 			t.Errorf("the pods set %s, which is no configuration key", k)
 		}
 		t.Setenv(k, v)
 	}
-	if _, err := config.Load(""); err != nil {
-		t.Errorf("the service refuses the pods' environment: %v", err)
+	c, err := config.Load("")
+	if err != nil {
+		t.Fatalf("the service refuses the pods' environment: %v", err)
 	}
+	return c
 }

@@ -142,6 +142,7 @@ func TestKubernetesRoutes(t *testing.T) {
 	for _, s := range secrets {
 		values[s.Name] = s.StringData
 	}
+	partner, operator := partnerPaths(t) // read before a subtest's t.Chdir
 	seen := map[string]bool{}
 	for _, b := range routes(t) {
 		r := sortRoute(t, b)
@@ -155,6 +156,9 @@ func TestKubernetesRoutes(t *testing.T) {
 			for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
 				checkContainer(t, c)
 			}
+			if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+				t.Error("the pods must not mount a service account token (automountServiceAccountToken: false): the service never calls the API")
+			}
 			if spec.SecurityContext == nil || spec.SecurityContext.RunAsNonRoot == nil || !*spec.SecurityContext.RunAsNonRoot {
 				t.Error("the pod must run as non-root")
 			}
@@ -166,6 +170,13 @@ func TestKubernetesRoutes(t *testing.T) {
 			checkService(t, r)
 
 			svc := spec.Containers[0]
+			for _, from := range svc.EnvFrom {
+				// A generated name (configMapGenerator): an edit of the
+				// settings changes it, so applying it rolls the pods.
+				if cm := from.ConfigMapRef; cm != nil && !strings.HasPrefix(cm.Name, "disbursementd-") {
+					t.Errorf("the pods read ConfigMap %q, not a generated name: an edit would not roll them", cm.Name)
+				}
+			}
 			env := r.env(t, svc, values)
 			for _, from := range append(svc.EnvFrom, spec.InitContainers[len(spec.InitContainers)-1].EnvFrom...) {
 				if from.SecretRef != nil && from.SecretRef.Name == "disbursementd-s3" && (from.SecretRef.Optional == nil || !*from.SecretRef.Optional) {
@@ -182,7 +193,7 @@ func TestKubernetesRoutes(t *testing.T) {
 			if svc.ReadinessProbe == nil || svc.ReadinessProbe.HTTPGet.Path != "/readyz" || svc.LivenessProbe == nil || svc.LivenessProbe.HTTPGet.Path != "/healthz" {
 				t.Error("probes must be /readyz (readiness) and /healthz (liveness)")
 			}
-			checkEnvLoads(t, env)
+			settings := checkEnvLoads(t, env)
 
 			switch {
 			case env["DISB_UPLOADS_BACKEND"] == "s3":
@@ -206,7 +217,7 @@ func TestKubernetesRoutes(t *testing.T) {
 			}
 			for _, ing := range r.ingresses {
 				seen["ingress"] = true
-				checkIngress(t, r, ing)
+				checkIngress(t, r, ing, settings, partner, operator)
 			}
 			if len(r.monitors) > 0 {
 				seen["monitoring"] = true

@@ -34,7 +34,7 @@ func newScratchRoot(t *testing.T) *scratchRoot {
 	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	s := &scratchRoot{Dir: filepath.Join(base, "root"), local: filepath.Join(base, "usr-local")}
 	s.shims = filepath.Join(s.Dir, "opt/shims")
-	for _, d := range []string{"usr", "etc/systemd/system", "var/lib", "tmp", "dev", "proc", "root", "opt/shims"} {
+	for _, d := range []string{"usr", "etc/systemd/system", "etc/profile.d", "var/lib", "tmp", "dev", "proc", "root", "opt/shims"} {
 		if err := os.MkdirAll(filepath.Join(s.Dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}

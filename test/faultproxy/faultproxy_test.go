@@ -111,3 +111,72 @@ func TestHTTPFaultsAndCounts(t *testing.T) {
 		t.Fatal("Reset kept the counts")
 	}
 }
+
+// TestMySQLFatesAndCut: a COMMIT whose answer is lost is applied and the
+// client gets an error; a dropped COMMIT is not applied; a cut refuses
+// connections until Restore. The proxy counts each fault it made, and
+// only those.
+func TestMySQLFatesAndCut(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	direct, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	p := faultproxy.StartMySQL(t, mustAddr(t, dsn))
+	db, err := sql.Open("mysql", p.Route(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows := func(id int) int {
+		var n int
+		if err := direct.QueryRow("SELECT COUNT(*) FROM t WHERE id = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	insert := func(id int) error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec("INSERT INTO t VALUES (?)", id); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	if err := insert(1); err != nil || rows(1) != 1 || p.Failed() != 0 {
+		t.Fatalf("no fault armed: %v, %d rows, %d failed", err, rows(1), p.Failed())
+	}
+	p.FailNext("commit", faultproxy.LoseAnswer)
+	if err := insert(2); err == nil || rows(2) != 1 || p.Failed() != 1 {
+		t.Fatalf("answer lost: %v, %d rows, %d failed; want an error, the row, 1", err, rows(2), p.Failed())
+	}
+	p.FailNext("commit", faultproxy.Drop)
+	if err := insert(3); err == nil || rows(3) != 0 || p.Failed() != 2 {
+		t.Fatalf("dropped: %v, %d rows, %d failed; want an error, no row, 2", err, rows(3), p.Failed())
+	}
+	if err := insert(4); err != nil || rows(4) != 1 || p.Failed() != 2 {
+		t.Fatalf("after the faults: %v, %d rows, %d failed", err, rows(4), p.Failed())
+	}
+	p.Cut()
+	if err := db.Ping(); err == nil || p.Cuts() == 0 {
+		t.Fatalf("while cut: ping %v, %d cuts", err, p.Cuts())
+	}
+	p.Restore()
+	if err := insert(5); err != nil || rows(5) != 1 {
+		t.Fatalf("after Restore: %v, %d rows", err, rows(5))
+	}
+}
+
+func mustAddr(t *testing.T, dsn string) string {
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Addr
+}

@@ -21,11 +21,12 @@ import (
 // that injects faults per request and counts requests by method. SigV4
 // signatures survive it: it forwards the Host the client signed.
 type HTTP struct {
-	srv    *httptest.Server
-	rp     *httputil.ReverseProxy
-	mu     sync.Mutex
-	faults func(*http.Request) Fault
-	counts map[string]int64 // by method, and by "method object" for report objects
+	srv     *httptest.Server
+	rp      *httputil.ReverseProxy
+	mu      sync.Mutex
+	faults  func(*http.Request) Fault
+	counts  map[string]int64 // by method, and by "method object" for report objects
+	faulted int64            // requests given a fault
 }
 
 // Fault is what the proxy does to one request; the zero Fault forwards it.
@@ -93,11 +94,19 @@ func (p *HTTP) Requests(method string) int64 { return p.count(method) }
 // whose name is an upload name, domain.IsUploadName, under any prefix).
 func (p *HTTP) Objects(method string) int64 { return p.count(method + " object") }
 
+// Faulted is the number of requests given a fault (not the zero Fault).
+func (p *HTTP) Faulted() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.faulted
+}
+
 // Reset sets the counts to zero.
 func (p *HTTP) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.counts)
+	p.faulted = 0
 }
 
 func (p *HTTP) count(key string) int64 {
@@ -126,6 +135,9 @@ func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	var f Fault
 	if p.faults != nil {
 		f = p.faults(r)
+	}
+	if f != (Fault{}) {
+		p.faulted++
 	}
 	p.mu.Unlock()
 	switch {

@@ -21,7 +21,9 @@ import (
 
 // MySQL is a TCP proxy that reads the MySQL client protocol packet by
 // packet, so it can hold a statement (a COMMIT, say) for a while before
-// the server sees it, as a slow network or a stalled server would. What a
+// the server sees it, as a slow network or a stalled server would, or
+// fail it (Fate: its answer lost, or the statement dropped), and take the
+// database away (Cut) and bring it back (Restore). What a
 // connection sends after a held statement waits behind it. Statements are
 // matched by the text of COM_QUERY and COM_STMT_PREPARE; executions of
 // prepared statements carry no text and are never held. Plain connections
@@ -33,7 +35,10 @@ type MySQL struct {
 	mu     sync.Mutex
 	rules  []*rule
 	conns  map[net.Conn]struct{}
+	down   bool // Cut: connections are refused
 	held   atomic.Int64
+	failed atomic.Int64 // statements a Fate failed
+	cuts   atomic.Int64 // connections Cut closed or refused
 	// closeOnce makes Close safe to call twice.
 	closeOnce sync.Once
 }
@@ -48,6 +53,7 @@ type rule struct {
 	prefix string               // upper case
 	delay  func() time.Duration // how long to hold a match
 	hold   *Hold                // non-nil: this rule holds one statement, then goes
+	fate   Fate                 // not Pass: this rule fails one statement so, then goes
 }
 
 // StartMySQL starts a proxy to target (host:port) on a loopback port; it
@@ -126,6 +132,14 @@ func (p *MySQL) serve() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			p.cuts.Add(1)
+			_ = c.Close()
+			continue
+		}
 		go p.pipe(c)
 	}
 }
@@ -140,8 +154,9 @@ func (p *MySQL) pipe(client net.Conn) {
 	p.conns[client], p.conns[server] = struct{}{}, struct{}{}
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { _ = p.forward(client, server); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(client, server); done <- struct{}{} }()
+	c := &conn{client: client, server: server}
+	go func() { _ = p.forward(c); done <- struct{}{} }()
+	go func() { _ = c.answer(); done <- struct{}{} }()
 	<-done
 	_ = client.Close()
 	_ = server.Close()
@@ -152,9 +167,10 @@ func (p *MySQL) pipe(client net.Conn) {
 }
 
 // forward copies the client's packets to the server one by one, holding
-// those a rule matches. A held packet is sent even if the client has gone
-// meanwhile: it was already on its way.
-func (p *MySQL) forward(client, server net.Conn) error {
+// or failing those a rule matches. A held packet is sent even if the
+// client has gone meanwhile: it was already on its way.
+func (p *MySQL) forward(c *conn) error {
+	client, server := c.client, c.server
 	r := bufio.NewReaderSize(client, 64<<10)
 	var pkt []byte
 	for {
@@ -170,7 +186,11 @@ func (p *MySQL) forward(client, server net.Conn) error {
 		}
 		released := func() {}
 		if hdr[3] == 0 { // a command starts with sequence 0
-			released = p.holdIfMatched(pkt[4:])
+			var fate Fate
+			released, fate = p.holdIfMatched(pkt[4:])
+			if !c.suffer(p, fate) {
+				return errFailed
+			}
 		}
 		_, err := server.Write(pkt)
 		released()
@@ -186,11 +206,11 @@ const (
 )
 
 // holdIfMatched holds a command that a rule matches, and returns what to
-// call once it has been forwarded.
-func (p *MySQL) holdIfMatched(payload []byte) (released func()) {
+// call once it has been forwarded and the Fate the rule gives it.
+func (p *MySQL) holdIfMatched(payload []byte) (released func(), fate Fate) {
 	released = func() {}
 	if len(payload) < 2 || (payload[0] != comQuery && payload[0] != comStmtPrepare) {
-		return released
+		return released, Pass
 	}
 	text := strings.ToUpper(strings.TrimSpace(string(payload[1:min(len(payload), 256)])))
 	p.mu.Lock()
@@ -198,15 +218,19 @@ func (p *MySQL) holdIfMatched(payload []byte) (released func()) {
 	for i, r := range p.rules {
 		if strings.HasPrefix(text, r.prefix) {
 			match = r
-			if r.hold != nil {
+			if r.hold != nil || r.fate != Pass {
 				p.rules = append(p.rules[:i], p.rules[i+1:]...)
 			}
 			break
 		}
 	}
 	p.mu.Unlock()
-	if match == nil {
-		return released
+	switch {
+	case match == nil:
+		return released, Pass
+	case match.fate != Pass:
+		p.failed.Add(1)
+		return released, match.fate
 	}
 	p.held.Add(1)
 	if match.hold != nil {
@@ -219,7 +243,7 @@ func (p *MySQL) holdIfMatched(payload []byte) (released func()) {
 	case <-t.C:
 	case <-p.closed:
 	}
-	return released
+	return released, Pass
 }
 
 // Close stops the proxy: held statements are released at once and every

@@ -9,6 +9,7 @@
 //	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
 //	go run -C test/load . -store mysql -mode list-flood    # beside full-range lists on 10^6 rows
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
+//	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -75,6 +76,8 @@ type options struct {
 	listTimeout         time.Duration // a list-flood client's timeout
 	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
 	soakConc            int
+	galera              bool // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
+	galeraEvery         time.Duration
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -125,6 +128,8 @@ func main() {
 	flag.DurationVar(&o.listTimeout, "list-timeout", 8*time.Second, "a listing client's timeout, with -mode list-flood")
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
+	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
+	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")
 	flag.Parse()
 	if o.soak > 0 {
 		o.store = "mysql"

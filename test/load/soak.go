@@ -28,6 +28,13 @@ import (
 // and the date, to the results file. The counts are correctness figures
 // (answers against rows and files), valid on a busy machine too.
 func runSoak(o options) error {
+	var galera *soak.Galera
+	if o.galera {
+		var err error
+		if galera, o.dsn, err = galeraSoak(o); err != nil {
+			return err
+		}
+	}
 	if o.dsn == "" {
 		return errors.New("-soak needs a MariaDB server: -dsn or DISB_TEST_MYSQL_DSN")
 	}
@@ -52,6 +59,11 @@ func runSoak(o options) error {
 	if err != nil {
 		return err
 	}
+	if galera != nil {
+		if err := galera.ForDatabase(dbName); err != nil {
+			return err
+		}
+	}
 	logDir := filepath.Join(dir, "logs")
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return err
@@ -62,7 +74,7 @@ func runSoak(o options) error {
 	began, load := time.Now(), loadAverage()
 	res, err := soak.Run(ctx, soak.Config{
 		Binary: bin, Dir: dir, DSN: dsn, S3: s3cfg, Env: os.Environ(),
-		Duration: o.soak, Concurrency: o.soakConc, Replicas: max(2, o.replicas),
+		Duration: o.soak, Concurrency: o.soakConc, Replicas: max(2, o.replicas), Galera: galera,
 		Logs: func(name string) io.Writer {
 			f, err := os.Create(filepath.Join(logDir, name+".log"))
 			if err != nil {

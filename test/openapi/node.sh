@@ -1,11 +1,13 @@
 # Sourced by lint and generators (from this directory): the Node.js check
 # and the install of the pinned npm packages of package-lock.json.
 
-# need_node stops the script unless Node.js >= 20.19 and npm are here
-# (@redocly/cli 2 needs 20.19; the generators need less, see generators).
+# need_node [MAJOR MINOR] stops the script unless Node.js >= MAJOR.MINOR
+# (default 20.19: @redocly/cli 2 needs it; the generators need 22.18, see
+# generators) and npm are here.
 need_node() {
-  if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
-    echo "test/openapi: needs Node.js >= 20.19 and npm (found: $(node --version 2>/dev/null || echo none))" >&2
+  local major=${1:-20} minor=${2:-19}
+  if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); const [x, y] = process.argv.slice(1).map(Number); process.exit(a > x || (a === x && b >= y) ? 0 : 1)' "$major" "$minor" 2>/dev/null; then
+    echo "test/openapi: needs Node.js >= $major.$minor and npm (found: $(node --version 2>/dev/null || echo none))" >&2
     exit 1
   fi
 }

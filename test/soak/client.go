@@ -83,6 +83,9 @@ func (s *soak) deliver(ctx context.Context, r *report, start int) bool {
 		}
 		a := s.post(ctx, s.fleet.url(start+attempt), r)
 		s.res.tally(a.kind())
+		if a.err != nil || (a.status == http.StatusServiceUnavailable && a.code != "file_store_failed") {
+			s.res.unavailable(time.Now(), a.kind()) // not the bucket's faults: the database's
+		}
 		switch {
 		case a.err == nil && a.status == http.StatusOK:
 			r.acknowledged(a)

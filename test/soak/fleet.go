@@ -79,6 +79,7 @@ func setUp(ctx context.Context, c *Config) (_ *soak, err error) {
 		"DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json", "DISB_THROTTLE_BACKEND=database",
 		"DISB_AUTH_PRIVATE_KEY_FILE="+filepath.Join(keys, "private.pem"),
 		"DISB_HTTP_REPORT_TIMEOUT="+c.ReportTimeout.String(), "DISB_UPLOADS_SWEEP_INTERVAL=1s",
+		"DISB_STORE_LOCK_WAIT_TIMEOUT="+lockWait(c.ReportTimeout).String(),
 		"DISB_STORE_DRIVER=mysql", "DISB_UPLOADS_BACKEND=s3", "DISB_UPLOADS_S3_BUCKET="+c.S3.Bucket,
 		"DISB_UPLOADS_S3_PREFIX="+c.S3.Prefix, "DISB_UPLOADS_S3_REGION="+c.S3.Region, "DISB_UPLOADS_S3_PATH_STYLE=true",
 		"DISB_UPLOADS_S3_ACCESS_KEY_ID="+c.S3.AccessKeyID, "DISB_UPLOADS_S3_SECRET_ACCESS_KEY="+c.S3.SecretAccessKey)
@@ -91,7 +92,14 @@ func setUp(ctx context.Context, c *Config) (_ *soak, err error) {
 	if out, err := proc.CLI(c.Binary, c.Dir, s.direct, Password+"\n", "users", "add", "--user", User, "--nit", NIT); err != nil {
 		return nil, fmt.Errorf("users add: %v\n%s", err, out)
 	}
-	s.fleet = &fleet{c: c, env: s.served}
+	s.fleet = &fleet{c: c, env: func(int) []string { return s.served }}
+	if c.Galera != nil {
+		// Replica i writes straight to node i: the faults are the nodes'
+		// deaths (and the bucket's), so the 503s during a kill are its own.
+		s.fleet.env = func(i int) []string {
+			return append(append([]string{}, common...), "DISB_STORE_DSN="+c.Galera.DSNs[i], "DISB_UPLOADS_S3_ENDPOINT="+s.s3.URL())
+		}
+	}
 	for i := range c.Replicas {
 		if err := s.fleet.start(i); err != nil {
 			return nil, err
@@ -121,7 +129,7 @@ func (s *soak) tearDown() {
 // database, the bucket and the key.
 type fleet struct {
 	c     *Config
-	env   []string
+	env   func(i int) []string // replica i's environment
 	mu    sync.Mutex
 	procs []*proc.Process
 	logs  []*logScan // every process's, restarted ones included
@@ -141,7 +149,7 @@ func (f *fleet) start(i int) error {
 	logs := newLogScan(f.c.Logs(name))
 	f.logs = append(f.logs, logs)
 	f.mu.Unlock()
-	p, err := proc.Start(f.c.Binary, dir, f.env, logs)
+	p, err := proc.Start(f.c.Binary, dir, f.env(i), logs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -183,4 +191,10 @@ func (f *fleet) stopAll() {
 			p.Kill()
 		}
 	}
+}
+
+// lockWait is store.lock_wait_timeout for a report timeout: half of it in
+// whole seconds, at least 1 s (the soak's timeouts are short).
+func lockWait(reportTimeout time.Duration) time.Duration {
+	return max(time.Second, (reportTimeout / 2).Truncate(time.Second))
 }

@@ -37,7 +37,11 @@ func (s *soak) load(ctx context.Context) error {
 	go func() { defer close(logins); s.logins(ctx, &stopped) }()
 
 	killed := make(chan error, 1)
-	go func() { killed <- s.killOne(ctx) }()
+	if c.Galera != nil {
+		go func() { killed <- s.killNodes(ctx, &stopped) }()
+	} else {
+		go func() { killed <- s.killOne(ctx) }()
+	}
 
 	select {
 	case <-time.After(c.Duration):

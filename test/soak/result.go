@@ -51,6 +51,13 @@ type Result struct {
 	DuplicateReports   int              // reports (identities) with more than one row
 	Unacknowledged     int              // reports of the mix that never got their 200
 
+	// Galera: each node's SIGKILL and what partners saw meanwhile, the
+	// store's conflicts (1213) run again, and every node's tables.
+	NodeKills []NodeKill
+	Baseline  map[string]int64 // the same answers before the first kill, for comparison
+	Conflicts int64
+	Nodes     []NodeTables
+
 	Violations     []string // the first maxViolations
 	ViolationCount int
 }
@@ -100,7 +107,9 @@ func (r *Result) Print(w io.Writer) {
 	p("faults:             COMMITs %d, held %d (%d past the report timeout, longest %s; %.0f %% of COMMITs, 0-%s); object PUTs %d, faulted %s",
 		r.Commits, r.CommitsHeld, r.CommitsHeldPastTimeout, r.MaxCommitHeld.Round(100*time.Millisecond), 100*r.Faults.CommitShare,
 		r.Faults.CommitMax, r.ObjectPUTs, counts(r.PUTFaults))
-	p("SIGKILL / restart:  replica 1 killed %s, restarted and ready %s", since(r.Killed), since(r.Restarted))
+	if len(r.NodeKills) == 0 { // a Galera soak kills nodes, not replicas
+		p("SIGKILL / restart:  replica 1 killed %s, restarted and ready %s", since(r.Killed), since(r.Restarted))
+	}
 	p("reports sent:       %d (%d with a file, %d without Idempotency-Key, %d sharing a credit number; %s)",
 		r.Reports, r.WithFile, r.Keyless, r.Shared, countsInt(r.Modes))
 	p("POSTs:              %d; retries %d", r.Requests, r.Retries)
@@ -120,6 +129,7 @@ func (r *Result) Print(w io.Writer) {
 	p("orphans after:      %d", r.Orphans)
 	p("duplicates:         %d keys, %d reports with more than one row", r.DuplicateKeys, r.DuplicateReports)
 	p("unacknowledged:     %d", r.Unacknowledged)
+	r.printGalera(p)
 	p("violations:         %d", r.ViolationCount)
 	for _, v := range r.Violations {
 		p("  %s", v)

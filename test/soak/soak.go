@@ -39,6 +39,8 @@ type Config struct {
 	Down          time.Duration // how long it stays down before its restart (default 5s)
 	Drain         time.Duration // how long started reports may take to finish once faults stop (default 2m)
 	Faults        Faults
+	// Galera, when set, runs the soak on a Galera cluster (galera.go).
+	Galera *Galera
 }
 
 // Faults is what the proxies do; each share is a probability per
@@ -55,6 +57,18 @@ type Faults struct {
 
 // complete fills the defaults and checks what would fail late.
 func (c *Config) complete() error {
+	if g := c.Galera; g != nil {
+		if len(g.DSNs) < 2 || g.Kill == nil || g.Restart == nil {
+			return errors.New("soak: Galera needs a DSN per node (at least 2), Kill and Restart")
+		}
+		c.DSN, c.Replicas = g.DSNs[0], len(g.DSNs)
+		if g.Every <= 0 {
+			g.Every = 2 * time.Minute
+		}
+		if c.KillAt <= 0 { // a kill every Every from the first on: 4 in 10 minutes
+			c.KillAt = min(g.Every, c.Duration*2/5)
+		}
+	}
 	switch {
 	case c.Binary == "" || c.Dir == "" || c.DSN == "":
 		return errors.New("soak: Binary, Dir and DSN are required")
@@ -119,6 +133,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	defer s.tearDown()
 	if err := s.load(ctx); err != nil {
 		return s.res, err
+	}
+	if c.Galera != nil {
+		s.readConflicts(ctx)
 	}
 	if err := s.settle(ctx); err != nil {
 		return s.res, err

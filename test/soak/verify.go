@@ -34,6 +34,11 @@ func (s *soak) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.c.Galera != nil {
+		if err := s.compareNodes(ctx, rows); err != nil {
+			return err
+		}
+	}
 	objects, err := s.objects(ctx)
 	if err != nil {
 		return err
@@ -145,8 +150,11 @@ func (s *soak) compare(rep *report, rows []row) {
 }
 
 // rows reads the staging table straight from the database.
-func (s *soak) rows(ctx context.Context) ([]row, error) {
-	db, err := sql.Open("mysql", s.c.DSN)
+func (s *soak) rows(ctx context.Context) ([]row, error) { return rowsOf(ctx, s.c.DSN) }
+
+// rowsOf reads the staging table of the database at dsn.
+func rowsOf(ctx context.Context, dsn string) ([]row, error) {
+	db, err := sql.Open("mysql", dsn)
 	if err != nil {
 		return nil, err
 	}

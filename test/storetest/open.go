@@ -41,7 +41,8 @@ func Options(driver string) gormstore.Options {
 		ConnMaxLifetime: s.ConnMaxLifetime, ConnMaxIdleTime: s.ConnMaxIdleTime,
 		BusyTimeout: s.BusyTimeout, ReadbackTimeout: s.ReadbackTimeout,
 		LookupTimeout: s.LookupTimeout, LookupConns: s.LookupConns,
-		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(),
+		LockWaitTimeout: s.LockWaitTimeout,
+		MaxBatch:        s.MaxBatch, BatchWriters: s.Writers(),
 		Clock: sysclock.Clock{},
 	}
 }
@@ -70,6 +71,7 @@ func WithOptions(driver string, opts gormstore.Options) gormstore.Options {
 	orDur(&opts.ReadbackTimeout, def.ReadbackTimeout)
 	orDur(&opts.LookupTimeout, def.LookupTimeout)
 	or(&opts.LookupConns, def.LookupConns)
+	orDur(&opts.LockWaitTimeout, def.LockWaitTimeout)
 	if opts.Clock == nil {
 		opts.Clock = def.Clock
 	}

@@ -69,6 +69,38 @@ func RunLoginThrottle(t *testing.T, open func(testing.TB) ThrottleSubject) {
 		}
 	})
 
+	t.Run("Check reads and reserves nothing", func(t *testing.T) {
+		th := open(t)
+		check := func(key ports.ThrottleKey) ports.Reservation {
+			t.Helper()
+			r, err := th.Check(ctx, key, 2, window, th.Now())
+			if err != nil {
+				t.Fatalf("Check(%v): %v", key, err)
+			}
+			return r
+		}
+		for range 5 {
+			if r := check(userKey("acme")); !r.OK || r.ID != "" {
+				t.Fatalf("Check of an unused budget = %+v, want OK without a reservation", r)
+			}
+		}
+		take(t, th, userKey("acme"), 2)
+		if r := check(userKey("acme")); !r.OK {
+			t.Fatalf("Check after 1 of 2 taken = %+v, want OK", r)
+		}
+		take(t, th, userKey("acme"), 2)
+		th.Pass(10 * time.Second)
+		if r := check(userKey("acme")); r.OK || !near(r.RetryAfter, 50*time.Second) {
+			t.Fatalf("Check of a spent budget = %+v, want refused with RetryAfter 50s", r)
+		}
+		if r := check(userKey("ACME")); !r.OK {
+			t.Fatalf("Check of another name = %+v, want OK", r)
+		}
+		if _, err := th.Check(ctx, ports.ThrottleKey{Kind: 99, Value: "x"}, 2, window, th.Now()); err == nil {
+			t.Fatal("Check of an unknown kind: no error")
+		}
+	})
+
 	t.Run("sliding window", func(t *testing.T) {
 		th := open(t)
 		for i := range 3 {
@@ -244,4 +276,18 @@ func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, clocks []time.Time
 	close(start)
 	wg.Wait()
 	return int(ok.Load())
+}
+
+// RunThrottleSpread races n Takes of one user's key over the replicas'
+// throttles (each on its own database node, say) and checks that they
+// allow exactly limit together, with no error.
+func RunThrottleSpread(t *testing.T, ths []ThrottleSubject, n, limit int) {
+	lts := make([]ports.LoginThrottle, len(ths))
+	clocks := make([]time.Time, len(ths))
+	for i, th := range ths {
+		lts[i], clocks[i] = th, th.Now()
+	}
+	if ok := concurrentTakes(t, lts, clocks, n, limit); ok != limit {
+		t.Fatalf("%d reservations of %d concurrent takes over %d replicas, want exactly %d", ok, n, len(ths), limit)
+	}
 }

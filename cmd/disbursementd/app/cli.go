@@ -50,6 +50,7 @@ func commands() []command {
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
 		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileRunner},
 		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
+		{"probe", "[--config FILE]", "ask the running service's /readyz (a container's health check)", probeHelp, probeRunner},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
 }
@@ -176,9 +177,10 @@ func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate boo
 	return cfg, st, ExitOK
 }
 
-const serveHelp = `Runs the service: the partner endpoint /api/partner_api.php, the built-in
-login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml. Stops on
-SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
+const serveHelp = `Runs the service: the partner endpoints (the legacy /api/partner_api.php, and
+/v1: /v1/token, /v1/reports, /v1/reports/validate, /v1/reports/{id}), the
+built-in login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml.
+Stops on SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
 
 func serveRunner(*flag.FlagSet) runner {
 	return func(ctx context.Context, cfgPath string, io IO) int {

@@ -108,7 +108,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
 			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace,
 			LookupSlots: cfg.HTTP.LookupSlots, LookupSlotsPerPartner: cfg.HTTP.LookupSlotsPerPartner,
-			LookupTimeout: cfg.Store.LookupTimeout},
+			LookupTimeout: cfg.Store.LookupTimeout, MaxBytesInFlight: int64(cfg.HTTP.MaxBytesInFlight)},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
 	}, metrics)
 	if err != nil {
@@ -137,6 +137,9 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 	metrics := httpapi.NewMetrics()
 	if err := metrics.Build(version, commit()); err != nil {
+		return nil, err
+	}
+	if err := metrics.StoreConflicts(m.Store.Conflicts); err != nil {
 		return nil, err
 	}
 	pools := m.Store.Pools()
@@ -218,7 +221,8 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
 		LookupTimeout: cfg.Store.LookupTimeout, LookupConns: cfg.Store.LookupConns,
-		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		LockWaitTimeout: cfg.Store.LockWaitTimeout,
+		MaxBatch:        cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
 	}
 }

@@ -46,7 +46,7 @@ func main() {
 		"Identificación del cliente":              "1020304050",
 		"Primer Nombre":                           "Ana",
 		"Primer Apellido":                         "Pérez",
-		"Número de Crédito":                       "CR-2026-0002",
+		"Número de Crédito":                       "CR-2026-0012",
 		"Monto Aprobado":                          "14334900.55",
 		"Plazo (meses)":                           36,
 		"Tasa de Interés Nominal Mes Vencido (%)": "1.85",
@@ -57,7 +57,7 @@ func main() {
 			"Base64String": base64.StdEncoding.EncodeToString(pdf), "FileName": "pagare.pdf"},
 	}
 	body, _ := json.Marshal(report)
-	resp, receipt, err := send(client, base+"/v1/reports", "CR-2026-0002-v1", body)
+	resp, receipt, err := send(client, base+"/v1/reports", "CR-2026-0012-v1", body)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func Submit(ctx context.Context, server, user, password string) (*Receipt, strin
 		return nil, "", err
 	}
 	tok, err := c.CreateTokenWithFormdataBodyWithResponse(ctx, CreateTokenFormdataRequestBody{
-		GrantType: TokenRequestGrantTypeClientCredentials, ClientId: &user, ClientSecret: &password,
+		GrantType: ClientCredentials, ClientId: &user, ClientSecret: &password,
 	})
 	if err != nil {
 		return nil, "", err

@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// heldPerBodyByte is what a report holds in memory for each byte of its
+// body, at most: the body itself, and one more copy of it — a string
+// with escapes (a Base64String written with "\/") is unescaped into a
+// buffer of its own, and a decoded file (kept whole only when small) is
+// smaller than its base64. Nothing else a report holds grows with its
+// body: the file checks decode and hash in fixed windows, and the upload
+// stores decode as they write.
+const heldPerBodyByte = 2
+
+// byteBudget bounds the memory that report bodies, and what is decoded
+// from them, hold at once (contract §10, "Bytes in flight"): a report
+// reserves heldPerBodyByte times its body before the body is read (its
+// Content-Length) or as it is read (a body of unknown length), and gives
+// the reservation back when it has been answered. A reservation that does
+// not fit is refused, never waited for: the report gets 503 overloaded
+// at once, as when http.max_in_flight is full. One partner (a token's
+// subject) holds at most half the budget, so that its bodies, slow or
+// not, always leave the other half to the others. A partner's entry
+// exists only while it holds bytes.
+type byteBudget struct {
+	mu    sync.Mutex
+	max   int64
+	used  int64
+	by    map[string]int64
+	gauge prometheus.Gauge // used, for /metrics
+}
+
+func newByteBudget(max int64, gauge prometheus.Gauge) *byteBudget {
+	return &byteBudget{max: max, by: map[string]int64{}, gauge: gauge}
+}
+
+// reservation is one report's share of the budget.
+type reservation struct {
+	b       *byteBudget
+	partner string
+	held    int64
+}
+
+func (b *byteBudget) reservation(partner string) *reservation {
+	return &reservation{b: b, partner: partner}
+}
+
+// cover makes the reservation hold what a body of n bytes needs (never
+// less than it holds); false, and nothing changed, when that does not
+// fit in the budget beside the other reservations.
+func (r *reservation) cover(n int64) bool {
+	want := n * heldPerBodyByte
+	if want <= r.held {
+		return true
+	}
+	b := r.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	more := want - r.held
+	if b.used+more > b.max || b.by[r.partner]+more > b.max/2 {
+		return false
+	}
+	b.used += more
+	b.by[r.partner] += more
+	r.held = want
+	b.gauge.Set(float64(b.used))
+	return true
+}
+
+// release gives the reservation back; the report's body and what was
+// decoded from it are no longer used.
+func (r *reservation) release() {
+	if r.held == 0 {
+		return
+	}
+	b := r.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= r.held
+	if b.by[r.partner] -= r.held; b.by[r.partner] <= 0 {
+		delete(b.by, r.partner)
+	}
+	r.held = 0
+	b.gauge.Set(float64(b.used))
+}

@@ -1,0 +1,186 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/pdforacle"
+)
+
+// corpusRefused are the corpus's files that really carry what contract §7
+// refuses, with why: each must be refused with file_active_content, and
+// the independent PDF reader (test/pdforacle) must find the name that
+// the reason gives in it. Every other file must pass.
+var corpusRefused = map[string]string{
+	"ps2pdf/attachment.pdf": "/EmbeddedFile: Ghostscript's EMBED pdfmark attached anexo.txt (ps2pdfScans)",
+}
+
+// corpusSource is one source of the corpus, by the name its count is
+// printed under.
+type corpusSource struct {
+	name  string
+	files func() ([]corpusFile, error)
+}
+
+// corpusNeeds are what the sources read: the tools and Debian's files
+// (.ci/run installs them all; the Go modules come from go mod download).
+var corpusNeeds = struct{ tools, paths []string }{
+	tools: []string{"img2pdf", "ps2pdf", "dwebp"},
+	paths: []string{"/usr/share/backgrounds/mate", "/usr/share/backgrounds/gnome", "/usr/share/doc/gnuplot/gnuplot.pdf", "/usr/share/doc/dblatex/manual.pdf.gz"},
+}
+
+// TestRealDocumentCorpus: every file of a corpus of real documents goes
+// through POST /v1/reports/validate, the same checks as a report's file
+// on both paths (domain's file rules, contract §7 and §10), and passes,
+// but for the files of corpusRefused; a tenth of them, and the listed
+// ones, are also sent to the legacy path, and stored there. The sources, sampled so that the
+// test runs in CI within a few minutes:
+//   - pdfcpu v0.15.0's test corpus (PDFs of many producers, and images),
+//     from the Go module cache: every file;
+//   - golang.org/x/image's and the Go distribution's test images: every
+//     file but the decoders' deliberately broken inputs;
+//   - Debian's mate-backgrounds (JPEG and PNG): every file;
+//   - Debian's gnome-backgrounds (WebP): each written by dwebp as a PNG
+//     1280 pixels wide, the dark ones also as a TIFF 960 wide;
+//   - TeX manuals that Debian ships (gnuplot-doc, dblatex-doc);
+//   - scans made here: img2pdf from 20 photos (mate's 16 JPEGs, the first
+//     4 gnome PNGs by name), ps2pdf from PostScript drawing mate's 3
+//     smallest JPEGs, and a page of text.
+func TestRealDocumentCorpus(t *testing.T) {
+	var missing []string
+	for _, tool := range corpusNeeds.tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	for _, p := range corpusNeeds.paths {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and the corpus lacks %v", missing)
+		}
+		t.Skipf("the corpus lacks %v (.ci/run installs them)", missing)
+	}
+	tmp := t.TempDir()
+	var photos, small []corpusFile // for img2pdf; for ps2pdf
+	sources := []corpusSource{
+		{"pdfcpu", pdfcpuTestdata},
+		{"x-image", xImageTestdata},
+		{"go-image", goImageTestdata},
+		{"mate-backgrounds", func() ([]corpusFile, error) {
+			files, err := mateBackgrounds()
+			for _, f := range files {
+				if strings.HasSuffix(f.name, ".jpg") {
+					photos = append(photos, f)
+					small = append(small, f)
+				}
+			}
+			slices.SortStableFunc(small, func(a, b corpusFile) int { return len(a.data) - len(b.data) })
+			small = small[:min(3, len(small))]
+			return files, err
+		}},
+		{"gnome-backgrounds", func() ([]corpusFile, error) {
+			files, err := gnomeBackgrounds(tmp)
+			for _, f := range files {
+				if strings.HasSuffix(f.name, ".png") && len(photos) < 20 {
+					photos = append(photos, f)
+				}
+			}
+			return files, err
+		}},
+		{"tex-manuals", texManuals},
+		{"img2pdf", func() ([]corpusFile, error) { return img2pdfScans(tmp, photos) }},
+		{"ps2pdf", func() ([]corpusFile, error) { return ps2pdfScans(tmp, small) }},
+	}
+
+	in := mustStart(t)
+	in.addUser(t, partner, nit, password)
+	e := &v1Env{in: in}
+	tok, legacyTok := e.token(t, partner, password), in.token(t, partner, password)
+	today := time.Now()
+	counts, n, seen := map[string]int{}, 0, map[string]bool{}
+	var wrong []string
+	for _, src := range sources {
+		files, err := src.files()
+		if err != nil {
+			t.Fatalf("source %s: %v", src.name, err)
+		}
+		for _, f := range files {
+			n++
+			counts[src.name]++
+			seen[f.name] = true
+			body := fixture.Minimal(today, fmt.Sprintf("CR-CORPUS-%04d", n))
+			body["Documento Soporte"] = fixture.FileDto(f.data, "")
+			r := e.post(t, "/v1/reports/validate", tok, mustJSON(body))
+			reason, listed := corpusRefused[f.name]
+			switch {
+			case r.Status == 200 && !listed:
+			case r.Status == 200:
+				wrong = append(wrong, fmt.Sprintf("%s: accepted; listed as refused (%s)", f.name, reason))
+			case listed:
+				if msg := checkActive(f, reason, string(r.Raw)); msg != "" {
+					wrong = append(wrong, msg)
+				}
+			default:
+				wrong = append(wrong, fmt.Sprintf("%s (%d bytes): %d %s", f.name, len(f.data), r.Status, fileProblem(string(r.Raw))))
+			}
+			// The legacy path runs the same checks; a sample of it stores
+			// the file (every tenth, and every listed one).
+			if n%10 == 0 || listed {
+				body["Número de Crédito"] = fmt.Sprintf("CR-CORPUS-L%04d", n)
+				l := in.report(t, legacyTok, mustJSON(body))
+				if refused := l.Status != 200; refused != listed || listed && !strings.Contains(string(l.Raw), `"file_active_content"`) {
+					wrong = append(wrong, fmt.Sprintf("%s on the legacy path: %d %s", f.name, l.Status, fileProblem(string(l.Raw))))
+				}
+			}
+		}
+	}
+	for name := range corpusRefused {
+		if !seen[name] {
+			wrong = append(wrong, name+": listed as refused, not in the corpus")
+		}
+	}
+	var by []string
+	for _, src := range sources {
+		by = append(by, fmt.Sprintf("%s %d", src.name, counts[src.name]))
+	}
+	t.Logf("corpus: %d files (%s); %d listed as really active", n, strings.Join(by, ", "), len(corpusRefused))
+	if len(wrong) > 0 {
+		t.Fatalf("%d of %d files not as expected:\n%s", len(wrong), n, strings.Join(wrong, "\n"))
+	}
+}
+
+var fileProblemCode = regexp.MustCompile(`"code":"(file_[a-z_]+)",[^}]*?"message":"([^"]*)"|"message":"([^"]*)",[^}]*?"code":"(file_[a-z_]+)"`)
+
+// fileProblem is the file problem of a refusal's body, or the body.
+func fileProblem(raw string) string {
+	if m := fileProblemCode.FindStringSubmatch(raw); m != nil {
+		return strings.Join(slices.DeleteFunc(m[1:], func(s string) bool { return s == "" }), ": ")
+	}
+	return raw[:min(len(raw), 400)]
+}
+
+// checkActive says what is wrong with the refusal of a listed file: it
+// must be file_active_content, and the oracle must find the name the
+// reason starts with ("/EmbeddedFile: …").
+func checkActive(f corpusFile, reason, raw string) string {
+	if !strings.Contains(raw, `"file_active_content"`) {
+		return fmt.Sprintf("%s: %s; listed as active (%s)", f.name, fileProblem(raw), reason)
+	}
+	names, err := pdforacle.Names(f.data)
+	want, _, _ := strings.Cut(strings.TrimPrefix(reason, "/"), ":")
+	if err != nil || !slices.Contains(names, want) {
+		return fmt.Sprintf("%s: the PDF oracle finds %v (%v), not /%s", f.name, names, err, want)
+	}
+	return ""
+}

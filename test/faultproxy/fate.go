@@ -1,0 +1,105 @@
+package faultproxy
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"sync/atomic"
+)
+
+// Fate is how the proxy fails a statement that FailNext armed.
+type Fate int
+
+// The fates of a statement.
+const (
+	Pass          Fate = iota // forwarded and answered (no fault)
+	LoseAnswer                // forwarded and applied; the connection is cut before the answer reaches the client
+	Drop                      // the connection is cut before the server sees the statement
+	DropAndRefuse             // as Drop, and the database is taken away (Cut) until Restore
+)
+
+// errFailed ends a connection whose statement a Fate failed.
+var errFailed = errors.New("faultproxy: statement failed on purpose")
+
+// FailNext fails the next statement whose text starts with prefix (case
+// insensitive, e.g. "COMMIT") with fate; Failed counts it once it has.
+func (p *MySQL) FailNext(prefix string, fate Fate) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules = append(p.rules, &rule{prefix: strings.ToUpper(prefix), fate: fate})
+}
+
+// Failed is the number of statements a Fate failed so far.
+func (p *MySQL) Failed() int64 { return p.failed.Load() }
+
+// Cut takes the database away, as a network failure or a server restart
+// would: every open connection is closed and new ones are refused until
+// Restore.
+func (p *MySQL) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		_ = c.Close()
+		p.cuts.Add(1)
+	}
+}
+
+// Restore accepts connections again.
+func (p *MySQL) Restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+// Cuts is the number of connection ends Cut closed (a client's and a
+// server's side count apart) and of connections refused while cut.
+func (p *MySQL) Cuts() int64 { return p.cuts.Load() }
+
+// conn is one proxied connection.
+type conn struct {
+	client, server net.Conn
+	loseAnswer     atomic.Bool // the next bytes from the server are an answer to lose
+}
+
+// suffer applies fate to the statement about to be forwarded; false when
+// the statement must not be forwarded (the connection is cut).
+func (c *conn) suffer(p *MySQL, fate Fate) bool {
+	switch fate {
+	case LoseAnswer:
+		c.loseAnswer.Store(true)
+	case Drop:
+		c.cut()
+		return false
+	case DropAndRefuse:
+		p.Cut()
+		c.cut()
+		return false
+	}
+	return true
+}
+
+func (c *conn) cut() { _ = c.client.Close(); _ = c.server.Close() }
+
+// answer copies the server's bytes to the client; once a statement's
+// answer is to be lost, its first bytes cut the connection instead (a
+// client sends a statement only once it has read the previous answer, so
+// they are that statement's).
+func (c *conn) answer() error {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.server.Read(buf)
+		if n > 0 {
+			if c.loseAnswer.Load() {
+				c.cut()
+				return errFailed
+			}
+			if _, werr := c.client.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// The store suite on the throwaway Galera cluster (test/galera.sh):
+// CONTRACT §7 and §10 hold with the service's replicas each writing to
+// its own node, and with all of them writing through one node.
+
+func TestReportStoreGaleraSpread(t *testing.T) {
+	storetest.GaleraDSNs(t)
+	storetest.RunReportStore(t, storetest.GaleraSpreadHarness)
+}
+
+func TestReportStoreGaleraOneNode(t *testing.T) {
+	storetest.GaleraDSNs(t)
+	storetest.RunReportStore(t, storetest.GaleraOneNodeHarness)
+}
+
+func TestLoginThrottleGalera(t *testing.T) {
+	storetest.GaleraDSNs(t)
+	storetest.RunLoginThrottle(t, func(tb testing.TB) storetest.ThrottleSubject { return storetest.GaleraThrottles(tb)[1] })
+	t.Run("two replicas on two nodes", func(t *testing.T) {
+		storetest.RunLoginThrottleReplicas(t, func(tb testing.TB) (storetest.ThrottleSubject, storetest.ThrottleSubject) {
+			ths := storetest.GaleraThrottles(tb)
+			return ths[0], ths[1]
+		})
+	})
+	// The contract's bound across nodes: 40 wrong passwords for one user at
+	// once, over 3 replicas on 3 nodes, get throttle.user_failures checks.
+	t.Run("40 concurrent takes over 3 nodes: the user budget", func(t *testing.T) {
+		storetest.RunThrottleSpread(t, storetest.GaleraThrottles(t), 40, config.Defaults().Throttle.UserFailures)
+	})
+}
+
+// TestStoreHeldCommitBatchGalera: issue 25's held COMMIT on the cluster.
+// Through one node the retry waits on the held key and fails alone, as on
+// one server; on two nodes nothing waits (row locks are per node): the
+// retry's batch commits first and the held COMMIT loses certification,
+// is run again and finds the key taken. Either way its 30 batch-mates are
+// stored and the key names one row.
+func TestStoreHeldCommitBatchGalera(t *testing.T) {
+	t.Run("one node", func(t *testing.T) {
+		dsns := storetest.MustCreateGaleraDatabase(t)
+		got := storetest.RunHeldCommitBatch(t, dsns[0], dsns[0], dsns[0], 12*time.Second)
+		if got.First != nil || !storetest.IsLockWait(got.Retry) {
+			t.Errorf("first %v, retry %v; want stored, and a lock wait timeout", got.First, got.Retry)
+		}
+	})
+	t.Run("two nodes", func(t *testing.T) {
+		dsns := storetest.MustCreateGaleraDatabase(t)
+		got := storetest.RunHeldCommitBatch(t, dsns[0], dsns[1], dsns[2], 12*time.Second)
+		if got.Retry != nil || !errors.Is(got.First, domain.ErrConflict) {
+			t.Errorf("first %v, retry %v; want the retry stored and the held report to find its key taken", got.First, got.Retry)
+		}
+	})
+}
+
+// TestStoreCertificationRetriesGalera: a certification failure (1213) is
+// retried as a whole transaction, never answered as store_failed when a
+// retry stores the report.
+func TestStoreCertificationRetriesGalera(t *testing.T) {
+	storetest.RunCertificationRetries(t, storetest.MustOpenReplicas(t, storetest.MustCreateGaleraDatabase(t)), 30)
+}
+
+// TestClaimRaceGalera: a file is never swept while its row commits, with
+// the report and the sweep on one node and on two (CONTRACT §7, third
+// round: "A row that commits keeps its file").
+func TestClaimRaceGalera(t *testing.T) {
+	t.Run("one node: the sweep waits and is refused", func(t *testing.T) {
+		dsns := storetest.MustCreateGaleraDatabase(t)
+		if storetest.RunClaimRace(t, dsns[0], dsns[0], dsns[0]) {
+			t.Error("the tombstone was taken through the node that held the claim")
+		}
+	})
+	t.Run("two nodes: first committer wins", func(t *testing.T) {
+		dsns := storetest.MustCreateGaleraDatabase(t)
+		storetest.RunClaimRace(t, dsns[0], dsns[1], dsns[2])
+	})
+}
+
+// TestStoreReportLostCommitGalera: a COMMIT whose answer is lost, never
+// applied, or cannot be read back, on a node of the cluster (rows counted
+// on another node).
+func TestStoreReportLostCommitGalera(t *testing.T) {
+	dsns := storetest.MustCreateGaleraDatabase(t)
+	storetest.RunLostCommitOn(t, dsns[0], dsns[1])
+}

@@ -1,0 +1,172 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+)
+
+// EnvGaleraDSNs names the variable with the test cluster's DSNs, one per
+// node, comma-separated (test/galera.sh sets it).
+const EnvGaleraDSNs = "DISB_TEST_GALERA_DSNS"
+
+// GaleraDSNs returns the test cluster's DSNs (no database), skipping (or,
+// in CI, failing) the test when there is no cluster.
+func GaleraDSNs(tb testing.TB) []string {
+	tb.Helper()
+	v := os.Getenv(EnvGaleraDSNs)
+	if v == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is not set: CI must run the Galera tests on a real cluster (see .ci/run)", EnvGaleraDSNs)
+		}
+		tb.Skipf("%s not set; `bash test/run` starts a throwaway cluster when galera-4 is installed", EnvGaleraDSNs)
+	}
+	dsns := strings.Split(v, ",")
+	if len(dsns) < 2 {
+		tb.Fatalf("%s names %d node(s), want at least 2", EnvGaleraDSNs, len(dsns))
+	}
+	return dsns
+}
+
+// CausalReads is the DSN parameter the operator guide gives a Galera
+// DSN: a read waits until its node has applied what the cluster
+// committed before it, so one replica reads what another acknowledged.
+const CausalReads = "wsrep_sync_wait"
+
+// MustCreateGaleraDatabase creates an empty database on the test cluster
+// (on the first node; DDL reaches every node in total order) and returns
+// one DSN for it per node, with causal reads; it is dropped at cleanup.
+func MustCreateGaleraDatabase(tb testing.TB) []string {
+	tb.Helper()
+	nodes := GaleraDSNs(tb)
+	cfg, err := mysqldrv.ParseDSN(nodes[0])
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvGaleraDSNs, err)
+	}
+	admin, closeAdmin, err := adminDB(cfg)
+	if err != nil {
+		tb.Fatalf("connect to the test cluster: %v", err)
+	}
+	defer closeAdmin()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "disb_galera_" + hex.EncodeToString(b[:])
+	if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci").Error; err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		if a, closeA, err := adminDB(cfg); err == nil {
+			a.Exec("DROP DATABASE IF EXISTS " + name)
+			closeA()
+		}
+	})
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		c, err := mysqldrv.ParseDSN(n)
+		if err != nil {
+			tb.Fatalf("%s: %v", EnvGaleraDSNs, err)
+		}
+		c.DBName = name
+		if c.Params == nil {
+			c.Params = map[string]string{}
+		}
+		c.Params[CausalReads] = "1"
+		out[i] = c.FormatDSN()
+	}
+	return out
+}
+
+// Replicas are several stores on one database, as replicas of the
+// service are, whose writes and key reads take turns: each call goes to
+// the next replica. The rest of the store (look-ups, the sweep's queries,
+// users, the schema) is the first replica's.
+type Replicas struct {
+	*gormstore.Store
+	all  []*gormstore.Store
+	next atomic.Uint64
+}
+
+func (r *Replicas) pick() *gormstore.Store {
+	return r.all[(r.next.Add(1)-1)%uint64(len(r.all))]
+}
+
+// StoreReport stores through the next replica.
+func (r *Replicas) StoreReport(ctx context.Context, rep domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
+	return r.pick().StoreReport(ctx, rep, rec)
+}
+
+// GetKey reads through the next replica.
+func (r *Replicas) GetKey(ctx context.Context, user, keyHash string) (domain.IdempotencyRecord, error) {
+	return r.pick().GetKey(ctx, user, keyHash)
+}
+
+// DeleteKey deletes through the next replica.
+func (r *Replicas) DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error {
+	return r.pick().DeleteKey(ctx, rec)
+}
+
+// TombstoneFile is the next replica's sweep deciding a file.
+func (r *Replicas) TombstoneFile(ctx context.Context, name string) (bool, error) {
+	return r.pick().TombstoneFile(ctx, name)
+}
+
+// Conflicts sums the replicas' batches run again after a 1213.
+func (r *Replicas) Conflicts() int64 {
+	var n int64
+	for _, s := range r.all {
+		n += s.Conflicts()
+	}
+	return n
+}
+
+// MustOpenReplicas opens one migrated store per DSN (the first migrates).
+func MustOpenReplicas(tb testing.TB, dsns []string) *Replicas {
+	tb.Helper()
+	r := &Replicas{}
+	for _, d := range dsns {
+		r.all = append(r.all, MustOpen(tb, gormstore.MySQL, d, gormstore.Options{}))
+	}
+	r.Store = r.all[0]
+	return r
+}
+
+// GaleraSpreadHarness is three replicas on the three nodes of the test
+// cluster, each writing to its own node.
+func GaleraSpreadHarness(tb testing.TB) Harness {
+	dsns := MustCreateGaleraDatabase(tb)
+	return replicaHarness(tb, MustOpenReplicas(tb, dsns), dsns[0])
+}
+
+// GaleraOneNodeHarness is three replicas all writing through the first
+// node of the test cluster.
+func GaleraOneNodeHarness(tb testing.TB) Harness {
+	dsns := MustCreateGaleraDatabase(tb)
+	return replicaHarness(tb, MustOpenReplicas(tb, []string{dsns[0], dsns[0], dsns[0]}), dsns[0])
+}
+
+func replicaHarness(tb testing.TB, r *Replicas, dsn string) Harness {
+	h := gormHarness(tb, r.Store, gormstore.MySQL, dsn)
+	h.Store, h.Sweep = r, r
+	return h
+}
+
+// GaleraThrottles are one database throttle per node of a fresh database
+// on the test cluster: replicas each on its own node.
+func GaleraThrottles(tb testing.TB) []ThrottleSubject {
+	dsns := MustCreateGaleraDatabase(tb)
+	var out []ThrottleSubject
+	for _, d := range dsns {
+		_, s := MustThrottle(tb, MustOpen(tb, gormstore.MySQL, d, gormstore.Options{}), gormstore.MySQL, d, ThrottleDefaults)
+		out = append(out, s)
+	}
+	return out
+}
