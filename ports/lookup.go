@@ -50,9 +50,9 @@ type ListedReceipt struct {
 // ReportFilter selects a partner's receipts; a zero filter matches all.
 type ReportFilter struct {
 	User           string
-	CreditNumber   string    // numero_credito equal to this
-	IdempotencyKey string    // the Idempotency-Key header equal to this
-	From, To       time.Time // received at or after From, and before To
+	CreditNumber   string       // numero_credito equal to this
+	IdempotencyKey string       // the Idempotency-Key header equal to this
+	From, To       time.Time    // received at or after From, and before To
 	After          ListPosition // only receipts after this one; zero: from the first
 	Limit          int          // > 0
 }
@@ -158,5 +158,3 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	}
 	return page, nil
 }
-
-

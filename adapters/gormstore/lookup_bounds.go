@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
-	"time"
 )
 
 // lookupContext bounds one look-up's statements at the look-up limit
