@@ -58,6 +58,8 @@ type HTTPConfig struct {
 	MaxBytesInFlight       ByteSize       `mapstructure:"max_bytes_in_flight" default:"384MiB" doc:"memory that report bodies and what is decoded from them hold at once (each reserves 2 x its body; one partner at most half); beyond it 503 overloaded; sized for a 1 GiB container with GOMEMLIMIT (docs/decisions.md)"`
 	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must average once body_rate_grace has passed; slower bodies get 408 body_too_slow"`
 	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
+	LookupSlots            int            `mapstructure:"lookup_slots" default:"16" doc:"GET /v1/reports look-ups (a page or one report) run at once, apart from reports' slots; beyond it 503 overloaded"`
+	LookupSlotsPerPartner  int            `mapstructure:"lookup_slots_per_partner" default:"4" doc:"of those, look-ups of one partner (token subject); beyond it 503 overloaded"`
 	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
 	MaxProblems            int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
 }
@@ -72,6 +74,8 @@ type StoreConfig struct {
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
 	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	LookupTimeout   time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
+	LookupConns     int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
 	ReadbackTimeout time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
 	LockWaitTimeout time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
 	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
