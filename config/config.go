@@ -68,6 +68,8 @@ type HTTPConfig struct {
 type StoreConfig struct {
 	Driver          string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
 	DSN             string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
+	TLSCAFile       string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
+	TLSServerName   string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
 	AutoMigrate     bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
 	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
 	MaxIdleConns    int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`

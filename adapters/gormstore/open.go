@@ -78,7 +78,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	case SQLite:
 		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		err = s.openMySQL(dsn, opts.LockWaitTimeout, opts.LookupConns)
+		err = s.openMySQL(dsn, opts)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -130,12 +130,17 @@ func (s *Store) openSQLite(path string, opts Options) error {
 // connections, whose sessions also stop any statement at the look-up
 // bound (lookupDSN), so a flood of look-ups never holds the connections
 // reports are written on.
-func (s *Store) openMySQL(dsn string, lockWait time.Duration, lookups int) error {
+func (s *Store) openMySQL(dsn string, opts Options) error {
 	d, err := MySQLDSN(dsn)
 	if err != nil {
 		return err
 	}
-	if d, err = withLockWait(d, lockWait); err != nil {
+	if opts.TLSCAFile != "" {
+		if d, err = withCA(d, opts.TLSCAFile, opts.TLSServerName); err != nil {
+			return err
+		}
+	}
+	if d, err = withLockWait(d, opts.LockWaitTimeout); err != nil {
 		return err
 	}
 	s.dsn = d
@@ -148,7 +153,7 @@ func (s *Store) openMySQL(dsn string, lockWait time.Duration, lookups int) error
 		return errors.Join(err, s.write.close())
 	}
 	b := s.bounds
-	b.open, b.idle = lookups, lookups
+	b.open, b.idle = opts.LookupConns, opts.LookupConns
 	if s.look, err = openPool(MySQL, ld, b, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open mysql look-up pool: %w", err), s.write.close())
 	}

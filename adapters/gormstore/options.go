@@ -35,6 +35,11 @@ type Options struct {
 	// transaction's row lock (store.lock_wait_timeout; the session's
 	// innodb_lock_wait_timeout, in whole seconds).
 	LockWaitTimeout time.Duration
+	// TLSCAFile, on MySQL, is the PEM file of the CA that signs the
+	// server's certificate (store.tls_ca_file): set, every connection
+	// uses TLS and verifies the server against it, under the name
+	// TLSServerName (store.tls_server_name; empty: the DSN's host).
+	TLSCAFile, TLSServerName string
 	// MaxBatch bounds the reports one commit carries (store.max_batch).
 	MaxBatch int
 	// BatchWriters is the number of group-commit writers
@@ -62,6 +67,10 @@ func (o Options) check(driver string) error {
 		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
 	case driver == MySQL && o.LockWaitTimeout < time.Second:
 		return fmt.Errorf("gormstore: the lock wait bound (%s) must be at least 1s", o.LockWaitTimeout)
+	case driver == SQLite && (o.TLSCAFile != "" || o.TLSServerName != ""):
+		return errors.New("gormstore: a TLS CA file (store.tls_ca_file) is for MySQL only")
+	case o.TLSServerName != "" && o.TLSCAFile == "":
+		return errors.New("gormstore: a TLS server name (store.tls_server_name) needs a CA file (store.tls_ca_file)")
 	case driver == SQLite && o.BusyTimeout <= 0:
 		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
 	}

@@ -42,7 +42,8 @@ func Options(driver string) gormstore.Options {
 		BusyTimeout: s.BusyTimeout, ReadbackTimeout: s.ReadbackTimeout,
 		LookupTimeout: s.LookupTimeout, LookupConns: s.LookupConns,
 		LockWaitTimeout: s.LockWaitTimeout,
-		MaxBatch:        s.MaxBatch, BatchWriters: s.Writers(),
+		TLSCAFile:       s.TLSCAFile, TLSServerName: s.TLSServerName,
+		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(),
 		Clock: sysclock.Clock{},
 	}
 }

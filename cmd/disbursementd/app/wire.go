@@ -222,7 +222,8 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
 		LookupTimeout: cfg.Store.LookupTimeout, LookupConns: cfg.Store.LookupConns,
 		LockWaitTimeout: cfg.Store.LockWaitTimeout,
-		MaxBatch:        cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		TLSCAFile:       cfg.Store.TLSCAFile, TLSServerName: cfg.Store.TLSServerName,
+		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,
 	}
 }
