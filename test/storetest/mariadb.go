@@ -15,6 +15,7 @@ import (
 // MariaDB is a private MariaDB server that a test may stop and start.
 type MariaDB struct {
 	dir, bin, port string
+	args           []string // the server's options beyond MustStartMariaDB's
 	cmd            *exec.Cmd
 	tb             testing.TB
 }
@@ -35,7 +36,11 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // MustStartMariaDB initialises a data directory and starts a server on a
 // free loopback port. Without mariadbd the test skips, or fails in CI.
-func MustStartMariaDB(tb testing.TB) *MariaDB {
+func MustStartMariaDB(tb testing.TB) *MariaDB { tb.Helper(); return MustStartMariaDBWith(tb) }
+
+// MustStartMariaDBWith is MustStartMariaDB with the server's options
+// args added (--ssl-cert=..., say).
+func MustStartMariaDBWith(tb testing.TB, args ...string) *MariaDB {
 	tb.Helper()
 	bin, install := findBin("mariadbd", "mysqld"), findBin("mariadb-install-db", "mysql_install_db")
 	if bin == "" || install == "" {
@@ -57,7 +62,7 @@ func MustStartMariaDB(tb testing.TB) *MariaDB {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	_ = ln.Close()
-	m := &MariaDB{dir: dir, bin: bin, port: port, tb: tb}
+	m := &MariaDB{dir: dir, bin: bin, port: port, args: args, tb: tb}
 	m.Start()
 	tb.Cleanup(func() { m.Stop(); _ = os.RemoveAll(dir) })
 	return m
@@ -77,6 +82,7 @@ func (m *MariaDB) Start() {
 		"--socket="+filepath.Join(m.dir, "sock"), "--pid-file="+filepath.Join(m.dir, "pid"),
 		"--port="+m.port, "--bind-address=127.0.0.1", "--user="+u.Username,
 		"--innodb-buffer-pool-size=128M", "--log-error="+filepath.Join(m.dir, "error.log"))
+	m.cmd.Args = append(m.cmd.Args, m.args...)
 	if err := m.cmd.Start(); err != nil {
 		m.tb.Fatal(err)
 	}
