@@ -125,6 +125,18 @@ var constrained = map[string]string{
 	"http.metrics_addr":     "127.0.0.1:9090",
 	"auth.token_ttl":        "12h",
 	"retention.reports":     "1825d",
+	"store.tls_ca_file":     testdataPath("store-ca.pem"), // a CA certificate only, no key
+	"store.tls_server_name": "db.internal",
+}
+
+// testdataPath is testdata/name as an absolute path: the tests that
+// load it change directory.
+func testdataPath(name string) string {
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // sample is a valid value for s other than its default, as text.
