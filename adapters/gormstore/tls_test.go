@@ -2,16 +2,7 @@ package gormstore_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"database/sql"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,12 +19,8 @@ import (
 // did not sign the server's certificate, a server name the certificate
 // does not carry, and a DSN without TLS are refused, each with its reason.
 func TestMySQLTLSWithPrivateCA(t *testing.T) {
-	dir := t.TempDir()
-	caFile, ca, caKey := writeCA(t, dir, "ca.pem", "disbursementd test CA")
-	otherFile, _, _ := writeCA(t, dir, "other-ca.pem", "a CA that signed nothing")
-	certFile, keyFile := writeServerCert(t, dir, ca, caKey)
-	db := storetest.MustStartMariaDBWith(t, "--ssl-ca="+caFile, "--ssl-cert="+certFile, "--ssl-key="+keyFile,
-		"--require-secure-transport=ON")
+	db, files := storetest.MustStartMariaDBTLS(t)
+	caFile, otherFile := files.CA, files.OtherCA
 	ctx := context.Background()
 	withCA := gormstore.Options{TLSCAFile: caFile}
 
@@ -97,72 +84,4 @@ func sessionStatus(ctx context.Context, db *sql.DB, name string) (string, error)
 	var n, v string
 	err := db.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE ?", name).Scan(&n, &v)
 	return v, err
-}
-
-// writeCA writes a new self-signed CA's certificate to dir/name.
-func writeCA(t *testing.T, dir, name, cn string) (string, *x509.Certificate, *rsa.PrivateKey) {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(t), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name)
-	writePEM(t, path, "CERTIFICATE", der)
-	return path, cert, key
-}
-
-// writeServerCert writes a server certificate for 127.0.0.1 and
-// localhost, signed by ca, and its key.
-func writeServerCert(t *testing.T, dir string, ca *x509.Certificate, caKey *rsa.PrivateKey) (certFile, keyFile string) {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(t), Subject: pkix.Name{CommonName: "localhost"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
-	writePEM(t, certFile, "CERTIFICATE", der)
-	writePEM(t, keyFile, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key))
-	return certFile, keyFile
-}
-
-func newKey(t *testing.T) *rsa.PrivateKey {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func serial(t *testing.T) *big.Int {
-	t.Helper()
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-func writePEM(t *testing.T, path, kind string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
