@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,4 +114,36 @@ func callName(c *ast.CallExpr) string {
 func isPkg(sel *ast.SelectorExpr, pkg string) bool {
 	id, ok := sel.X.(*ast.Ident)
 	return ok && id.Name == pkg
+}
+
+// TestCoreSpeaksInKinds: OAuth's wire words are the HTTP adapter's; the
+// core returns kinds (domain.InvalidClient, Unavailable, Throttled) and
+// httpapi's status table words them per surface.
+func TestCoreSpeaksInKinds(t *testing.T) {
+	words := []string{`"invalid_client"`, `"temporarily_unavailable"`, `"slow_down"`, `"unsupported_grant_type"`, `"server_error"`}
+	checked := 0
+	for _, dir := range []string{"../domain", "../ports"} {
+		files, err := filepath.Glob(dir + "/*.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for _, w := range words {
+				if strings.Contains(string(data), w) {
+					t.Errorf("%s builds the wire word %s; return a kind and let httpapi word it", path, w)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("read %d files: the check would prove nothing", checked)
+	}
 }

@@ -43,6 +43,12 @@ func (s *Server) answerOf(r *http.Request, err error, on surface) errorAnswer {
 	de := asDomain(err)
 	status, oauth := statusOf(err, on)
 	a := errorAnswer{status: status, code: de.Code, label: de.Code, message: de.Message, de: de}
+	if a.code == "" {
+		// The core names kinds, not wire words (domain.InvalidClient,
+		// Unavailable, Throttled): such an error takes its kind's word.
+		_, word := statusOf(err, onExchange)
+		a.code, a.label = word, word
+	}
 	if de.RetryAfter > 0 {
 		a.retry = strconv.Itoa(int((de.RetryAfter + time.Second - 1) / time.Second))
 	}
