@@ -31,6 +31,7 @@ type Config struct {
 	Login       LoginConfig       `mapstructure:"login"`
 	Throttle    ThrottleConfig    `mapstructure:"throttle" doc:"login attempts (failures count, successes do not); 0 turns a limit off"`
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
+	Retention   RetentionConfig   `mapstructure:"retention" doc:"personal data: how long reports are kept (disbursementd reports purge)"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 
@@ -57,6 +58,8 @@ type HTTPConfig struct {
 	MaxBytesInFlight       ByteSize       `mapstructure:"max_bytes_in_flight" default:"384MiB" doc:"memory that report bodies and what is decoded from them hold at once (each reserves 2 x its body; one partner at most half); beyond it 503 overloaded; sized for a 1 GiB container with GOMEMLIMIT (docs/decisions.md)"`
 	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must average once body_rate_grace has passed; slower bodies get 408 body_too_slow"`
 	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
+	LookupSlots            int            `mapstructure:"lookup_slots" default:"16" doc:"GET /v1/reports look-ups (a page or one report) run at once, apart from reports' slots; beyond it 503 overloaded"`
+	LookupSlotsPerPartner  int            `mapstructure:"lookup_slots_per_partner" default:"4" doc:"of those, look-ups of one partner (token subject); beyond it 503 overloaded"`
 	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
 	MaxProblems            int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
 }
@@ -71,6 +74,8 @@ type StoreConfig struct {
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
 	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	LookupTimeout   time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
+	LookupConns     int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
 	ReadbackTimeout time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
 	LockWaitTimeout time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
 	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
@@ -79,15 +84,17 @@ type StoreConfig struct {
 
 // UploadsConfig is where report files go and what they may be.
 type UploadsConfig struct {
-	Backend         string        `mapstructure:"backend" default:"fs" doc:"fs (the directory uploads.dir) or s3 (the bucket uploads.s3.bucket)"`
-	Dir             string        `mapstructure:"dir" default:"data/uploads" doc:"must exist and be writable (created only when left at this default)"`
-	MaxFileBytes    ByteSize      `mapstructure:"max_file_bytes" default:"20MiB" doc:"decoded size of a report's file; larger files get 413"`
-	AllowedTypes    []string      `mapstructure:"allowed_types" default:"pdf,png,jpg,tif" doc:"file types accepted, by content: some of pdf, png, jpg, tif"`
-	MinFreeBytes    ByteSize      `mapstructure:"min_free_bytes" default:"0" doc:"/readyz fails below this free space in uploads.dir; 0 = twice uploads.max_file_bytes"`
-	SweepInterval   time.Duration `mapstructure:"sweep_interval" default:"10m" doc:"how often serve removes stale temp files, orphan files and expired records; 0 = only at start"`
-	AllowPDFScripts bool          `mapstructure:"allow_pdf_scripts" default:"false" doc:"true accepts PDFs with JavaScript, launch actions, embedded files, rich media or XFA"`
-	MaxImagePixels  int           `mapstructure:"max_image_pixels" default:"100000000" doc:"an image declaring more pixels (width x height) gets 400 file_image_too_large"`
-	S3              S3Config      `mapstructure:"s3" doc:"used when uploads.backend is s3"`
+	Backend       string        `mapstructure:"backend" default:"fs" doc:"fs (the directory uploads.dir) or s3 (the bucket uploads.s3.bucket)"`
+	Dir           string        `mapstructure:"dir" default:"data/uploads" doc:"must exist and be writable (created only when left at this default)"`
+	MaxFileBytes  ByteSize      `mapstructure:"max_file_bytes" default:"20MiB" doc:"decoded size of a report's file; larger files get 413"`
+	AllowedTypes  []string      `mapstructure:"allowed_types" default:"pdf,png,jpg,tif" doc:"file types accepted, by content: some of pdf, png, jpg, tif"`
+	MinFreeBytes  ByteSize      `mapstructure:"min_free_bytes" default:"0" doc:"/readyz fails below this free space in uploads.dir; 0 = twice uploads.max_file_bytes"`
+	SweepInterval time.Duration `mapstructure:"sweep_interval" default:"10m" doc:"how often serve sweeps (at start, then at this interval): stale temp files removed, files no report names quarantined, expired records deleted; 0: serve never sweeps (run reconcile --apply)"`
+	// QuarantineRetention bounds how long the sweep keeps a quarantined file.
+	QuarantineRetention time.Duration `mapstructure:"quarantine_retention" default:"30d" doc:"how long a file no report names is kept in quarantine (uploads.dir/.quarantine/, s3: prefix quarantine/) before the sweep deletes it; at least 1d"`
+	AllowPDFScripts     bool          `mapstructure:"allow_pdf_scripts" default:"false" doc:"true accepts PDFs with JavaScript, launch actions, embedded files, rich media or XFA"`
+	MaxImagePixels      int           `mapstructure:"max_image_pixels" default:"100000000" doc:"an image declaring more pixels (width x height) gets 400 file_image_too_large"`
+	S3                  S3Config      `mapstructure:"s3" doc:"used when uploads.backend is s3"`
 }
 
 // S3Config is an S3-compatible bucket for report files.
@@ -139,6 +146,11 @@ type IdempotencyConfig struct {
 	TTL        time.Duration `mapstructure:"ttl" default:"24h" doc:"how long a report's answer is remembered (at least 24h)"`
 	Wait       time.Duration `mapstructure:"wait" default:"30s" doc:"how long a duplicate waits for the first before 409 request_in_progress"`
 	SweepBatch int           `mapstructure:"sweep_batch" default:"1000" doc:"expired records deleted per statement by the sweep"`
+}
+
+// RetentionConfig is how long stored reports are kept.
+type RetentionConfig struct {
+	Reports time.Duration `mapstructure:"reports" default:"0" doc:"reports purge deletes reports (rows and files) received longer ago than this; 0 keeps them forever; else at least idempotency.ttl (e.g. 1825d)"`
 }
 
 // LogConfig is the log's shape.

@@ -259,3 +259,36 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionSettings: periods may be written in days; a quarantine
+// shorter than a day and a report retention shorter than the time a
+// retry's answer names its report are refused, naming the key.
+func TestRetentionSettings(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "0": 0, "720h": 720 * time.Hour, "1825d": 1825 * 24 * time.Hour} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"d", "-1d", "1.5d", "30 d", "99999999999999d"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
+		}
+	}
+	c := Defaults()
+	if c.Uploads.QuarantineRetention != 30*24*time.Hour || c.Retention.Reports != 0 {
+		t.Fatalf("defaults: quarantine %s, reports %s", c.Uploads.QuarantineRetention, c.Retention.Reports)
+	}
+	for env, key := range map[string]string{
+		"DISB_UPLOADS_QUARANTINE_RETENTION=23h": "uploads.quarantine_retention",
+		"DISB_RETENTION_REPORTS=1h":             "retention.reports",
+	} {
+		t.Run(key, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			k, v, _ := strings.Cut(env, "=")
+			t.Setenv(k, v)
+			if _, err := Load(""); err == nil || !strings.Contains(err.Error(), key) {
+				t.Fatalf("%s: %v, want an error naming %s", env, err, key)
+			}
+		})
+	}
+}

@@ -109,9 +109,26 @@ func parseDuration(raw any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	d, err := ParseDuration(s)
+	if err != nil {
+		return nil, bad("%s", err)
+	}
+	return d, nil
+}
+
+// ParseDuration reads a duration as the configuration writes one: Go's
+// form (30s, 5m, 720h) or a whole number of days (30d, 1825d); never
+// negative. Command flags that take a period use it too.
+func ParseDuration(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok && days != "" && strings.Trim(days, "0123456789") == "" {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err == nil && n <= int64(math.MaxInt64/(24*time.Hour)) {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return nil, bad("%q is not a duration like 30s or 5m", s)
+		return 0, fmt.Errorf("%q is not a duration like 30s, 5m, 720h or 30d", s)
 	}
 	return d, nil
 }

@@ -124,6 +124,7 @@ var constrained = map[string]string{
 	"debug.pprof_addr":      "127.0.0.1:6060",
 	"http.metrics_addr":     "127.0.0.1:9090",
 	"auth.token_ttl":        "12h",
+	"retention.reports":     "1825d",
 }
 
 // sample is a valid value for s other than its default, as text.

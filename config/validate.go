@@ -60,8 +60,13 @@ func (c *Config) finishHTTP() error {
 		between("http.max_problems", h.MaxProblems, 1, 1_000),
 		between("http.max_receiving", h.MaxReceiving, 0, 1_000_000),
 		between("http.max_receiving_per_partner", h.MaxReceivingPerPartner, 0, 1_000_000),
+		between("http.lookup_slots", h.LookupSlots, 1, 100_000),
+		between("http.lookup_slots_per_partner", h.LookupSlotsPerPartner, 1, 100_000),
 	); err != nil {
 		return err
+	}
+	if h.LookupSlotsPerPartner > h.LookupSlots {
+		return keyError("http.lookup_slots_per_partner", "%d is more than http.lookup_slots (%d)", h.LookupSlotsPerPartner, h.LookupSlots)
 	}
 	return c.finishReceiving()
 }
@@ -114,11 +119,15 @@ func (c *Config) finishStore() error {
 		between("store.max_idle_conns", s.MaxIdleConns, 0, 10_000),
 		between("store.max_batch", s.MaxBatch, 1, 1_000),
 		between("store.batch_writers", s.BatchWriters, 0, 64),
+		between("store.lookup_conns", s.LookupConns, 1, 10_000),
 	); err != nil {
 		return err
 	}
 	if s.BusyTimeout <= 0 {
 		return keyError("store.busy_timeout", "%s, want more than 0", s.BusyTimeout)
+	}
+	if s.LookupTimeout < time.Millisecond {
+		return keyError("store.lookup_timeout", "%s, want 1ms or more", s.LookupTimeout)
 	}
 	if s.ReadbackTimeout <= 0 {
 		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
@@ -151,6 +160,9 @@ func (c *Config) finishUploads() error {
 	}
 	if u.SweepInterval != 0 && u.SweepInterval < time.Second {
 		return keyError("uploads.sweep_interval", "%s, want 0 (off) or at least 1s", u.SweepInterval)
+	}
+	if u.QuarantineRetention < 24*time.Hour {
+		return keyError("uploads.quarantine_retention", "%s, want at least 1d (a quarantined file may be a report whose row a restore lost)", u.QuarantineRetention)
 	}
 	if u.MaxImagePixels < 1 {
 		return keyError("uploads.max_image_pixels", "%d, want at least 1", u.MaxImagePixels)
@@ -259,6 +271,9 @@ func (c *Config) finishRest() error {
 	}
 	if c.Idempotency.TTL < 24*time.Hour {
 		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
+	}
+	if r := c.Retention.Reports; r != 0 && r < c.Idempotency.TTL {
+		return keyError("retention.reports", "%s, want 0 (keep forever) or at least idempotency.ttl (%s): a retry's answer names its report", r, c.Idempotency.TTL)
 	}
 	if err := firstErr(
 		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),

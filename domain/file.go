@@ -113,6 +113,41 @@ const UploadPrefix = "partner_"
 // its prefix: a file of the service's, not one an operator put there.
 func IsUploadName(name string) bool { return strings.HasPrefix(name, UploadPrefix) }
 
+// ValidUploadName reports whether name is exactly one FileName makes:
+// partner_, a valid credit number, _, an 18-character timestamp such as
+// 20261126T102030123Z, a dot and a lower-case extension. Names an
+// operator types (reconcile --restore-quarantined) pass here before they
+// reach a store, so no path, link or other file can be named.
+func ValidUploadName(name string) bool {
+	rest, ok := strings.CutPrefix(name, UploadPrefix)
+	if !ok {
+		return false
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	under := strings.LastIndexByte(rest, '_')
+	if dot < 0 || under < 0 || under > dot || !ValidCreditNumber(rest[:under]) {
+		return false
+	}
+	ts, ext := rest[under+1:dot], rest[dot+1:]
+	if _, err := time.Parse("20060102T150405", ts[:min(len(ts), 15)]); err != nil || len(ts) != 19 || ts[18] != 'Z' {
+		return false
+	}
+	for i := 15; i < 18; i++ {
+		if ts[i] < '0' || ts[i] > '9' {
+			return false
+		}
+	}
+	if len(ext) < 1 || len(ext) > 5 {
+		return false
+	}
+	for i := 0; i < len(ext); i++ {
+		if ext[i] < 'a' || ext[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // FileName builds partner_{numero_credito}_{timestamp}.{ext} with a
 // file-safe UTC timestamp such as 20261126T102030123Z.
 func FileName(creditNumber string, at time.Time, ext string) string {

@@ -108,14 +108,45 @@ type UploadStore interface {
 }
 
 // UploadInventory is an upload store as the sweep sees it: its files and
-// the leftovers of unfinished Saves, which it can list and remove.
+// the leftovers of unfinished Saves, which it can list and remove, and
+// its quarantine.
 type UploadInventory interface {
 	UploadStore
+	QuarantineArea
 	// Walk calls fn for every published file and every leftover of an
-	// unfinished Save (Temp), in no particular order.
+	// unfinished Save (Temp), in no particular order; never a file in
+	// quarantine.
 	Walk(ctx context.Context, fn func(StoredObject) error) error
 	// RemoveLeftover deletes a leftover that Walk reported.
 	RemoveLeftover(ctx context.Context, o StoredObject) error
+}
+
+// QuarantineArea is where the sweep puts published files that no row
+// names, instead of deleting them: a place beside the published files
+// that Walk and Exists never see, so a quarantined file is neither
+// served nor taken for an orphan again. Every method refuses a name that
+// is not an upload name (domain.IsUploadName, no path), with an error of
+// kind domain.ErrInvalidInput.
+type QuarantineArea interface {
+	// Quarantine moves a published file into quarantine, dated now (its
+	// ModTime there is when it was quarantined). It never replaces a
+	// different file quarantined under that name (an error); the same
+	// file there already (an earlier run moved it and stopped) is no
+	// error. A file not published is an error of kind domain.ErrNotFound.
+	Quarantine(ctx context.Context, name string) error
+	// WalkQuarantine calls fn for every quarantined file, with the time
+	// it was quarantined.
+	WalkQuarantine(ctx context.Context, fn func(StoredObject) error) error
+	// Unquarantine moves a quarantined file back to where Save put it,
+	// never replacing a published file: one with other content is an
+	// error of kind domain.ErrConflict; one with the same content (put
+	// back by other means) counts as the file in place, and the
+	// quarantined copy is removed. A name not in quarantine:
+	// domain.ErrNotFound.
+	Unquarantine(ctx context.Context, name string) error
+	// RemoveQuarantined deletes a quarantined file; a missing one is no
+	// error.
+	RemoveQuarantined(ctx context.Context, name string) error
 }
 
 // StoredObject is one entry of an upload store.

@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"strconv"
 	"time"
@@ -18,20 +17,44 @@ type ReportLookup interface {
 	// kind domain.ErrNotFound when user has no report of that id (another
 	// user's included).
 	GetReport(ctx context.Context, user string, id int64) (domain.StoredReport, error)
-	// ListReports returns, in ascending id, at most f.Limit receipts of
-	// f.User's reports that match every filter f sets, with ids above
-	// f.AfterID. Each look-up uses an index on a table of 10^7 rows.
-	ListReports(ctx context.Context, f ReportFilter) ([]domain.StoredReceipt, error)
+	// ListReports returns, in list order (ascending ListPosition), at most
+	// f.Limit receipts of f.User's reports that match every filter f sets
+	// and come after f.After. A page reads at most f.Limit entries of one
+	// index, whatever the filters and however many rows the partner has
+	// (contract §10).
+	ListReports(ctx context.Context, f ReportFilter) ([]ListedReceipt, error)
+}
+
+// ListPosition is a receipt's place in list order: its receipt time as
+// the store keeps it (exact, not cut to the millisecond as a receipt
+// shows it), then its id. Two receipts never share a position.
+type ListPosition struct {
+	ReceivedAt time.Time
+	ID         int64 // 0: before every receipt
+}
+
+// Before reports whether p comes before q in list order.
+func (p ListPosition) Before(q ListPosition) bool {
+	if !p.ReceivedAt.Equal(q.ReceivedAt) {
+		return p.ReceivedAt.Before(q.ReceivedAt)
+	}
+	return p.ID < q.ID
+}
+
+// ListedReceipt is a receipt and its place in list order.
+type ListedReceipt struct {
+	domain.StoredReceipt
+	Position ListPosition
 }
 
 // ReportFilter selects a partner's receipts; a zero filter matches all.
 type ReportFilter struct {
 	User           string
-	CreditNumber   string    // numero_credito equal to this
-	IdempotencyKey string    // the Idempotency-Key header equal to this
-	From, To       time.Time // received at or after From, and before To
-	AfterID        int64     // ids above this one
-	Limit          int       // > 0
+	CreditNumber   string       // numero_credito equal to this
+	IdempotencyKey string       // the Idempotency-Key header equal to this
+	From, To       time.Time    // received at or after From, and before To
+	After          ListPosition // only receipts after this one; zero: from the first
+	Limit          int          // > 0
 }
 
 // ReportQueries is the use case "a partner looks up what it sent": one
@@ -78,8 +101,10 @@ type ListQuery struct {
 	Cursor         string    // a Page's NextCursor; "" for the first page
 }
 
-// Page is one page of receipts, in ascending id. NextCursor asks for the
-// next page; it is "" on the last one.
+// Page is one page of receipts, in list order: by receipt time, then id
+// (ListPosition). NextCursor asks for the next page; it is "" on the last
+// one. A partner that follows the cursors while reports arrive sees each
+// report once: the next page starts after the last position shown.
 type Page struct {
 	Receipts   []domain.StoredReceipt
 	NextCursor string
@@ -109,11 +134,11 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 			Message: "Parámetros received_from y received_to inválidos: received_from es posterior a received_to"}
 	}
 	if lq.Cursor != "" {
-		id, ok := decodeCursor(lq.Cursor)
-		if !ok {
-			return Page{}, domain.InvalidParameter("cursor", "use el next_cursor de la página anterior tal como llegó")
+		pos, err := decodeCursor(lq.Cursor)
+		if err != nil {
+			return Page{}, err
 		}
-		f.AfterID = id
+		f.After = pos
 	}
 	// One more than the page holds tells whether another page follows.
 	want := f.Limit
@@ -122,29 +147,14 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	if err != nil {
 		return Page{}, lookupFailed(err)
 	}
-	page := Page{Receipts: rows}
+	var page Page
 	if len(rows) > want {
-		page.Receipts = rows[:want]
-		page.NextCursor = encodeCursor(rows[want-1].ID)
+		rows = rows[:want]
+		page.NextCursor = encodeCursor(rows[want-1].Position)
+	}
+	page.Receipts = make([]domain.StoredReceipt, len(rows))
+	for i, r := range rows {
+		page.Receipts[i] = r.StoredReceipt
 	}
 	return page, nil
-}
-
-// A cursor is opaque to partners: today the unpadded base64url of the
-// last id of the page, in decimal. Only a cursor this encoding makes
-// decodes.
-func encodeCursor(id int64) string {
-	return base64.RawURLEncoding.EncodeToString(strconv.AppendInt(nil, id, 10))
-}
-
-func decodeCursor(c string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 || len(b) > 19 || b[0] == '0' {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil || id <= 0 || encodeCursor(id) != c {
-		return 0, false
-	}
-	return id, true
 }

@@ -20,7 +20,7 @@ func (brokenLookup) GetReport(context.Context, string, int64) (domain.StoredRepo
 	return domain.StoredReport{}, errors.New("connection refused")
 }
 
-func (brokenLookup) ListReports(context.Context, ports.ReportFilter) ([]domain.StoredReceipt, error) {
+func (brokenLookup) ListReports(context.Context, ports.ReportFilter) ([]ports.ListedReceipt, error) {
 	return nil, errors.New("connection refused")
 }
 
@@ -126,10 +126,14 @@ func TestReportQueriesRefuseBadParameters(t *testing.T) {
 		{"a key with a control character", ports.ListQuery{IdempotencyKey: "a\x01"}, "idempotency_key"},
 		{"a cursor that is not base64url", ports.ListQuery{Cursor: "!!"}, "cursor"},
 		{"a cursor of no number", ports.ListQuery{Cursor: enc("abc")}, "cursor"},
-		{"a cursor of 0", ports.ListQuery{Cursor: enc("0")}, "cursor"},
-		{"a cursor with a leading zero", ports.ListQuery{Cursor: enc("07")}, "cursor"},
-		{"a negative cursor", ports.ListQuery{Cursor: enc("-7")}, "cursor"},
-		{"a padded cursor", ports.ListQuery{Cursor: base64.URLEncoding.EncodeToString([]byte("7"))}, "cursor"},
+		{"a cursor of an id alone (pages in id order, before 1.1.0)", ports.ListQuery{Cursor: enc("7")}, "cursor"},
+		{"a cursor of 0", ports.ListQuery{Cursor: enc("p1.0.0")}, "cursor"},
+		{"a cursor with a leading zero", ports.ListQuery{Cursor: enc("p1.1700000000000000000.07")}, "cursor"},
+		{"a cursor with a plus", ports.ListQuery{Cursor: enc("p1.+1700000000000000000.7")}, "cursor"},
+		{"a negative id", ports.ListQuery{Cursor: enc("p1.1700000000000000000.-7")}, "cursor"},
+		{"a cursor without its id", ports.ListQuery{Cursor: enc("p1.1700000000000000000")}, "cursor"},
+		{"a cursor of another form", ports.ListQuery{Cursor: enc("p2.1700000000000000000.7")}, "cursor"},
+		{"a padded cursor", ports.ListQuery{Cursor: base64.URLEncoding.EncodeToString([]byte("p1.1700000000000000000.77"))}, "cursor"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.query.User = "acme"

@@ -14,11 +14,14 @@ import (
 // TestReconcileAfterACrash: what a crash can leave older than the stale
 // bound is listed, then removed with apply; anything younger, and every
 
+// retention is the quarantine retention the tests run under.
+const retention = 30 * 24 * time.Hour
+
 // newSweep is the sweep tests run: a stale bound of 65 s (a report
 // timeout of 60 s) and batches of 2, so every path runs in several.
 func newSweep(t *testing.T, store ports.SweepStore, up ports.UploadInventory, clock ports.Clock) *ports.Sweep {
 	t.Helper()
-	r, err := ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: 65 * time.Second, Batch: 2})
+	r, err := ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: 65 * time.Second, Batch: 2, QuarantineRetention: retention})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func newSweep(t *testing.T, store ports.SweepStore, up ports.UploadInventory, cl
 func TestNewSweepRefusesWhatItCannotRun(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fakes.NewReportStore(), fakes.NewUploads(clock)
-	ok := ports.SweepOptions{Stale: time.Minute, Batch: 1}
+	ok := ports.SweepOptions{Stale: time.Minute, Batch: 1, QuarantineRetention: time.Hour}
 	for name, f := range map[string]func() (*ports.Sweep, error){
 		"no store":   func() (*ports.Sweep, error) { return ports.NewSweep(nil, up, clock, ok) },
 		"no uploads": func() (*ports.Sweep, error) { return ports.NewSweep(store, nil, clock, ok) },
@@ -40,7 +43,10 @@ func TestNewSweepRefusesWhatItCannotRun(t *testing.T) {
 			return ports.NewSweep(store, up, clock, ports.SweepOptions{Batch: 1})
 		},
 		"no batch": func() (*ports.Sweep, error) {
-			return ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: time.Minute})
+			return ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: time.Minute, QuarantineRetention: time.Hour})
+		},
+		"no quarantine retention": func() (*ports.Sweep, error) {
+			return ports.NewSweep(store, up, clock, ports.SweepOptions{Stale: time.Minute, Batch: 1})
 		},
 	} {
 		if _, err := f(); err == nil {

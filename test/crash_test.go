@@ -113,11 +113,11 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range entries {
-				if !named[e.Name()] {
+				if !named[e.Name()] && e.Name() != ".quarantine" { // files no report names are kept there (contract §10)
 					t.Errorf("%s left in the upload directory with no report", e.Name())
 				}
 			}
-			if left > 0 && !strings.Contains(p.logs.String(), "sweep removed what a crash left") {
+			if left > 0 && !strings.Contains(p.logs.String(), "sweep cleared what a crash left") {
 				t.Errorf("the kill left %d files, and the restarted service never logged a sweep that removed something:\n%.2000s", left, p.logs.String())
 			}
 		})

@@ -188,3 +188,39 @@ func dig(v any, path ...string) any {
 	}
 	return v
 }
+
+// setVar replaces the block's line NAME=… with NAME=value.
+func setVar(t *testing.T, block, name, value string) string {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^` + name + `=.*$`)
+	if !re.MatchString(block) {
+		t.Fatalf("the block sets no %s:\n%s", name, block)
+	}
+	return re.ReplaceAllLiteralString(block, name+"="+shellQuote(value))
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// cliCode runs a command of the binary and returns its exit code.
+func cliCode(t *testing.T, d *drill, args ...string) (int, string) {
+	t.Helper()
+	out, err := cli(t, d.dir, d.env, "", args...)
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out
+	}
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return 0, out
+}
+
+// requireTool fails (CI) or skips when a command a block runs is missing.
+func requireTool(t *testing.T, tool, pkg string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %s is not installed (.ci/run installs %s)", tool, pkg)
+		}
+		t.Skipf("%s is not installed (Debian: %s)", tool, pkg)
+	}
+}

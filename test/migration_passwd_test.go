@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,8 +48,8 @@ func TestMigrationPasswordChanges(t *testing.T) {
 			_ = old.Close()
 
 			st := openStore(t, driver, d, cat, nil)
-			if applied, err := st.Migrate(ctx); err != nil || len(applied) == 0 || applied[len(applied)-1] != 5 {
-				t.Fatalf("Migrate = %v, %v; want it to end with 5", applied, err)
+			if applied, err := st.Migrate(ctx); err != nil || !slices.Contains(applied, 5) {
+				t.Fatalf("Migrate = %v, %v; want it to apply 5", applied, err)
 			}
 			u, err := st.GetUser(ctx, partner)
 			if err != nil || u.PasswordHash != "$2a$10$old" || !u.PasswordChangedAt.IsZero() {

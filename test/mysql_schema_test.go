@@ -69,7 +69,7 @@ func TestMySQLSchemaFitsInnoDB(t *testing.T) {
 	}
 	var indexes []string
 	db.Raw(`SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE()`).Scan(&indexes)
-	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received", "ix_staging_numero_credito", "ix_idempotency_expires",
+	for _, want := range []string{"ux_users_username", "ux_idempotency_user_key", "ix_staging_user_received_id", "ix_staging_user_credit_received", "ix_staging_user_key_received", "ix_staging_numero_credito", "ix_idempotency_expires",
 		"ix_staging_file_name", "ix_staging_received", "ix_idempotency_state_created", "ix_throttle_keys_expires", "ix_attempts_key_at", "ix_attempts_expires"} {
 		if !strings.Contains(strings.Join(indexes, " "), want) {
 			t.Errorf("index %s missing: %v", want, indexes)

@@ -66,6 +66,17 @@ func TestStoreMySQLPoolBounded(t *testing.T) {
 	storetest.RunPoolBoundMySQL(t)
 }
 
+// TestLookupsAtSizeSQLite and TestLookupsAtSizeMySQL: a page reads at
+// most limit + 1 index entries on 10^6 rows of one partner (contract §10).
+func TestLookupsAtSizeSQLite(t *testing.T) {
+	storetest.RunLookupsAtSize(t, gormstore.SQLite)
+}
+
+func TestLookupsAtSizeMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	storetest.RunLookupsAtSize(t, gormstore.MySQL)
+}
+
 // TestStoreHeldCommitBatchMySQL: a retry that waits on a held COMMIT's key
 // fails alone, within store.lock_wait_timeout; its 30 batch-mates are
 // stored (issue 25; CONTRACT §10 "Lock waits").

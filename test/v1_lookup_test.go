@@ -79,7 +79,7 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 			next = c
 		}
 	}
-	t.Run("list: the partner's own receipts in ascending id, by filter", func(t *testing.T) {
+	t.Run("list: the partner's own receipts in the order received, by filter", func(t *testing.T) {
 		all, _ := list(t, e.acme, "received_from="+today.Format("2006-01-02"))
 		if !containsInOrder(all, mine) {
 			t.Fatalf("all of today: %v, want %v among them, in order", all, mine)
@@ -116,6 +116,46 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 		}
 		if _, pages := list(t, e.acme, "numero_credito=CR-LIST-A&limit=3"); pages != 1 {
 			t.Fatalf("a page that holds the last receipt has a next_cursor (%d pages)", pages)
+		}
+	})
+	t.Run("list: paging to the end while reports arrive sees each report once", func(t *testing.T) {
+		before, _ := list(t, e.acme, "numero_credito=CR-LIST-A&limit=500")
+		var seen, added []int64
+		q := "numero_credito=CR-LIST-A&limit=1"
+		for next := ""; ; {
+			page := e.get(t, "/v1/reports?"+q+next, e.acme)
+			if page.Status != http.StatusOK {
+				t.Fatalf("%d %s", page.Status, page.Raw)
+			}
+			for _, x := range page.Body["data"].([]any) {
+				seen = append(seen, int64(x.(map[string]any)["id"].(float64)))
+			}
+			c, more := page.Body["next_cursor"].(string)
+			if !more {
+				break
+			}
+			next = "&cursor=" + url.QueryEscape(c)
+			if len(added) < 3 {
+				// Another report of the credit (its own term), arriving now.
+				body := fixture.Minimal(today, "CR-LIST-A")
+				body["Plazo (meses)"] = 40 + len(added)
+				r := e.post(t, "/v1/reports", e.acme, mustJSON(body))
+				if r.Status != http.StatusCreated {
+					t.Fatalf("%d %s", r.Status, r.Raw)
+				}
+				added = append(added, int64(r.Body["id"].(float64)))
+			}
+		}
+		if want := append(append([]int64{}, before...), added...); fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Fatalf("pages while reports arrived: %v, want %v", seen, want)
+		}
+		mine = append(mine, added...)
+	})
+	t.Run("list: a cursor of the earlier id order is 400 saying to start again", func(t *testing.T) {
+		r := e.get(t, "/v1/reports?cursor=MTA", e.acme) // base64url of "10"
+		mustProblem(t, r, 400, "invalid_request")
+		if !strings.Contains(fmt.Sprint(r.Body["detail"]), "primera página") {
+			t.Errorf("detail %q does not say to ask for the first page", r.Body["detail"])
 		}
 	})
 	t.Run("list: a bad or unknown parameter is 400 invalid_request naming it", func(t *testing.T) {

@@ -31,8 +31,9 @@ const (
 // was already): from then on no report can store a row naming the file.
 // It returns false when a committed claim names the file, or when a claim
 // still being written holds the key past the database's lock wait: the
-// file stays. A claim whose row has since been deleted (by hand: the
-// service never deletes a stored row) is turned into a tombstone.
+// file stays. A claim whose row has since been deleted by hand is turned
+// into a tombstone (the retention purge tombstones its rows' claims
+// itself).
 func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	now := s.clock.Now().UTC()
 	db := s.write.orm.WithContext(ctx)

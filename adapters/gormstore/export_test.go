@@ -1,6 +1,11 @@
 package gormstore
 
-import "github.com/lender/disbursementd/ports"
+import (
+	"context"
+	"database/sql"
+
+	"github.com/lender/disbursementd/ports"
+)
 
 // SetBeforeCommit makes f run before each batch's COMMIT, so a test can
 // hold a batch's transaction open (a COMMIT that reaches the database
@@ -14,4 +19,15 @@ func Queued(s *Store) int { return len(s.batch.queue) }
 func GetQuery(s *Store) string { return s.getQuery() }
 
 // ListQuery is the statement ListReports of s runs for f, and its arguments.
-func ListQuery(s *Store, f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }
+func ListQuery(s *Store, f ports.ReportFilter) (string, []any) { return s.ListStatement(f) }
+
+// LookupPool is the pool partners' look-ups run on.
+func LookupPool(s *Store) *sql.DB { return s.look.sql }
+
+// LookupContext is ctx bounded as a look-up's statements are.
+func LookupContext(s *Store, ctx context.Context) (context.Context, context.CancelFunc) {
+	return s.lookupContext(ctx)
+}
+
+// Pool is the pool reports are written on.
+func Pool(s *Store) *sql.DB { return s.write.sql }

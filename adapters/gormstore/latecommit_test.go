@@ -147,7 +147,7 @@ func TestLateCommitKeepsFileStore(t *testing.T) {
 				<-held
 				sweep := &inSweep{SweepStore: sweepStore, entered: make(chan struct{})}
 				// An hour on: the file is far older than the stale bound.
-				rec, err := ports.NewSweep(sweep, up.Inventory, shiftedClock(time.Hour), ports.SweepOptions{Stale: time.Second, Batch: 10})
+				rec, err := ports.NewSweep(sweep, up.Inventory, shiftedClock(time.Hour), ports.SweepOptions{Stale: time.Second, Batch: 10, QuarantineRetention: 30 * 24 * time.Hour})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -22,7 +22,9 @@ const receiptNames = "id, numero_credito, file_name, received_at, idempotency_ke
 // user's report is domain.ErrNotFound, as a missing one.
 func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.StoredReport, error) {
 	var rc receiptCols
-	rep, err := s.readReport(ctx, s.getQuery(), []any{id, user}, rc.dest())
+	ctx, cancel := s.lookupContext(ctx)
+	defer cancel()
+	rep, err := s.readReport(ctx, s.look, s.getQuery(), []any{id, user}, rc.dest())
 	switch {
 	case err != nil:
 		return domain.StoredReport{}, fmt.Errorf("get report %d: %w", id, err)
@@ -36,11 +38,11 @@ func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.St
 	return domain.StoredReport{StoredReceipt: receipt, Report: rep}, nil
 }
 
-// readReport runs query, which selects the columns dest receives and then
+// readReport runs query on p, which selects the columns dest receives and then
 // every field's column (reportQuery), and returns the report of its row,
 // or nil when there is none.
-func (s *Store) readReport(ctx context.Context, query string, args []any, dest []any) (*domain.Report, error) {
-	rows, err := s.read.sql.QueryContext(ctx, query, args...)
+func (s *Store) readReport(ctx context.Context, p *pool, query string, args []any, dest []any) (*domain.Report, error) {
+	rows, err := p.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,21 +84,21 @@ func (s *Store) reportQuery(head, where string) string {
 	return "SELECT " + head + ", " + strings.Join(names, ", ") + " FROM " + StagingTable + " WHERE " + where
 }
 
-// ListReports returns a page of f.User's receipts in id order, through
-// the index that matches its filters: ix_staging_user_credit,
-// ix_staging_user_key, ix_staging_user_received for a date range, else
-// ix_staging_user_id (migration 4 and 1).
-func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]domain.StoredReceipt, error) {
+// ListReports returns a page of f.User's receipts in list order
+// (received_at, then id), read through the index listQuery names.
+func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]ports.ListedReceipt, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("list reports: limit %d, want > 0", f.Limit)
 	}
 	query, args := listQuery(s.driver, f)
-	rows, err := s.read.sql.QueryContext(ctx, query, args...)
+	ctx, cancel := s.lookupContext(ctx)
+	defer cancel()
+	rows, err := s.look.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list reports: %w", err)
 	}
 	defer rows.Close()
-	out := make([]domain.StoredReceipt, 0, min(f.Limit, 64))
+	out := make([]ports.ListedReceipt, 0, min(f.Limit, 64))
 	for rows.Next() {
 		var rc receiptCols
 		if err := rows.Scan(rc.dest()...); err != nil {
@@ -106,26 +108,73 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]domain
 		if err != nil {
 			return nil, fmt.Errorf("list reports: %w", err)
 		}
-		out = append(out, r)
+		at, err := exactTime(rc.received)
+		if err != nil {
+			return nil, fmt.Errorf("list reports: %w", err)
+		}
+		out = append(out, ports.ListedReceipt{StoredReceipt: r, Position: ports.ListPosition{ReceivedAt: at, ID: r.ID}})
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list reports: %w", err)
+	}
+	return out, nil
 }
 
-// listQuery is the SELECT of ListReports for driver: one statement shape
-// per set of filters, each read through the index named for it, which
-// starts with partner_user. The index is named, not left to the planner:
-// with statistics of a partner that has most of the rows, both SQLite and
-// MariaDB may prefer walking the primary key in id order past every other
-// partner's rows, which a skewed table turns into a scan. A date range
-// reads the partner's rows of the whole range and sorts them by id.
+// ListStatement is the statement ListReports runs for f, and its
+// arguments: for EXPLAIN by an operator, and for the store suite, which
+// counts the index entries it reads on a connection of its own.
+func (s *Store) ListStatement(f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }
+
+// listQuery is the SELECT of ListReports for driver: a keyset page of
+// one index read in its own order, which is the list's (contract §10).
+// Each index is (partner_user[, an equality filter], received_at, id)
+// (listIndex), so the rows that match the filters and follow f.After are
+// a range of it, in order: the page reads at most f.Limit entries (one
+// more after a cursor: see below) and sorts nothing, however many rows
+// the partner has. The index is named, not left to the planner: with
+// statistics of a partner that has most of the rows, both SQLite and
+// MariaDB may prefer another one and sort.
+//
+// The lower bound is the later of f.From and f.After (a cursor from a
+// page of other filters may lie before received_from). After a position
+// (t, i) the rows are two adjacent ranges: received_at = t with id > i,
+// then received_at > t. Neither engine seeks to (t, i) on a row value
+// (t, i) < (received_at, id): both start at received_at = t and read
+// every row of that instant up to the cursor. MariaDB reads
+// "received_at > t OR (received_at = t AND id > i)" as the two ranges, in
+// order; SQLite turns such an OR into a union that it sorts, so there
+// the two ranges are two SELECTs joined by UNION ALL, the first's rows
+// before the second's. The entry that ends the first range is read again
+// to start the second: f.Limit + 1 entries at most.
 func listQuery(driver string, f ports.ReportFilter) (string, []any) {
-	index := userIndex(f.CreditNumber != "", f.IdempotencyKey != "", !f.From.IsZero() || !f.To.IsZero())
+	after := f.After.ID > 0 && !f.After.ReceivedAt.Before(f.From)
+	if after && driver == SQLite {
+		at := f.After.ReceivedAt.UTC()
+		same, sameArgs := listRange(driver, f, "received_at = ? AND id > ?", []any{at, f.After.ID}, "id")
+		later, laterArgs := listRange(driver, f, "received_at > ?", []any{at}, "received_at, id")
+		args := append(append(sameArgs, laterArgs...), f.Limit)
+		return "SELECT * FROM (" + same + ") UNION ALL SELECT * FROM (" + later + ") LIMIT ?", args
+	}
+	switch {
+	case after:
+		at := f.After.ReceivedAt.UTC()
+		return listRange(driver, f, "(received_at > ? OR (received_at = ? AND id > ?))", []any{at, at, f.After.ID}, "received_at, id")
+	case !f.From.IsZero():
+		return listRange(driver, f, "received_at >= ?", []any{f.From.UTC()}, "received_at, id")
+	}
+	return listRange(driver, f, "", nil, "received_at, id")
+}
+
+// listRange is one SELECT of listQuery: f's partner and equality filters,
+// the lower bound from (with its arguments; "" for none), f.To, in order,
+// at most f.Limit rows.
+func listRange(driver string, f ports.ReportFilter, from string, fromArgs []any, order string) (string, []any) {
 	var b strings.Builder
-	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + indexHint(driver, index) + " WHERE partner_user = ?")
+	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + indexHint(driver, listIndex(f)) + " WHERE partner_user = ?")
 	args := []any{f.User}
-	add := func(cond string, v any) {
+	add := func(cond string, v ...any) {
 		b.WriteString(" AND " + cond)
-		args = append(args, v)
+		args = append(args, v...)
 	}
 	if f.CreditNumber != "" {
 		add("numero_credito = ?", f.CreditNumber)
@@ -133,21 +182,33 @@ func listQuery(driver string, f ports.ReportFilter) (string, []any) {
 	if f.IdempotencyKey != "" {
 		add("idempotency_key = ?", f.IdempotencyKey)
 	}
-	if !f.From.IsZero() {
-		add("received_at >= ?", f.From.UTC())
+	if from != "" {
+		add(from, fromArgs...)
 	}
 	if !f.To.IsZero() {
 		add("received_at < ?", f.To.UTC())
 	}
-	if f.AfterID > 0 {
-		add("id > ?", f.AfterID)
-	}
-	b.WriteString(" ORDER BY id LIMIT ?")
+	b.WriteString(" ORDER BY " + order + " LIMIT ?")
 	return b.String(), append(args, f.Limit)
 }
 
-// userIndex is the index of a look-up of one partner's rows, by the
-// filters it has (migration 4 and 1); each starts with partner_user.
+// listIndex is the index a page of f reads (migration 6): by Idempotency-
+// Key when it has one (a key names one report, or a few once its record
+// has expired; a credit number beside it is checked on those few), by
+// credit number when it has one, else the partner's receipts in order.
+func listIndex(f ports.ReportFilter) string {
+	switch {
+	case f.IdempotencyKey != "":
+		return "ix_staging_user_key_received"
+	case f.CreditNumber != "":
+		return "ix_staging_user_credit_received"
+	}
+	return "ix_staging_user_received_id"
+}
+
+// userIndex is the index of a support look-up of one partner's rows, in
+// id order, by the filters it has (archiveQuery; migrations 4 and 6);
+// each starts with partner_user.
 func userIndex(credit, key, dates bool) string {
 	switch {
 	case credit:
@@ -155,7 +216,7 @@ func userIndex(credit, key, dates bool) string {
 	case key:
 		return "ix_staging_user_key"
 	case dates:
-		return "ix_staging_user_received"
+		return "ix_staging_user_received_id"
 	}
 	return "ix_staging_user_id"
 }
@@ -213,4 +274,21 @@ func parseStoredTime(s string) (time.Time, error) {
 		return t, err
 	}
 	return t.UTC().Truncate(time.Millisecond), nil
+}
+
+// exactTime reads a DATETIME column as storedTime does, but not cut to
+// the millisecond: a list position must name the stored value exactly,
+// or a row kept with more digits would be read twice or skipped.
+func exactTime(v any) (time.Time, error) {
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC(), nil
+	case string:
+		t, err := time.Parse(sqliteTimeLayout, x)
+		return t.UTC(), err
+	case []byte:
+		t, err := time.Parse(sqliteTimeLayout, string(x))
+		return t.UTC(), err
+	}
+	return time.Time{}, errors.New("received_at: not a time")
 }

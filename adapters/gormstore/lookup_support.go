@@ -21,7 +21,7 @@ const recordNames = receiptNames + ", partner_user, partner_nit, request_id, fil
 // FindReport returns report id, whoever sent it, by its primary key.
 func (s *Store) FindReport(ctx context.Context, id int64) (domain.RecordedReport, error) {
 	var rc recordCols
-	rep, err := s.readReport(ctx, s.findQuery(), []any{id}, rc.dest())
+	rep, err := s.readReport(ctx, s.read, s.findQuery(), []any{id}, rc.dest())
 	switch {
 	case err != nil:
 		return domain.RecordedReport{}, fmt.Errorf("find report %d: %w", id, err)

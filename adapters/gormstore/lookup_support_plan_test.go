@@ -62,7 +62,7 @@ func archivePlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
 		{"one partner before an id", ports.ArchiveFilter{User: "p0", BeforeID: 2500, Limit: 51}, "ix_staging_user_id"},
 		{"a credit number of one partner", ports.ArchiveFilter{User: "p0", CreditNumber: "CR-00042", Limit: 51}, "ix_staging_user_credit"},
 		{"a key of one partner", ports.ArchiveFilter{User: "p0", IdempotencyKey: "key-00042", Limit: 51}, "ix_staging_user_key"},
-		{"a day of one partner", ports.ArchiveFilter{User: "p0", From: day, To: day.AddDate(0, 0, 1), Limit: 51}, "ix_staging_user_received"},
+		{"a day of one partner", ports.ArchiveFilter{User: "p0", From: day, To: day.AddDate(0, 0, 1), Limit: 51}, "ix_staging_user_received_id"},
 		{"a small partner", ports.ArchiveFilter{User: "p5", Limit: 51}, "ix_staging_user_id"},
 	}
 	run := func(name, query string, args []any, index string) {

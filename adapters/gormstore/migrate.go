@@ -172,7 +172,8 @@ func contains(list []int, v int) bool {
 // what it makes is there already. MySQL commits each DDL statement on its
 // own, so a migration stopped half-way (a lost connection, a killed
 // process) leaves some of its tables and indexes behind; the next run
-// takes them as done instead of failing on them forever. (MySQL 8 has no
+// takes them as done (and what it dropped as gone) instead of failing
+// on them forever. (MySQL 8 has no
 // CREATE INDEX IF NOT EXISTS.) On SQLite a migration is one transaction.
 func (s *Store) alreadyDone(err error) bool {
 	var me *mysqldrv.MySQLError
@@ -181,6 +182,8 @@ func (s *Store) alreadyDone(err error) bool {
 	}
 	switch me.Number {
 	case 1050, 1060, 1061: // table, column, index exists
+		return true
+	case 1091: // DROP of an index (or column) that is gone already
 		return true
 	}
 	return false

@@ -38,6 +38,7 @@ var shipped = []struct {
 	{3, "file claims and tombstones"},
 	{4, "indexes of the partner's look-ups"},
 	{5, "password changes"},
+	{6, "keyset pages of the partner's look-ups"},
 }
 
 // Migrations returns the released migrations, in order.

@@ -28,6 +28,8 @@ var released = map[string]string{
 	"0004.sqlite.sql": "7e675f53203abb06c55b528adaad34fc9245615464b2feb5c297e65f24606b07",
 	"0005.mysql.sql":  "b24a6a20d3e8d53648dc494d0a204505371b3872ad860a1841896dcd64c51fff",
 	"0005.sqlite.sql": "9ad2e37260630804a324845829f281acfd0db2b5b101ddb01176beffd3551ebb",
+	"0006.mysql.sql":  "250c0de530a20d140d57f0820ab61958b3d1216a03f5e4d5afa206592ad9e2ce",
+	"0006.sqlite.sql": "47f43095e6c0ca00ff8b32e5e468373c9e3ed35559fe079234e74dd0515fcdb7",
 }
 
 func TestMigrationsFrozen(t *testing.T) {
@@ -114,6 +116,6 @@ func TestSplitStatements(t *testing.T) {
 // testOptions are usable options for this package's own tests, which
 // cannot reach storetest.Options (it imports this package).
 func testOptions() Options {
-	return Options{MaxOpenConns: 4, MaxIdleConns: 4, BusyTimeout: 5 * time.Second, ReadbackTimeout: 3 * time.Second,
+	return Options{MaxOpenConns: 4, MaxIdleConns: 4, BusyTimeout: 5 * time.Second, ReadbackTimeout: 3 * time.Second, LookupTimeout: 5 * time.Second, LookupConns: 2,
 		MaxBatch: 64, BatchWriters: 1, Clock: sysclock.Clock{}}
 }

@@ -24,13 +24,17 @@ const (
 )
 
 // Store is the GORM-backed store. It holds one handle per pool: write,
-// through which every write goes, and read, for the reads that may run
+// through which every write goes, read, for the reads that may run
 // beside the writer (on SQLite a pool of its own, which WAL lets read
-// while the one writer connection writes; on MySQL the same pool). Each
-// pool carries GORM and the hot path's prepared statements over its one
+// while the one writer connection writes; on MySQL the same pool), and
+// look, for partners' look-ups (on MySQL a pool of its own, whose
+// sessions bound each statement; on SQLite the readers' pool). Each pool
+// carries GORM and the hot path's prepared statements over its one
 // *sql.DB.
 type Store struct {
 	write, read *pool
+	look        *pool
+	lookupLimit time.Duration // store.lookup_timeout
 	driver      string
 	clock       ports.Clock
 	catalogue   *domain.Catalogue // the fields the staging columns hold
@@ -64,8 +68,8 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, err
 	}
 	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
-		migrations: opts.Migrations,
-		bounds:     poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
+		migrations: opts.Migrations, lookupLimit: opts.LookupTimeout,
+		bounds: poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
 	if s.migrations == nil {
 		s.migrations = Migrations()
 	}
@@ -74,7 +78,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	case SQLite:
 		err = s.openSQLite(dsn, opts)
 	case MySQL:
-		err = s.openMySQL(dsn, opts.LockWaitTimeout)
+		err = s.openMySQL(dsn, opts.LockWaitTimeout, opts.LookupConns)
 	default:
 		return nil, fmt.Errorf("store.driver: %q is not sqlite or mysql", driver)
 	}
@@ -114,14 +118,19 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	if s.read, err = openPool(SQLite, s.dsn, s.bounds, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.write.close())
 	}
+	s.look = s.read
 	return nil
 }
 
-// openMySQL opens one bounded pool: a request that finds it busy waits for
-// a connection within its context, instead of meeting "Too many
-// connections" from the server. Every connection's lock waits are bounded
-// by lockWait (set on connect, through the DSN).
-func (s *Store) openMySQL(dsn string, lockWait time.Duration) error {
+// openMySQL opens one bounded pool for reports and the store's own reads:
+// a request that finds it busy waits for a connection within its
+// context, instead of meeting "Too many connections" from the server.
+// Every connection's lock waits are bounded by lockWait (set on connect,
+// through the DSN). Look-ups get a pool of their own, of lookups
+// connections, whose sessions also stop any statement at the look-up
+// bound (lookupDSN), so a flood of look-ups never holds the connections
+// reports are written on.
+func (s *Store) openMySQL(dsn string, lockWait time.Duration, lookups int) error {
 	d, err := MySQLDSN(dsn)
 	if err != nil {
 		return err
@@ -134,6 +143,15 @@ func (s *Store) openMySQL(dsn string, lockWait time.Duration) error {
 		return fmt.Errorf("open mysql store: %w", err)
 	}
 	s.read = s.write
+	ld, err := lookupDSN(d, s.lookupLimit)
+	if err != nil {
+		return errors.Join(err, s.write.close())
+	}
+	b := s.bounds
+	b.open, b.idle = lookups, lookups
+	if s.look, err = openPool(MySQL, ld, b, s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open mysql look-up pool: %w", err), s.write.close())
+	}
 	return nil
 }
 
@@ -147,6 +165,9 @@ func (s *Store) Close() error {
 	errs := []error{s.write.close()}
 	if s.read != s.write {
 		errs = append(errs, s.read.close())
+	}
+	if s.look != s.read {
+		errs = append(errs, s.look.close())
 	}
 	return errors.Join(errs...)
 }

@@ -23,6 +23,14 @@ type Options struct {
 	// ReadbackTimeout bounds the reads that settle a failed COMMIT
 	// (store.readback_timeout).
 	ReadbackTimeout time.Duration
+	// LookupTimeout bounds each statement of a partner's look-up
+	// (store.lookup_timeout): the database stops it then (MariaDB's
+	// max_statement_time on the look-up pool; SQLite's interrupt).
+	LookupTimeout time.Duration
+	// LookupConns bounds the look-up pool (store.lookup_conns): on MySQL a
+	// pool of its own, so look-ups never take the connections reports
+	// use; on SQLite the readers' pool serves them (MaxOpenConns).
+	LookupConns int
 	// LockWaitTimeout bounds, on MySQL, a statement's wait for another
 	// transaction's row lock (store.lock_wait_timeout; the session's
 	// innodb_lock_wait_timeout, in whole seconds).
@@ -48,6 +56,8 @@ func (o Options) check(driver string) error {
 		return fmt.Errorf("gormstore: the pool bounds (%d open, %d idle) must be above 0", o.MaxOpenConns, o.MaxIdleConns)
 	case o.MaxBatch <= 0 || o.BatchWriters <= 0:
 		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d) must be above 0", o.MaxBatch, o.BatchWriters)
+	case o.LookupTimeout <= 0 || o.LookupConns <= 0:
+		return fmt.Errorf("gormstore: the look-up bounds (%s, %d connections) must be above 0", o.LookupTimeout, o.LookupConns)
 	case o.ReadbackTimeout <= 0:
 		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
 	case driver == MySQL && o.LockWaitTimeout < time.Second:

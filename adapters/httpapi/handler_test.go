@@ -54,8 +54,8 @@ func (f *fakeReports) Submit(ctx context.Context, sub ports.Submission) (domain.
 	return f.receipt, f.err
 }
 
-// fakeTokens is both the exchanger and the authenticator: "good" is the
-// only valid token.
+// fakeTokens is both the exchanger and the authenticator: "good" (acme's)
+// and "good-beta" (beta's) are the only valid tokens.
 type fakeTokens struct {
 	issued ports.Issued
 	err    error
@@ -66,6 +66,9 @@ func (f *fakeTokens) Token(context.Context, ports.LoginAttempt) (ports.Issued, e
 }
 
 func (f *fakeTokens) Authenticate(_ context.Context, tok string) (ports.Principal, error) {
+	if tok == "good-beta" {
+		return ports.Principal{User: "beta", NIT: "900123457"}, nil
+	}
 	if tok != "good" {
 		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
 		e.Detail = "signature"

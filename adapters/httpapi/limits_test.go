@@ -16,6 +16,11 @@ func testLimits(l Limits) Limits {
 	set(&l.MaxInFlight, 256)
 	set(&l.MaxReceiving, 64)
 	set(&l.MaxReceivingPerPartner, 64)
+	set(&l.LookupSlots, 16)
+	set(&l.LookupSlotsPerPartner, 4)
+	if l.LookupTimeout == 0 {
+		l.LookupTimeout = 5 * time.Second
+	}
 	if l.MaxBody == 0 {
 		l.MaxBody = 32 << 20
 	}

@@ -35,6 +35,7 @@ type Metrics struct {
 	// earlier report (Idempotent-Replayed): 200s that stored nothing.
 	ReportsReplayed prometheus.Counter
 	receiving       prometheus.Gauge
+	sweep           sweepMetrics
 	bytesReserved   prometheus.Gauge
 	ready           *prometheus.GaugeVec
 	readyAt         atomic.Int64 // unix nanoseconds of the last readiness run's start
@@ -71,12 +72,16 @@ func NewMetrics() *Metrics {
 		Help: "Bytes of http.max_bytes_in_flight that report bodies, and what is decoded from them, hold now."})
 	m.ReportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
 		Help: "Reports answered with the answer of the same report sent before (Idempotent-Replayed: true); nothing stored."})
+	m.sweep = newSweepMetrics()
 	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
 		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
 		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.MissingFiles, m.BodiesTooSlow, m.receiving,
 		m.bytesReserved, m.ReportsReplayed, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	for _, c := range m.sweep.collectors() {
 		f(c)
 	}
 	return m

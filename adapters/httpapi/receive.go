@@ -70,47 +70,6 @@ func (s *Server) overloaded(msg string) error {
 	return e
 }
 
-// receiving bounds the report bodies being read at once (contract §7, "A
-// slow body holds no report slot"): at most total in all and at most
-// perPartner for one partner (a token's subject), so one partner's slow
-// clients, from however many addresses, cannot take every place. A
-// partner's entry exists only while it has a body arriving, so the map
-// holds at most total entries.
-type receiving struct {
-	mu         sync.Mutex
-	total      int
-	perPartner int
-	n          int
-	by         map[string]int
-}
-
-func newReceiving(total, perPartner int) *receiving {
-	return &receiving{total: total, perPartner: perPartner, by: map[string]int{}}
-}
-
-// enter takes a place for one of partner's bodies; false when the total
-// or the partner's bound is full.
-func (g *receiving) enter(partner string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n >= g.total || g.by[partner] >= g.perPartner {
-		return false
-	}
-	g.n++
-	g.by[partner]++
-	return true
-}
-
-// leave gives back a place that enter took.
-func (g *receiving) leave(partner string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n--
-	if g.by[partner]--; g.by[partner] <= 0 {
-		delete(g.by, partner)
-	}
-}
-
 // errBodyTooSlow is the kind of a body cut for arriving slower than
 // Limits.MinBodyRate (408 body_too_slow); it is the HTTP adapter's own,
 // as the rule is about the transport, not about reports.

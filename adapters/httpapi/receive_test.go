@@ -10,7 +10,7 @@ import (
 // with no body arriving is forgotten, so the map never holds more than
 // the bodies being received.
 func TestReceivingBounds(t *testing.T) {
-	g := newReceiving(5, 3)
+	g := newKeyedGate(5, 3)
 	for i := range 3 {
 		if !g.enter("acme") {
 			t.Fatalf("acme's body %d refused under both bounds", i)

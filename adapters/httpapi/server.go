@@ -46,6 +46,13 @@ type Limits struct {
 	MaxReceivingPerPartner int
 	MinBodyRate            int64
 	BodyRateGrace          time.Duration
+	// Partners' look-ups (GET /v1/reports and /v1/reports/{id}): at most
+	// LookupSlots at once in all and LookupSlotsPerPartner for one token
+	// subject (503 overloaded beyond), apart from the reports' slots; each
+	// ends after LookupTimeout (the store stops its statement then too).
+	LookupSlots           int
+	LookupSlotsPerPartner int
+	LookupTimeout         time.Duration
 	// MaxBytesInFlight bounds the memory that report bodies and what is
 	// decoded from them hold at once (byteBudget; 503 beyond). It must
 	// hold two of the largest bodies' reservations, so that one partner
@@ -78,9 +85,10 @@ type Server struct {
 
 	metrics   *Metrics
 	inFlight  chan struct{}
-	receiving *receiving
+	receiving *keyedGate // the report bodies being received, by partner
 	bytes     *byteBudget
-	tokens    *receiving // the bodies of POST /v1/token being received, by client address
+	tokens    *keyedGate // the bodies of POST /v1/token being received, by client address
+	lookups   *keyedGate // the look-ups under way, by partner
 	quiet     *logGate
 	work      *reportWork
 	reclaim   *reclaimer
@@ -96,6 +104,9 @@ func New(s Server, m *Metrics) (*Server, error) {
 	case l.MaxReceiving <= 0 || l.MaxReceivingPerPartner <= 0:
 		return nil, fmt.Errorf("httpapi: the bounds on bodies being received (%d in all, %d per partner) must be above 0",
 			l.MaxReceiving, l.MaxReceivingPerPartner)
+	case l.LookupSlots <= 0 || l.LookupSlotsPerPartner <= 0 || l.LookupTimeout <= 0:
+		return nil, fmt.Errorf("httpapi: the bounds of look-ups (%d in all, %d per partner, %s each) must be above 0",
+			l.LookupSlots, l.LookupSlotsPerPartner, l.LookupTimeout)
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
@@ -113,12 +124,13 @@ func New(s Server, m *Metrics) (*Server, error) {
 		s.Clock = wallClock{}
 	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
-	s.receiving = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
+	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
 	s.bytes = newByteBudget(l.MaxBytesInFlight, m.bytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
-	s.tokens = newReceiving(l.MaxReceiving, l.MaxReceivingPerPartner)
+	s.tokens = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
+	s.lookups = newKeyedGate(l.LookupSlots, l.LookupSlotsPerPartner)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()

@@ -171,6 +171,9 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 		"BodyRateGrace":                     func(l *Limits) { l.BodyRateGrace = 0 },
 		"MaxBytesInFlight":                  func(l *Limits) { l.MaxBytesInFlight = 0 },
 		"MaxBytesInFlight below two bodies": func(l *Limits) { l.MaxBytesInFlight = 2*heldPerBodyByte*l.MaxBody - 1 },
+		"LookupSlots":                       func(l *Limits) { l.LookupSlots = 0 },
+		"LookupSlotsPerPartner":             func(l *Limits) { l.LookupSlotsPerPartner = 0 },
+		"LookupTimeout":                     func(l *Limits) { l.LookupTimeout = 0 },
 	} {
 		l := testLimits(Limits{})
 		zero(&l)

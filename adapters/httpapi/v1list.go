@@ -18,11 +18,11 @@ var listParams = map[string]bool{"numero_credito": true, "idempotency_key": true
 
 // handleV1List is GET /v1/reports: a page of the partner's receipts.
 func (s *Server) handleV1List(w http.ResponseWriter, r *http.Request) {
-	p, ctx, cancel, ok := s.startLookup(w, r)
+	p, ctx, done, ok := s.startLookup(w, r)
 	if !ok {
 		return
 	}
-	defer cancel()
+	defer done()
 	q, err := listQuery(r.URL.RawQuery)
 	if err != nil {
 		s.v1Error(w, r, err)

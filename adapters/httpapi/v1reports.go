@@ -92,26 +92,34 @@ func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-// startLookup authenticates a /v1 look-up and returns its principal and a
-// context bounded like a report's; on failure it has answered.
-func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (ports.Principal, context.Context, context.CancelFunc, bool) {
-	p, ok := s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
+// startLookup authenticates a /v1 look-up, takes one of the look-up
+// slots for its partner (contract §10: apart from the reports' slots, so
+// one partner's look-ups never take another's report or look-up
+// capacity) and returns its principal, a context bounded by the look-up
+// timeout, and done, which gives the slot back; on failure it has
+// answered.
+func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Principal, ctx context.Context, done func(), ok bool) {
+	p, ok = s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
 	if !ok {
 		return p, nil, nil, false
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.ReportTimeout)
-	return p, ctx, cancel, true
+	if !s.lookups.enter(p.User) {
+		s.v1Error(w, r, s.overloaded("Servicio ocupado: demasiadas consultas en curso; reintente en un momento"))
+		return p, nil, nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.LookupTimeout)
+	return p, ctx, func() { cancel(); s.lookups.leave(p.User) }, true
 }
 
 // handleV1Get is GET /v1/reports/{id}: the receipt and the stored fields
 // of one of the partner's reports. Anything else is 404 not_found, an id
 // that is not a positive integer in canonical form included.
 func (s *Server) handleV1Get(w http.ResponseWriter, r *http.Request) {
-	p, ctx, cancel, ok := s.startLookup(w, r)
+	p, ctx, done, ok := s.startLookup(w, r)
 	if !ok {
 		return
 	}
-	defer cancel()
+	defer done()
 	// Only the canonical decimal form names a report (contract §10):
 	// "01" and "+1" are not report 1.
 	param := chi.URLParam(r, "id")

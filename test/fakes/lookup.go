@@ -3,6 +3,7 @@ package fakes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -34,29 +35,38 @@ func (m *ReportStore) GetReport(_ context.Context, user string, id int64) (domai
 	return domain.StoredReport{StoredReceipt: receiptOf(id, r), Report: rep}, nil
 }
 
-// ListReports returns the rows of f.User that match f, by id.
-func (m *ReportStore) ListReports(_ context.Context, f ports.ReportFilter) ([]domain.StoredReceipt, error) {
+// ListReports returns the rows of f.User that match f, in list order
+// (receipt time, then id), after f.After.
+func (m *ReportStore) ListReports(_ context.Context, f ports.ReportFilter) ([]ports.ListedReceipt, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("list reports: limit %d, want > 0", f.Limit)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []domain.StoredReceipt
+	var out []ports.ListedReceipt
 	for i, r := range m.rows {
 		id := int64(i + 1)
+		pos := ports.ListPosition{ReceivedAt: r.ReceivedAt.UTC(), ID: id}
 		switch {
-		case len(out) == f.Limit:
-			return out, nil
-		case r.PartnerUser != f.User, id <= f.AfterID,
+		case r.PartnerUser != f.User, f.After.ID > 0 && !f.After.Before(pos),
 			f.CreditNumber != "" && r.Report.Text("numero_credito") != f.CreditNumber,
 			f.IdempotencyKey != "" && r.IdempotencyKey != f.IdempotencyKey,
 			!f.From.IsZero() && r.ReceivedAt.Before(f.From),
 			!f.To.IsZero() && !r.ReceivedAt.Before(f.To):
 			continue
 		}
-		out = append(out, receiptOf(id, r))
+		out = append(out, ports.ListedReceipt{StoredReceipt: receiptOf(id, r), Position: pos})
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b ports.ListedReceipt) int {
+		switch {
+		case a.Position.Before(b.Position):
+			return -1
+		case b.Position.Before(a.Position):
+			return 1
+		}
+		return 0
+	})
+	return out[:min(len(out), f.Limit)], nil
 }
 
 func receiptOf(id int64, r domain.StagedReport) domain.StoredReceipt {

@@ -16,12 +16,17 @@ import (
 // it to them): names from domain.FileName, never replaced, bad credit
 // numbers refused.
 type Uploads struct {
-	mu    sync.Mutex
-	files map[string]stored
+	mu          sync.Mutex
+	files       map[string]stored
+	quarantined map[string]stored
 	// Fail makes Save fail; Delay makes it slow.
 	Fail  error
 	Delay time.Duration
 	Clock ports.Clock
+	// FailOn, when set, is asked before each Quarantine, RemoveQuarantined,
+	// RemoveLeftover and Exists (op is the method's name): an error it
+	// returns is that call's.
+	FailOn func(op, name string) error
 }
 
 type stored struct {
@@ -37,7 +42,7 @@ var (
 
 // NewUploads returns an empty store whose files are dated by clock.
 func NewUploads(clock ports.Clock) *Uploads {
-	return &Uploads{files: map[string]stored{}, Clock: clock}
+	return &Uploads{files: map[string]stored{}, quarantined: map[string]stored{}, Clock: clock}
 }
 
 // Save keeps the content under the first free name.
@@ -120,6 +125,9 @@ func (u *Uploads) Walk(_ context.Context, fn func(ports.StoredObject) error) err
 
 // Exists reports whether a published file is there.
 func (u *Uploads) Exists(_ context.Context, name string) (bool, error) {
+	if err := u.failOn("Exists", name); err != nil {
+		return false, err
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	s, ok := u.files[name]
@@ -128,6 +136,9 @@ func (u *Uploads) Exists(_ context.Context, name string) (bool, error) {
 
 // RemoveLeftover deletes a leftover.
 func (u *Uploads) RemoveLeftover(_ context.Context, o ports.StoredObject) error {
+	if err := u.failOn("RemoveLeftover", o.Name); err != nil {
+		return err
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if s, ok := u.files[o.Name]; !ok || !s.temp {
@@ -148,4 +159,101 @@ func (u *Uploads) Count() int {
 		}
 	}
 	return n
+}
+
+func (u *Uploads) failOn(op, name string) error {
+	if u.FailOn == nil {
+		return nil
+	}
+	return u.FailOn(op, name)
+}
+
+func badName(name string) error {
+	if domain.ValidUploadName(name) {
+		return nil
+	}
+	return domain.NewError(domain.ErrInvalidInput, "invalid_file_name", fmt.Sprintf("%q is not an upload name", name))
+}
+
+// Quarantine moves a published file into quarantine, dated by the clock.
+func (u *Uploads) Quarantine(_ context.Context, name string) error {
+	if err := badName(name); err != nil {
+		return err
+	}
+	if err := u.failOn("Quarantine", name); err != nil {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s, ok := u.files[name]
+	if !ok || s.temp {
+		return domain.NewError(domain.ErrNotFound, "not_found", name+" is not published")
+	}
+	if q, ok := u.quarantined[name]; ok && string(q.data) != string(s.data) {
+		return fmt.Errorf("another %s is in quarantine", name)
+	}
+	u.quarantined[name] = stored{data: s.data, at: u.Clock.Now()}
+	delete(u.files, name)
+	return nil
+}
+
+// WalkQuarantine lists the quarantined files.
+func (u *Uploads) WalkQuarantine(_ context.Context, fn func(ports.StoredObject) error) error {
+	u.mu.Lock()
+	var list []ports.StoredObject
+	for n, s := range u.quarantined {
+		list = append(list, ports.StoredObject{Name: n, ModTime: s.at})
+	}
+	u.mu.Unlock()
+	for _, o := range list {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Unquarantine moves a quarantined file back, never over a published one.
+func (u *Uploads) Unquarantine(_ context.Context, name string) error {
+	if err := badName(name); err != nil {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	q, ok := u.quarantined[name]
+	if !ok {
+		return domain.NewError(domain.ErrNotFound, "not_found", name+" is not in quarantine")
+	}
+	if f, ok := u.files[name]; ok {
+		if string(f.data) != string(q.data) {
+			return domain.NewError(domain.ErrConflict, "file_exists", name+" is published")
+		}
+		delete(u.quarantined, name)
+		return nil
+	}
+	u.files[name] = q
+	delete(u.quarantined, name)
+	return nil
+}
+
+// RemoveQuarantined deletes a quarantined file.
+func (u *Uploads) RemoveQuarantined(_ context.Context, name string) error {
+	if err := badName(name); err != nil {
+		return err
+	}
+	if err := u.failOn("RemoveQuarantined", name); err != nil {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.quarantined, name)
+	return nil
+}
+
+// QuarantinedData returns a quarantined file's content.
+func (u *Uploads) QuarantinedData(name string) ([]byte, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s, ok := u.quarantined[name]
+	return s.data, ok
 }

@@ -28,6 +28,11 @@ import (
 //	             4: with the throttle in the database, each refused login
 //	             cost reports their connections); run it once more with
 //	             -env DISB_THROTTLE_BACKEND=memory for the memory row
+//	list-flood   -list-c clients of a partner with -list-rows reports
+//	             asking for full-range pages (listflood.go; issue 25: a
+//	             page sorted all of the partner's rows, and on MariaDB
+//	             starved every other partner); also says what still runs
+//	             10 s after the flood's clients have gone
 const (
 	modeLevels     = "levels"
 	modeSlowBody   = "slow-body"
@@ -72,6 +77,11 @@ func runEdge(o options) error {
 	}
 	defer env.close()
 	w := workloads(o)[0] // W1: a full report without a file
+	if o.mode == modeListFlood {
+		if err := env.seedListFlood(); err != nil {
+			return err
+		}
+	}
 	log.Printf("%s: %s reports at c=%d alone", o.mode, w.name, o.edgeConc)
 	alone, err := env.attackService(w, o.edgeConc, 0)
 	if err != nil {
@@ -86,8 +96,12 @@ func runEdge(o options) error {
 	case modeLoginFlood:
 		attack = fmt.Sprintf("%d clients of wrong logins from one address", o.attackConc)
 		start = env.loginFlood
+	case modeListFlood:
+		attack = fmt.Sprintf("%d clients of another partner (%d rows) asking for GET %s, each giving up after %s",
+			o.listConc, o.listRows, listPath, o.listTimeout)
+		start = env.listFlood
 	default:
-		return fmt.Errorf("-mode %q: %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood)
+		return fmt.Errorf("-mode %q: %s, %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood, modeListFlood)
 	}
 	stop, out, wg := make(chan struct{}), &attackOutcomes{}, &sync.WaitGroup{}
 	if err := start(stop, out, wg); err != nil {
@@ -102,6 +116,13 @@ func runEdge(o options) error {
 		return err
 	}
 	text := edgeTable(o, w.name, attack, alone, during, out)
+	if o.mode == modeListFlood {
+		left, err := env.leftRunning()
+		if err != nil {
+			return err
+		}
+		text += left
+	}
 	fmt.Print(text)
 	rep := newReport(o, env)
 	var b strings.Builder

@@ -40,7 +40,7 @@ func (l *logScan) Write(p []byte) (int, error) {
 // The service's messages the scan reads (cmd/disbursementd/app/sweep.go,
 // ports.Reports.replay).
 const (
-	msgSwept   = "sweep removed what a crash left"
+	msgSwept   = "sweep cleared what a crash left"
 	msgMissing = "a stored report's file is missing"
 )
 

@@ -40,6 +40,7 @@ func Options(driver string) gormstore.Options {
 		MaxOpenConns: s.PoolSize(), MaxIdleConns: s.IdleConns(),
 		ConnMaxLifetime: s.ConnMaxLifetime, ConnMaxIdleTime: s.ConnMaxIdleTime,
 		BusyTimeout: s.BusyTimeout, ReadbackTimeout: s.ReadbackTimeout,
+		LookupTimeout: s.LookupTimeout, LookupConns: s.LookupConns,
 		LockWaitTimeout: s.LockWaitTimeout,
 		MaxBatch:        s.MaxBatch, BatchWriters: s.Writers(),
 		Clock: sysclock.Clock{},
@@ -68,6 +69,8 @@ func WithOptions(driver string, opts gormstore.Options) gormstore.Options {
 	orDur(&opts.ConnMaxIdleTime, def.ConnMaxIdleTime)
 	orDur(&opts.BusyTimeout, def.BusyTimeout)
 	orDur(&opts.ReadbackTimeout, def.ReadbackTimeout)
+	orDur(&opts.LookupTimeout, def.LookupTimeout)
+	or(&opts.LookupConns, def.LookupConns)
 	orDur(&opts.LockWaitTimeout, def.LockWaitTimeout)
 	if opts.Clock == nil {
 		opts.Clock = def.Clock

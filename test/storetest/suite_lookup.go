@@ -108,6 +108,7 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 			ids[i] = id
 		}
 		at := func(i int) time.Time { return base.Add(time.Duration(i) * time.Millisecond) }
+		pos := func(i int) ports.ListPosition { return ports.ListPosition{ReceivedAt: at(i), ID: ids[i]} }
 		for _, tt := range []struct {
 			name string
 			f    ports.ReportFilter
@@ -115,9 +116,11 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		}{
 			{"all of acme", ports.ReportFilter{User: "acme"}, []int{0, 2, 3, 5, 7}},
 			{"a page", ports.ReportFilter{User: "acme", Limit: 2}, []int{0, 2}},
-			{"after an id", ports.ReportFilter{User: "acme", AfterID: ids[2], Limit: 2}, []int{3, 5}},
+			{"after a position", ports.ReportFilter{User: "acme", After: pos(2), Limit: 2}, []int{3, 5}},
 			{"by credit", ports.ReportFilter{User: "acme", CreditNumber: "CR-A"}, []int{0, 3, 7}},
-			{"by credit after an id", ports.ReportFilter{User: "acme", CreditNumber: "CR-A", AfterID: ids[0]}, []int{3, 7}},
+			{"by credit after a position", ports.ReportFilter{User: "acme", CreditNumber: "CR-A", After: pos(0)}, []int{3, 7}},
+			{"a position before from", ports.ReportFilter{User: "acme", From: at(3), After: pos(0)}, []int{3, 5, 7}},
+			{"a range after a position", ports.ReportFilter{User: "acme", From: at(1), To: at(7), After: pos(3)}, []int{5}},
 			{"by key", ports.ReportFilter{User: "acme", IdempotencyKey: "k3"}, []int{5}},
 			{"by key, byte for byte", ports.ReportFilter{User: "acme", IdempotencyKey: "K3"}, nil},
 			{"from, inclusive", ports.ReportFilter{User: "acme", From: at(3)}, []int{3, 5, 7}},
@@ -143,8 +146,8 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 				for j, i := range tt.want {
 					r := rows[i]
 					want := domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i), IdempotencyKey: r.key}
-					if got[j] != want {
-						t.Errorf("receipt %d = %+v, want %+v", j, got[j], want)
+					if got[j].StoredReceipt != want || got[j].Position.ID != ids[i] || !got[j].Position.ReceivedAt.Equal(at(i)) {
+						t.Errorf("receipt %d = %+v, want %+v at %+v", j, got[j], want, pos(i))
 					}
 				}
 			})

@@ -233,6 +233,8 @@ func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
 			t.Fatal(err)
 		}
 	})
+
+	runQuarantine(t, open)
 }
 
 // LimitFile returns a PDF just under the default size limit (20 MiB) and

@@ -50,8 +50,8 @@ func commands() []command {
 		{"config", "check|print [--config FILE]", "validate, or print, the configuration", configHelp, nil},
 		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenRunner},
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
-		{"reconcile", "[--apply] [--config FILE]", "list (and with --apply remove) what a crash left behind", reconcileHelp, reconcileRunner},
-		{"reports", "list|show ...", "look up stored reports, read-only (for support)", reportsHelp, nil},
+		{"reconcile", "[--apply | --restore-quarantined NAME] [--config FILE]", "list (and with --apply clear) what a crash or a restore left", reconcileHelp, reconcileRunner},
+		{"reports", "list|show|purge ...", "look up stored reports (for support); purge those past retention.reports", reportsHelp, nil},
 		{"probe", "[--config FILE]", "ask the running service's /readyz (a container's health check)", probeHelp, probeRunner},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
@@ -67,7 +67,7 @@ func overview() string {
 Every command but version takes --config FILE (default: ./disbursementd.yaml if present)
 (or $DISB_CONFIG) and reads DISB_<SECTION>_<KEY> environment variables;
 "disbursementd COMMAND --help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
-error, 3 user exists / not found.
+error, 3 user exists / not found (reconcile --restore-quarantined: no such file, or no report names it).
 `)
 	return b.String()
 }

@@ -24,7 +24,10 @@ Idempotency-Key is shown as the first 12 hex digits of its SHA-256, as the
 request lines log it (idempotency_key_sha256); from a key a partner quotes:
 printf '%s' 'KEY' | sha256sum | cut -c1-12. A refused report was not
 stored: find its request line in the logs (operator guide, "Support").
-Neither command writes to the database or to the upload store.`
+Neither command writes to the database or to the upload store.
+  reports purge [--older-than D] [--dry-run]
+                   deletes reports (rows and files) received longer ago than
+                   retention.reports, or D (personal data: operator guide)`
 
 var reportSubcommands = map[string]struct{ args, help string }{
 	"list": {"[--user U] [--credit N] [--key K] [--from D] [--to D] [--limit N] [--before ID]",
@@ -33,6 +36,7 @@ var reportSubcommands = map[string]struct{ args, help string }{
 			"YYYY-MM-DD (00:00 UTC) or RFC 3339; --from is inclusive, --to exclusive. When more reports\n" +
 			"match than --limit, standard error says which --before shows the next (older) page.\n" +
 			"--key needs --user (a key is a partner's own). Exit code 2 for a bad flag."},
+	"purge": {"[--older-than D] [--dry-run]", purgeHelp},
 	"show": {"ID", "Shows stored report ID, whoever sent it: its receipt, its partner, its request id, its\n" +
 		"file (present, MISSING or none; the upload store is asked) and its stored fields.\n" +
 		"Exit code 3 when there is no report ID, 1 when the upload store does not answer."},
@@ -45,7 +49,7 @@ func reports(ctx context.Context, args []string, io IO) int {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			out, code = io.Stdout, ExitOK
 		}
-		fmt.Fprintf(out, "Usage: disbursementd reports list|show [flags]\n\n%s\n", reportsHelp)
+		fmt.Fprintf(out, "Usage: disbursementd reports list|show|purge [flags]\n\n%s\n", reportsHelp)
 		return code
 	}
 	sub, args := args[0], args[1:]
@@ -55,8 +59,11 @@ func reports(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	fs, cfgPath := newFlags("reports "+sub, spec.args, spec.help, io, true)
-	if sub == "show" {
+	switch sub {
+	case "show":
 		return reportsShow(ctx, fs, cfgPath, args, io)
+	case "purge":
+		return reportsPurge(ctx, fs, cfgPath, args, io)
 	}
 	return reportsList(ctx, fs, cfgPath, args, io)
 }

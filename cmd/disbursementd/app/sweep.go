@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/ports"
 )
@@ -14,15 +12,28 @@ import (
 // it. Tombstones are kept as long as idempotency records.
 func newSweep(cfg *config.Config, st ports.SweepStore, up Uploads, clock ports.Clock) (*ports.Sweep, error) {
 	return ports.NewSweep(st, up, clock, ports.SweepOptions{Stale: cfg.HTTP.StaleBound(),
-		TombstoneTTL: cfg.Idempotency.TTL, Batch: cfg.Idempotency.SweepBatch})
+		TombstoneTTL: cfg.Idempotency.TTL, QuarantineRetention: cfg.Uploads.QuarantineRetention,
+		Batch: cfg.Idempotency.SweepBatch})
 }
 
-// startSweep runs the crash sweep (contract §7) in the background: once
-// at start, then every uploads.sweep_interval, until Close. Each run
-// checks the files of the rows stored since (each row once, however late
-// its commit landed); a missing one is logged and counted in missing.
-func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing prometheus.Counter) {
+// sweepObserver is what serve's sweep reports each run to: the metrics.
+type sweepObserver interface {
+	ObserveSweep(rep ports.SweepReport)
+}
+
+// startSweep runs the crash sweep (contract §7, §10) in the background:
+// once at start, then every uploads.sweep_interval, until Close; with an
+// interval of 0 it never runs (reconcile --apply does it by hand). Each
+// run checks the files of the rows stored since (each row once, however
+// late its commit landed); a missing one is logged and counted in
+// missing. What a run could not do is logged, one line each, and counted;
+// the next run tries again.
+func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing interface{ Add(float64) }, obs sweepObserver) {
 	every := m.Config.Uploads.SweepInterval
+	if every <= 0 {
+		m.Log.Warn("the sweep is off (uploads.sweep_interval: 0): nothing left by a crash is cleared, and expired idempotency records are not deleted, until reconcile --apply runs")
+		return
+	}
 	m.goBackground(func() {
 		for {
 			rep, err := r.Run(ctx, true, ports.NewRows)
@@ -30,15 +41,10 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing prometheu
 			if ctx.Err() != nil {
 				return
 			}
-			if err != nil {
-				m.Log.Error("sweep failed; it runs again at the next interval", "error", err.Error())
-			}
-			// What a failed run found before it stopped is reported too.
+			// What a run found is reported however it ended.
 			missing.Add(float64(rep.Counts[ports.FoundMissingFile]))
-			m.logSweep(rep)
-			if every <= 0 {
-				return
-			}
+			obs.ObserveSweep(rep)
+			m.logSweep(rep, err)
 			select {
 			case <-ctx.Done():
 				return
@@ -48,7 +54,13 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing prometheu
 	})
 }
 
-func (m *Main) logSweep(rep ports.SweepReport) {
+func (m *Main) logSweep(rep ports.SweepReport, err error) {
+	for _, f := range rep.Failures {
+		m.Log.Error("the sweep could not do this; it tries again at the next run", "kind", f.Kind, "file", f.Name, "error", f.Err.Error())
+	}
+	if err != nil {
+		m.Log.Error("sweep incomplete", "failures", rep.FailureCount(), "error", err.Error())
+	}
 	attrs := []any{}
 	for _, kind := range ports.FindingKinds {
 		if n := rep.Counts[kind]; n > 0 {
@@ -56,13 +68,19 @@ func (m *Main) logSweep(rep ports.SweepReport) {
 		}
 	}
 	if len(attrs) == 0 {
-		m.Log.Debug("sweep: nothing to remove")
+		m.Log.Debug("sweep: nothing to do", "quarantined", rep.Quarantined)
 		return
 	}
-	m.Log.Info("sweep removed what a crash left", attrs...)
+	attrs = append(attrs, "quarantined", rep.Quarantined)
+	m.Log.Info("sweep cleared what a crash left", attrs...)
 	for _, f := range rep.Findings {
-		if f.Kind == ports.FoundMissingFile {
+		switch f.Kind {
+		case ports.FoundMissingFile:
 			m.Log.Error("a stored report's file is missing", "file", f.Name, "reason", f.Reason)
+		case ports.FoundOrphanFile:
+			m.Log.Warn("a file no stored report names was moved to quarantine", "file", f.Name, "reason", f.Reason)
+		case ports.FoundExpiredFile:
+			m.Log.Info("a quarantined file was deleted after its retention", "file", f.Name, "reason", f.Reason)
 		}
 	}
 }

@@ -107,7 +107,8 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			MaxProblems: cfg.HTTP.MaxProblems, MaxInFlight: cfg.HTTP.MaxInFlight, ReportTimeout: cfg.HTTP.ReportTimeout,
 			MaxReceiving: cfg.HTTP.Receiving(), MaxReceivingPerPartner: cfg.HTTP.ReceivingPerPartner(),
 			MinBodyRate: int64(cfg.HTTP.MinBodyRate), BodyRateGrace: cfg.HTTP.BodyRateGrace,
-			MaxBytesInFlight: int64(cfg.HTTP.MaxBytesInFlight)},
+			LookupSlots: cfg.HTTP.LookupSlots, LookupSlotsPerPartner: cfg.HTTP.LookupSlotsPerPartner,
+			LookupTimeout: cfg.Store.LookupTimeout, MaxBytesInFlight: int64(cfg.HTTP.MaxBytesInFlight)},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
 	}, metrics)
 	if err != nil {
@@ -219,6 +220,7 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		MaxOpenConns: cfg.Store.PoolSize(), MaxIdleConns: cfg.Store.IdleConns(),
 		ConnMaxLifetime: cfg.Store.ConnMaxLifetime, ConnMaxIdleTime: cfg.Store.ConnMaxIdleTime,
 		BusyTimeout: cfg.Store.BusyTimeout, ReadbackTimeout: cfg.Store.ReadbackTimeout,
+		LookupTimeout: cfg.Store.LookupTimeout, LookupConns: cfg.Store.LookupConns,
 		LockWaitTimeout: cfg.Store.LockWaitTimeout,
 		MaxBatch:        cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
 		Clock: clock,

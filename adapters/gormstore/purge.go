@@ -1,0 +1,77 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+)
+
+var _ ports.PurgeStore = (*Store)(nil)
+
+// ReportsAfter returns up to limit stored reports with ids above afterID,
+// in id order (on the primary key): the retention purge's pages.
+func (s *Store) ReportsAfter(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []struct {
+		ID         int64
+		FileName   *string
+		ReceivedAt time.Time
+	}
+	err := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
+		Where("id > ?", afterID).Order("id").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("reports after id %d: %w", afterID, err)
+	}
+	out := make([]domain.FileRow, len(rows))
+	for i, r := range rows {
+		out[i] = domain.FileRow{ID: r.ID, ReceivedAt: r.ReceivedAt.UTC()}
+		if r.FileName != nil {
+			out[i].FileName = *r.FileName
+		}
+	}
+	return out, nil
+}
+
+// DeleteReports deletes the staging rows of rows and, in the same
+// transaction, turns their files' claims into tombstones: no report can
+// claim those names again. Their idempotency records are left to the
+// sweep: the purge takes only reports older than idempotency.ttl, whose
+// records have expired (ports.Purge refuses a shorter retention).
+func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	ids := make([]int64, len(rows))
+	var names []string
+	for i, r := range rows {
+		ids[i] = r.ID
+		if r.FileName != "" {
+			names = append(names, r.FileName)
+		}
+	}
+	now := s.clock.Now().UTC()
+	var deleted int64
+	err := s.write.orm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec("DELETE FROM "+StagingTable+" WHERE id IN ?", ids)
+		if res.Error != nil {
+			return res.Error
+		}
+		deleted = res.RowsAffected
+		if len(names) == 0 {
+			return nil
+		}
+		return tx.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN ? AND state = ?",
+			fileTombstone, now, names, fileClaimed).Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete %d reports: %w", len(ids), err)
+	}
+	return deleted, nil
+}

@@ -1,0 +1,87 @@
+package test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// TestMigrationKeysetIndexes: a database of the releases before migration
+// 6, with a partner's rows in it, is upgraded on SQLite and MariaDB; its
+// pages then come in (received_at, id) order through the new indexes;
+// running the migrations again changes nothing, and on MariaDB a run
+// stopped half-way is run again.
+func TestMigrationKeysetIndexes(t *testing.T) {
+	ctx := context.Background()
+	cat := domain.DefaultCatalogue()
+	var before []gormstore.Migration
+	for _, m := range gormstore.Migrations() {
+		if m.Version < 6 {
+			before = append(before, m)
+		}
+	}
+	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
+		t.Run(driver, func(t *testing.T) {
+			d := storetest.SQLitePath(t)
+			if driver == gormstore.MySQL {
+				d = storetest.MustCreateDatabase(t)
+			}
+			old := openStore(t, driver, d, cat, before)
+			if _, err := old.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := storetest.SeedRows(ctx, driver, d, "acme", "k-", 1000); err != nil {
+				t.Fatal(err)
+			}
+			_ = old.Close()
+
+			st := openStore(t, driver, d, cat, nil)
+			if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
+				t.Fatalf("Migrate = %v, %v; want [6]", applied, err)
+			}
+			if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
+				t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)
+			}
+			if driver == gormstore.MySQL {
+				// MySQL commits each DDL statement: a run stopped after the
+				// DROP is run again, its indexes there and the dropped one
+				// gone.
+				db, err := storetest.OpenSQL(driver, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if _, err := db.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 6"); err != nil {
+					t.Fatal(err)
+				}
+				if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
+					t.Fatalf("Migrate after a run stopped half-way = %v, %v; want [6]", applied, err)
+				}
+			}
+			var seen []int64
+			f := ports.ReportFilter{User: "acme", From: storetest.SizeBase, Limit: 300}
+			for {
+				page, err := st.ListReports(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range page {
+					seen = append(seen, r.ID)
+				}
+				if len(page) < f.Limit {
+					break
+				}
+				f.After = page[len(page)-1].Position
+			}
+			// Seeded rows go up in time with their ids.
+			if len(seen) != 1000 || !slices.IsSorted(seen) || seen[0] != 1 {
+				t.Fatalf("pages after the upgrade: %d ids, sorted %v, first %v", len(seen), slices.IsSorted(seen), seen[:min(3, len(seen))])
+			}
+		})
+	}
+}
