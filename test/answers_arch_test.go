@@ -147,3 +147,24 @@ func TestCoreSpeaksInKinds(t *testing.T) {
 		t.Fatalf("read %d files: the check would prove nothing", checked)
 	}
 }
+
+// TestCLIClassifiesByKind: the CLI's exit codes come from one table read
+// by the outermost kind (app.exitCode); errors.Is on a domain kind would
+// see through a 503 to the NotFound it wraps.
+func TestCLIClassifiesByKind(t *testing.T) {
+	files, err := filepath.Glob("../cmd/disbursementd/app/*.go")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("glob: %v (%d files): the check would prove nothing", err, len(files))
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "errors.Is(") && strings.Contains(line, "domain.Err") {
+				t.Errorf("%s:%d: classifies a domain kind with errors.Is; use exitCode or domain.IsKind", path, n+1)
+			}
+		}
+	}
+}

@@ -150,13 +150,7 @@ func passwd(ctx context.Context, svc *ports.Users, user string, io IO) int {
 // userErr says what went wrong and picks the exit code by the error's kind.
 func userErr(io IO, sub string, err error) int {
 	fmt.Fprintf(io.Stderr, "disbursementd users %s: %v\n", sub, err)
-	switch {
-	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound):
-		return ExitNotFound
-	case errors.Is(err, domain.ErrInvalidInput):
-		return ExitUsage
-	}
-	return ExitFailure
+	return exitCode(err)
 }
 
 // readPassword reads one line from standard input. On a terminal it asks
