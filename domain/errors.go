@@ -152,3 +152,29 @@ func Clip(s string) string {
 	}
 	return s
 }
+
+// InvalidToken is a refused access token; reason, one word (missing,
+// malformed, expired, user_inactive, …), is its Detail: the word the
+// 401's answer and the log line carry.
+func InvalidToken(reason string) *Error {
+	return &Error{Kind: ErrInvalidToken, Code: "invalid_token", Message: MsgInvalidToken, Detail: reason}
+}
+
+// InvalidClient is a login's credentials refused. It names no code: each
+// surface answers the kind with its own word.
+func InvalidClient() *Error {
+	return &Error{Kind: ErrInvalidClient, Message: "credentials refused"}
+}
+
+// Throttled is a spent login budget: which budget (address, user,
+// upstream) and when to come back.
+func Throttled(which string, retryAfter time.Duration) *Error {
+	return &Error{Kind: ErrThrottled, Message: "too many attempts", Detail: which, RetryAfter: retryAfter}
+}
+
+// Unavailable is a dependency that failed (the login's store, throttle
+// or upstream, a password comparison slot): what failed, for the log;
+// the cause goes in with WithCause.
+func Unavailable(what string) *Error {
+	return &Error{Kind: ErrUnavailable, Message: what}
+}

@@ -96,12 +96,3 @@ func KeyHash(idempotencyKey, identity string) string {
 	}
 	return hex.EncodeToString(h[:])
 }
-
-// V1CompatKeyHash is the key hash version 1.0.0 gave a submission without
-// an Idempotency-Key: the hash of its raw body's hex SHA-256. Records made
-// so live until their TTL ends after an upgrade; a retry of their report
-// must still find them.
-func V1CompatKeyHash(bodySHA256 string) string {
-	h := sha256.Sum256([]byte("body:" + bodySHA256))
-	return hex.EncodeToString(h[:])
-}

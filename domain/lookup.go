@@ -15,6 +15,10 @@ type StoredReceipt struct {
 	IdempotencyKey string    // the Idempotency-Key header, "" when none was sent
 }
 
+// ReceiptTime is a receipt time as every answer and command shows it:
+// RFC 3339, UTC, to the millisecond (contract §8).
+func ReceiptTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
 // StoredReport is a stored report: its receipt and its fields.
 type StoredReport struct {
 	StoredReceipt

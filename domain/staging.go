@@ -19,11 +19,9 @@ type StagedReport struct {
 // KeyState is the state of an idempotency record.
 type KeyState string
 
-// The idempotency record states.
-const (
-	KeyPending KeyState = "pending"
-	KeyDone    KeyState = "done"
-)
+// KeyDone is the state of every idempotency record this release writes
+// (KeyPending, in compat100.go, is 1.0.0's).
+const KeyDone KeyState = "done"
 
 // IdempotencyRecord remembers a submission for a partner user, so that a
 // retry gets the first answer instead of storing the report twice.

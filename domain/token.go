@@ -43,9 +43,7 @@ func (p TokenPolicy) NewClaims(u User, now time.Time, jti string) Claims {
 // carried).
 func (p TokenPolicy) Check(c Claims, now time.Time) error {
 	fail := func(detail string) error {
-		e := NewError(ErrInvalidToken, "invalid_token", MsgInvalidToken)
-		e.Detail = detail
-		return e
+		return InvalidToken(detail)
 	}
 	switch {
 	case c.Expiry.IsZero(), c.IssuedAt.IsZero(), c.Subject == "":

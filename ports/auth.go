@@ -129,7 +129,7 @@ var errKnownUser = errors.New("known user")
 // domain.ErrUnavailable.
 func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	out := Issued{LogUser: domain.HashRef(at.User)}
-	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
+	invalid := domain.InvalidClient()
 	now := a.clock.Now()
 	addr := ThrottleKey{ThrottleAddr, addrKey(at.Addr)}
 	pairs := at.pairs()
@@ -194,8 +194,7 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	release()
 	claims, err := a.verify(tok, a.clock.Now())
 	if err != nil {
-		return out, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
-			WithCause(fmt.Errorf("login upstream issued a token this service does not accept: %w", err))
+		return out, domain.Unavailable("login unavailable").WithCause(fmt.Errorf("login upstream issued a token this service does not accept: %w", err))
 	}
 	out.Token, out.Claims, out.ExpiresIn = tok, claims, claims.Expiry.Sub(claims.IssuedAt)
 	return out, nil
@@ -240,13 +239,10 @@ func (a *Auth) throttle(ctx context.Context, op func(context.Context, ThrottleKe
 	key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
 	r, err := op(ctx, key, rule.Limit, rule.Window, now)
 	if err != nil {
-		return Reservation{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").
-			WithCause(fmt.Errorf("login throttle: %w", err))
+		return Reservation{}, domain.Unavailable("login throttle unavailable").WithCause(err)
 	}
 	if !r.OK {
-		e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
-		e.Detail, e.RetryAfter = which, r.RetryAfter
-		return Reservation{}, e
+		return Reservation{}, domain.Throttled(which, r.RetryAfter)
 	}
 	return r, nil
 }
@@ -274,17 +270,13 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 		st, err := a.userStatus(ctx, claims, now)
 		switch {
 		case err != nil:
-			return Principal{}, domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", domain.MsgStoreFailed).WithCause(err)
+			return Principal{}, domain.Unavailable(domain.MsgStoreFailed).WithCause(err)
 		case !st.Known:
 			// A user of an external login: the store cannot tell.
 		case !st.Active:
-			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-			e.Detail = "user_inactive"
-			return Principal{}, e
+			return Principal{}, domain.InvalidToken("user_inactive")
 		case domain.TokenPredates(claims, st.PasswordChanged):
-			e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-			e.Detail = "password_changed"
-			return Principal{}, e
+			return Principal{}, domain.InvalidToken("password_changed")
 		}
 	}
 	return Principal{User: claims.Subject, NIT: claims.NIT, TokenID: claims.ID}, nil

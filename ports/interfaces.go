@@ -154,7 +154,6 @@ type StoredObject struct {
 	Name    string    // the file's name, or the leftover's
 	ModTime time.Time // when it was last written
 	Temp    bool      // a leftover of an unfinished Save
-	Ref     string    // the adapter's handle for a leftover (e.g. an upload id)
 }
 
 // CredentialExchange swaps a user name and password for an access token.

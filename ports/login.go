@@ -40,12 +40,12 @@ func NewLogin(users UserStore, hasher PasswordHasher, issuer TokenIssuer, policy
 // all cost one password comparison. domain.ErrUnavailable when the store
 // cannot answer or no comparison could start in time.
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
-	invalid := domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
+	invalid := domain.InvalidClient()
 	if user == "" || password == "" || len(user) > domain.MaxUserNameBytes || len(password) > domain.MaxPasswordBytes {
 		return "", invalid
 	}
 	unavailable := func(err error) error {
-		return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(err)
+		return domain.Unavailable("user store unavailable").WithCause(err)
 	}
 	u, err := l.users.GetUser(ctx, user)
 	switch {

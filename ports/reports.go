@@ -27,9 +27,9 @@ type Reports struct {
 	clock   Clock
 	o       ReportsOptions
 
-	// v1compatUntil (Unix nanoseconds) ends the time when records written
-	// by version 1.0.0 may still be alive (v1compat.go).
-	v1compatUntil atomic.Int64
+	// compat100Until (Unix nanoseconds) ends the time when records written
+	// by version 1.0.0 may still be alive (compat100.go).
+	compat100Until atomic.Int64
 }
 
 // ReportsOptions are the idempotency bounds of the reports use case.
@@ -109,8 +109,8 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		Report: rep, ReceivedAt: now, PartnerUser: sub.Principal.User, PartnerNIT: sub.Principal.NIT,
 		RequestID: sub.RequestID, IdempotencyKey: sub.IdempotencyKey, PayloadSHA256: identity,
 	}
-	if raw := s.v1compat(sub, now); raw != "" {
-		if receipt, done, err := s.v1compatAnswer(ctx, sub, rec, raw); err != nil || done {
+	if raw := s.compat100(sub, now); raw != "" {
+		if receipt, done, err := s.compat100Answer(ctx, sub, rec, raw); err != nil || done {
 			return receipt, err
 		}
 	}

@@ -278,12 +278,12 @@ func TestSubmitFindsRecordsOfVersion1(t *testing.T) {
 	clock := fakes.NewClock(t0)
 	store, up := fixtures(clock)
 	svc := newReports(t, store, up, clock)
-	svc.SetV1CompatUntil(t0.Add(24 * time.Hour))
+	svc.SetCompat100Until(t0.Add(24 * time.Hour))
 	raw := "7f3c9a0e" + strings.Repeat("0", 56) // the 1.0.0 record's payload hash
 	old := domain.IdempotencyRecord{User: "acme", State: domain.KeyDone, Nonce: "n", ReportID: 41, FileName: "partner_CR-1_old.pdf",
 		CreatedAt: t0.Add(-time.Hour), ExpiresAt: t0.Add(23 * time.Hour), PayloadSHA256: raw}
 	unkeyed, keyed := old, old
-	unkeyed.KeyHash = domain.V1CompatKeyHash(raw)
+	unkeyed.KeyHash = domain.Compat100KeyHash(raw)
 	keyed.KeyHash, keyed.ReportID = domain.KeyHash("k-1", ""), 42
 	store.PutKey(unkeyed)
 	store.PutKey(keyed)

@@ -21,7 +21,7 @@ type ReportArchive interface {
 	// records that match every filter f sets, with ids below f.BeforeID
 	// when it is set. f.User "" matches every partner; an IdempotencyKey
 	// filter needs a User (keys are a partner's own). Each look-up uses an
-	// index on a table of 10^7 rows.
+	// index (TestArchivePlansSQLite and ...MySQL check the plans).
 	FindReports(ctx context.Context, f ArchiveFilter) ([]domain.ReportRecord, error)
 }
 

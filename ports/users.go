@@ -47,7 +47,7 @@ func (s *Users) Add(ctx context.Context, name, nit, password string) (domain.Use
 	now := s.clock.Now().UTC()
 	u := domain.User{Name: name, NIT: n, PasswordHash: hash, Active: true, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateUser(ctx, u); err != nil {
-		return domain.User{}, err
+		return domain.User{}, userStoreErr(err)
 	}
 	return u, nil
 }
@@ -76,14 +76,29 @@ func (s *Users) ChangePassword(ctx context.Context, name, password string) (time
 	}
 	at := s.clock.Now().UTC()
 	if err := s.store.ChangePassword(ctx, name, hash, at); err != nil {
-		return time.Time{}, err
+		return time.Time{}, userStoreErr(err)
 	}
 	return at, nil
 }
 
 // SetActive activates or deactivates a user.
 func (s *Users) SetActive(ctx context.Context, name string, active bool) error {
-	return s.store.SetActive(ctx, name, active)
+	return userStoreErr(s.store.SetActive(ctx, name, active))
+}
+
+// userStoreErr gives the user store's ErrConflict (a name taken) and
+// ErrNotFound (no such user) their kind (domain.KindOf), so callers read
+// the kind and never the cause's chain.
+func userStoreErr(err error) error {
+	switch {
+	case err == nil || domain.KindOf(err) != nil:
+		return err
+	case errors.Is(err, domain.ErrConflict):
+		return domain.NewError(domain.ErrConflict, "user_exists", "the user exists already").WithCause(err)
+	case errors.Is(err, domain.ErrNotFound):
+		return domain.NewError(domain.ErrNotFound, "no_such_user", "no such user").WithCause(err)
+	}
+	return err
 }
 
 // List returns every user.

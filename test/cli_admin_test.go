@@ -75,11 +75,11 @@ func TestUsersMessagesSayWhatHappened(t *testing.T) {
 		t.Fatalf("users add: %d %s", code, errs)
 	}
 	code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit)
-	if code != app.ExitConflict || !strings.Contains(errs, `user "acme" exists already`) || strings.Contains(errs, "conflict") {
+	if code != app.ExitExists || !strings.Contains(errs, `user "acme" exists already`) || strings.Contains(errs, "conflict") {
 		t.Errorf("users add twice: exit %d: %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "", "users", "deactivate", "--user", "nobody")
-	if code != app.ExitConflict || !strings.Contains(errs, `no user "nobody"`) {
+	if code != app.ExitNotFound || !strings.Contains(errs, `no user "nobody"`) {
 		t.Errorf("deactivate an unknown user: exit %d: %q", code, errs)
 	}
 }

@@ -32,7 +32,7 @@ func TestCLIUsersThenReport(t *testing.T) {
 	if code != app.ExitOK || !strings.Contains(out, "added user acme") {
 		t.Fatalf("users add: %d %q %q", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit); code != app.ExitConflict {
+	if code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit); code != app.ExitExists {
 		t.Fatalf("users add twice: %d %q", code, errs)
 	}
 	if code, _, _ := runCLI(t, "short\n", "users", "add", "--user", "x", "--nit", nit); code != app.ExitUsage {
@@ -45,7 +45,7 @@ func TestCLIUsersThenReport(t *testing.T) {
 	if code != app.ExitOK || !strings.Contains(out, "acme") || !strings.Contains(out, "900123456-8") {
 		t.Fatalf("users list: %d %q", code, out)
 	}
-	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitConflict {
+	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitNotFound {
 		t.Fatalf("deactivate unknown: %d", code)
 	}
 	// Every command and subcommand answers --help on standard output, and

@@ -126,8 +126,8 @@ func TestDocsUsersAddPasswords(t *testing.T) {
 					t.Errorf("%s:%d: password %q is %d bytes; users add takes %d to 72", path, n+1, m[2], l, ports.MinPasswordLength)
 				}
 			}
-			if m := exitComment.FindStringSubmatch(line); m != nil && m[1] != strconv.Itoa(app.ExitConflict) {
-				t.Errorf("%s:%d: says exit %s for an existing user; users add exits %d", path, n+1, m[1], app.ExitConflict)
+			if m := exitComment.FindStringSubmatch(line); m != nil && m[1] != strconv.Itoa(app.ExitExists) {
+				t.Errorf("%s:%d: says exit %s for an existing user; users add exits %d", path, n+1, m[1], app.ExitExists)
 			}
 		}
 	}
@@ -152,7 +152,7 @@ func TestDocsExitCodes(t *testing.T) {
 		}
 		got[int(m[1][0]-'0')] = m[2]
 	}
-	want := map[int]string{app.ExitOK: "ok", app.ExitFailure: "failed", app.ExitUsage: "usage", app.ExitConflict: "exists"}
+	want := map[int]string{app.ExitOK: "ok", app.ExitFailure: "failed", app.ExitUsage: "usage", app.ExitExists: "exists"}
 	if len(got) != len(want) {
 		t.Errorf("README.md lists exit codes %v; the CLI has %v", got, want)
 	}

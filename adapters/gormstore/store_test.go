@@ -97,10 +97,10 @@ type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
-// TestV1CompatUntil: a new install has no records of version 1.0.0; after
+// TestCompat100Until: a new install has no records of version 1.0.0; after
 // an upgrade, the latest expiry of the records made before migration 2 is
 // when the service may stop looking reports up the old way. On both stores.
-func TestV1CompatUntil(t *testing.T) {
+func TestCompat100Until(t *testing.T) {
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
 		t.Run(driver, func(t *testing.T) {
 			dsn := storetest.SQLitePath(t)
@@ -109,7 +109,7 @@ func TestV1CompatUntil(t *testing.T) {
 			}
 			st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
 			ctx := context.Background()
-			if until, err := st.V1CompatUntil(ctx); err != nil || !until.IsZero() {
+			if until, err := st.Compat100Until(ctx); err != nil || !until.IsZero() {
 				t.Fatalf("new install: %v, %v; want none", until, err)
 			}
 			now := time.Now().UTC().Truncate(time.Second)
@@ -130,7 +130,7 @@ func TestV1CompatUntil(t *testing.T) {
 			if _, _, err := st.StoreReport(ctx, fullReport(t, "CR-OLD-1"), old); err != nil {
 				t.Fatal(err)
 			}
-			until, err := st.V1CompatUntil(ctx)
+			until, err := st.Compat100Until(ctx)
 			if err != nil || !until.Equal(old.ExpiresAt) {
 				t.Fatalf("after an upgrade: %v, %v; want %v", until, err, old.ExpiresAt)
 			}

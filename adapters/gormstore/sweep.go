@@ -98,12 +98,12 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 	return p, e, nil
 }
 
-// V1CompatUntil returns when the last idempotency record written before
+// Compat100Until returns when the last idempotency record written before
 // migration 2 — by version 1.0.0, which keyed reports by their raw body's
 // hash — expires; the zero time when there is none (a new install, or the
 // old records are gone). Until then the service also looks reports up the
-// old way (ports.Reports.SetV1CompatUntil).
-func (s *Store) V1CompatUntil(ctx context.Context) (time.Time, error) {
+// old way (ports.Reports.SetCompat100Until).
+func (s *Store) Compat100Until(ctx context.Context) (time.Time, error) {
 	var m schemaMigration
 	err := s.read.orm.WithContext(ctx).Where("version = ?", 2).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

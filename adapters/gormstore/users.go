@@ -69,10 +69,15 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 	if active {
 		v = 1
 	}
-	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
-		Updates(map[string]any{"active": v, "updated_at": s.clock.Now().UTC()})
+	return s.updateUser(ctx, name, "set active", map[string]any{"active": v, "updated_at": s.clock.Now().UTC()})
+}
+
+// updateUser sets fields of the user name: domain.ErrNotFound when no row
+// has that name, what names the operation in any other error.
+func (s *Store) updateUser(ctx context.Context, name, what string, fields map[string]any) error {
+	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).Updates(fields)
 	if res.Error != nil {
-		return fmt.Errorf("set active: %w", res.Error)
+		return fmt.Errorf("%s: %w", what, res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
@@ -95,28 +100,12 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 
 // SetPasswordHash replaces a user's password hash; domain.ErrNotFound.
 func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
-	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
-		Updates(map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
-	if res.Error != nil {
-		return fmt.Errorf("set password hash: %w", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
-	}
-	return nil
+	return s.updateUser(ctx, name, "set password hash", map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
 }
 
 // ChangePassword replaces a user's password hash and records when, so
 // that tokens issued before are refused; domain.ErrNotFound.
 func (s *Store) ChangePassword(ctx context.Context, name, hash string, at time.Time) error {
 	at = at.UTC()
-	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).
-		Updates(map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at})
-	if res.Error != nil {
-		return fmt.Errorf("change password: %w", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
-	}
-	return nil
+	return s.updateUser(ctx, name, "change password", map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at})
 }

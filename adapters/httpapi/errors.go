@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -90,16 +89,7 @@ func asDomain(err error) *domain.Error {
 	if errors.As(err, &de) {
 		return de
 	}
-	return &domain.Error{Kind: err, Code: "internal_error", Message: "Error interno; intente de nuevo más tarde", Cause: err}
-}
-
-// setRetryAfter writes the error's Retry-After, in whole seconds rounded
-// up, when it has one.
-func setRetryAfter(w http.ResponseWriter, err error) {
-	var de *domain.Error
-	if errors.As(err, &de) && de.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((de.RetryAfter+time.Second-1)/time.Second)))
-	}
+	return &domain.Error{Kind: err, Code: "internal_error", Message: msgInternal, Cause: err}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -106,7 +106,7 @@ func (s *Server) observeRoutes(known routes, next http.Handler) http.Handler {
 				case r.URL.Path == "/v1/token":
 					writeRaw(sw, http.StatusInternalServerError, []byte(`{"error":"server_error"}`+"\n"))
 				case isV1(r.URL.Path):
-					writeProblem(sw, r, http.StatusInternalServerError, "internal_error", "Error interno; intente de nuevo más tarde", nil)
+					writeProblem(sw, r, http.StatusInternalServerError, "internal_error", msgInternal, nil)
 				default:
 					internalError(sw, r.Method == http.MethodPost && r.URL.Path == PartnerPath)
 				}

@@ -36,9 +36,7 @@ type reportStep func(ctx context.Context, p ports.Principal, members []domain.Ra
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportRoute) (ports.Principal, bool) {
 	tok, why := rt.token(r)
 	if why != "" {
-		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-		e.Detail = why
-		rt.fail(w, r, e)
+		rt.fail(w, r, domain.InvalidToken(why))
 		return ports.Principal{}, false
 	}
 	principal, err := s.Auth.Authenticate(r.Context(), tok)

@@ -26,7 +26,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // report's answer and an integer elsewhere (the package's rule).
 func internalError(w http.ResponseWriter, report bool) {
 	if report {
-		writeRaw(w, http.StatusInternalServerError, []byte(`{"status":"500","message":"Error interno; intente de nuevo más tarde"}`+"\n"))
+		writeRaw(w, http.StatusInternalServerError, []byte(`{"status":"500","message":"`+msgInternal+`"}`+"\n"))
 		return
 	}
 	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`+"\n"))

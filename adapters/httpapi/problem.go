@@ -55,7 +55,7 @@ func sendProblem(w http.ResponseWriter, r *http.Request, p problemReply) {
 	data, err := json.Marshal(p)
 	if err != nil || status < 500 && len(data) > maxErrorBody {
 		p = problemReply{Type: "about:blank", Title: title(http.StatusInternalServerError), Status: http.StatusInternalServerError,
-			Detail: "Error interno; intente de nuevo más tarde", Code: "internal_error", RequestID: info(r).id}
+			Detail: msgInternal, Code: "internal_error", RequestID: info(r).id}
 		data, _ = json.Marshal(p)
 		status = http.StatusInternalServerError
 	}
@@ -94,49 +94,20 @@ const (
 // v1ReportError answers a failed POST /v1/reports, counted in the
 // metrics as the legacy path counts refused reports.
 func (s *Server) v1ReportError(w http.ResponseWriter, r *http.Request, err error) {
-	status, de, reason := s.v1Problem(w, r, err)
-	s.countRefused(status, de, reason)
+	a := s.v1Problem(w, r, err)
+	s.countRefused(a.status, a.de, a.label)
 }
 
 // v1Error answers any other failed /v1 request (but the token's).
 func (s *Server) v1Error(w http.ResponseWriter, r *http.Request, err error) { s.v1Problem(w, r, err) }
 
-// v1Problem writes err as a problem: the status of the v1 surface, the
-// legacy code, Bearer challenges on a 401, Retry-After when the error has
-// one. It returns what the metrics need.
-func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) (int, *domain.Error, string) {
-	de := asDomain(err)
-	status, _ := statusOf(err, onV1)
-	ri := info(r)
-	ri.err = err
-	code, detail, reason := de.Code, de.Message, ""
-	switch {
-	case status == http.StatusUnauthorized:
-		code, reason = "invalid_token", de.Detail
-		if reason == "" {
-			reason = "invalid"
-		}
-		tok, why := authorizationToken(r)
-		challenge := challengeInvalid
-		if why == "missing" {
-			challenge = challengeMissing
-		}
-		w.Header().Set("WWW-Authenticate", challenge)
-		if de.Detail != "" {
-			detail += " (" + de.Detail + ")"
-		}
-		ri.outcome, ri.detail = "invalid_token", de.Detail
-		if tok != "" {
-			ri.detail += " " + tokenRef(tok, "")
-		}
-	case status == http.StatusInternalServerError:
-		code, detail = "internal_error", "Error interno; intente de nuevo más tarde"
-	}
-	ri.code, ri.problems = code, de.Problems
-	setRetryAfter(w, err)
-	sendProblem(w, r, problemReply{Status: status, Detail: detail, Code: code, Reason: reason,
-		Errors: problems(de.Problems, s.Limits.MaxProblems)})
-	return status, de, code
+// v1Problem writes err's answer (answerOf) as a problem.
+func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) errorAnswer {
+	a := s.answerOf(r, err, onV1)
+	a.note(r, err)
+	a.headers(w)
+	sendProblem(w, r, problemReply{Status: a.status, Detail: a.message, Code: a.code, Reason: a.reason, Errors: a.problems})
+	return a
 }
 
 // countRefused counts a report that was not stored: by its answer's

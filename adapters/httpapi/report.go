@@ -51,32 +51,19 @@ func bearerToken(r *http.Request) (string, string) {
 	return tok, ""
 }
 
-// reportError writes a failed report answer: the body's status is "401"
-// for token failures and "400" for everything else; the HTTP status says
-// whether a retry can help.
+// reportError writes a failed report answer (answerOf): the body's
+// status is "401" for token failures and "400" for everything else; the
+// HTTP status says whether a retry can help.
 func (s *Server) reportError(w http.ResponseWriter, r *http.Request, err error) {
-	de := asDomain(err)
-	status, _ := statusOf(err, onReport)
-	ri := info(r)
-	ri.err = err
-	reply := reportReply{Status: "400", Message: de.Message, Code: de.Code, Detail: de.Detail}
-	reason := de.Code
-	switch {
-	case status == http.StatusUnauthorized:
-		reply.Status, reason = "401", "invalid_token"
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		ri.outcome, ri.detail = "invalid_token", de.Detail
-		if tok, _ := bearerToken(r); tok != "" {
-			ri.detail += " " + tokenRef(tok, "")
-		}
-	case status == http.StatusInternalServerError:
-		reply.Message = "Error interno; intente de nuevo más tarde"
+	a := s.answerOf(r, err, onReport)
+	a.note(r, err)
+	s.countRefused(a.status, a.de, a.label)
+	a.headers(w)
+	reply := reportReply{Status: "400", Message: a.message, Code: a.code, Detail: a.detail, Errors: a.problems}
+	if a.status == http.StatusUnauthorized {
+		reply.Status = "401"
 	}
-	s.countRefused(status, de, reason)
-	ri.code, ri.problems = reason, de.Problems
-	setRetryAfter(w, err)
-	reply.Errors = problems(de.Problems, s.Limits.MaxProblems)
-	writeJSON(w, status, reply)
+	writeJSON(w, a.status, reply)
 }
 
 // problems lists at most max problems, then one entry saying how many

@@ -56,7 +56,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 	if !ok {
 		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
 		ri.outcome = "malformed"
-		return ports.Issued{}, domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client")
+		return ports.Issued{}, unreadable(domain.ErrInvalidClient, `envíe un JSON {"user": ..., "password": ...}`)
 	}
 	at.Addr = ri.client
 	return s.attempt(r, via, at)
@@ -68,7 +68,10 @@ func (s *Server) attempt(r *http.Request, via TokenExchanger, at ports.LoginAtte
 	ri := info(r)
 	issued, err := via.Token(r.Context(), at)
 	ri.user = issued.LogUser
-	ri.outcome = outcome(err)
+	ri.outcome = "ok"
+	if err != nil {
+		ri.outcome = s.answerOf(r, err, onExchange).code
+	}
 	s.metrics.Exchanges.WithLabelValues(ri.outcome).Inc()
 	switch {
 	case err == nil:
@@ -89,25 +92,13 @@ func (s *Server) attempt(r *http.Request, via TokenExchanger, at ports.LoginAtte
 	return issued, err
 }
 
-func outcome(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	_, code := statusOf(err, onExchange)
-	return code
-}
-
 // handleToken is GET /api/partner_api.php: credentials in, token out.
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	issued, err := s.exchange(w, r, s.Exchange)
 	if err != nil {
-		status, code := statusOf(err, onExchange)
-		setRetryAfter(w, err)
-		reply := tokenReply{Status: status, Error: code}
-		if info(r).outcome == "malformed" {
-			reply.ErrorDescription = `envíe un JSON {"user": ..., "password": ...}`
-		}
-		writeJSON(w, status, reply)
+		a := s.answerOf(r, err, onExchange)
+		a.headers(w)
+		writeJSON(w, a.status, tokenReply{Status: a.status, Error: a.code, ErrorDescription: a.message})
 		return
 	}
 	writeJSON(w, http.StatusOK, tokenReply{Status: http.StatusOK, AccessToken: issued.Token, TokenType: "bearer",
@@ -119,14 +110,9 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	issued, err := s.exchange(w, r, s.Login)
 	if err != nil {
-		status, code := statusOf(err, onLogin)
-		setRetryAfter(w, err)
-		if status == http.StatusUnauthorized {
-			// HTTP requires a challenge on a 401; the credentials travel in
-			// the body, so it only names the realm.
-			w.Header().Set("WWW-Authenticate", `Bearer realm="disbursementd"`)
-		}
-		writeJSON(w, status, loginReply{Error: code})
+		a := s.answerOf(r, err, onLogin)
+		a.headers(w)
+		writeJSON(w, a.status, loginReply{Error: a.code})
 		return
 	}
 	writeJSON(w, http.StatusOK, loginReply{AccessToken: issued.Token, TokenType: "bearer", ExpiresIn: int64(issued.ExpiresIn / time.Second)})

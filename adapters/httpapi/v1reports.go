@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -28,7 +27,7 @@ type receiptJSON struct {
 }
 
 func receiptOf(r domain.StoredReceipt) receiptJSON {
-	out := receiptJSON{ID: r.ID, NumeroCredito: r.CreditNumber, ReceivedAt: instant(r.ReceivedAt)}
+	out := receiptJSON{ID: r.ID, NumeroCredito: r.CreditNumber, ReceivedAt: domain.ReceiptTime(r.ReceivedAt)}
 	if r.FileName != "" {
 		out.File = &r.FileName
 	}
@@ -40,9 +39,6 @@ func receiptOf(r domain.StoredReceipt) receiptJSON {
 
 // reportLocation is the path of a stored report.
 func reportLocation(id int64) string { return "/v1/reports/" + itoa(id) }
-
-// instant is a receipt time as /v1 shows it: RFC 3339, UTC, milliseconds.
-func instant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // handleV1Report is POST /v1/reports: the report pipeline with the token
 // in Authorization, money as strings, and problem answers. Stored: 201,

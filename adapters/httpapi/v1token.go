@@ -56,35 +56,15 @@ func (s *Server) handleV1Token(w http.ResponseWriter, r *http.Request) {
 }
 
 // tokenError answers a refused or failed token request with its RFC 6749
-// error; error_description is the service's own text for a request it
-// could not read (ASCII, as §5.2 asks), never the login's.
+// error (answerOf); error_description is the service's own text for a
+// request it could not read (ASCII, as §5.2 asks), never the login's.
 func (s *Server) tokenError(w http.ResponseWriter, r *http.Request, err error) {
-	status, code := statusOf(err, onV1Token)
-	setRetryAfter(w, err)
-	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", basicChallenge)
-	}
-	reply := v1TokenReply{Error: code}
-	if de := asDomain(err); de.Code == code && de.Message != code {
-		reply.ErrorDescription = de.Message
-	}
-	if status >= 500 {
+	a := s.answerOf(r, err, onV1Token)
+	a.headers(w)
+	if a.status >= 500 {
 		info(r).err = err
 	}
-	writeJSON(w, status, reply)
-}
-
-// tokenFail is a token request the service cannot read: kind decides the
-// status (statusOf, onV1Token), msg is the ASCII error_description.
-func tokenFail(kind error, msg string) error {
-	code := "invalid_request"
-	switch kind {
-	case errUnsupportedGrant:
-		code = "unsupported_grant_type"
-	case domain.ErrInvalidClient:
-		code = "invalid_client"
-	}
-	return &domain.Error{Kind: kind, Code: code, Message: msg}
+	writeJSON(w, a.status, v1TokenReply{Error: a.code, ErrorDescription: a.message})
 }
 
 // tokenParams are what a token request's body says.
@@ -101,7 +81,7 @@ type tokenParams struct {
 func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != formContentType && mt != "application/json" {
-		return ports.LoginAttempt{}, tokenFail(domain.ErrUnsupportedMediaType,
+		return ports.LoginAttempt{}, unreadable(domain.ErrUnsupportedMediaType,
 			"Content-Type debe ser application/x-www-form-urlencoded o application/json")
 	}
 	body, err := s.receiveCredentials(w, r)
@@ -118,9 +98,9 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (ports.Log
 	case err != nil:
 		return ports.LoginAttempt{}, err
 	case p.grant == "" && (mt == formContentType || p.grantSent):
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro grant_type (client_credentials)")
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidInput, "falta el parametro grant_type (client_credentials)")
 	case p.grantSent && p.grant != "client_credentials":
-		return ports.LoginAttempt{}, tokenFail(errUnsupportedGrant, "grant_type debe ser client_credentials")
+		return ports.LoginAttempt{}, unreadable(errUnsupportedGrant, "grant_type debe ser client_credentials")
 	}
 	return credentials(r, p)
 }
@@ -142,19 +122,19 @@ func credentials(r *http.Request, p tokenParams) (ports.LoginAttempt, error) {
 		// to every scheme, Basic included, when it renews that token.
 		return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
 	case basic && err != nil:
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "credenciales HTTP Basic mal codificadas (RFC 6749 2.3.1)")
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidClient, "credenciales HTTP Basic mal codificadas (RFC 6749 2.3.1)")
 	case basic && inBody && body != decoded && body != raw:
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "llegaron credenciales distintas en HTTP Basic y en el cuerpo; envie unas solas")
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidInput, "llegaron credenciales distintas en HTTP Basic y en el cuerpo; envie unas solas")
 	case basic && inBody:
 		return ports.LoginAttempt{User: body.User, Password: body.Password}, nil
 	case basic:
 		return ports.LoginAttempt{User: decoded.User, Password: decoded.Password, Raw: &raw}, nil
 	case !inBody:
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidClient, "faltan las credenciales: HTTP Basic, o "+p.idName+" y "+p.secName)
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidClient, "faltan las credenciales: HTTP Basic, o "+p.idName+" y "+p.secName)
 	case p.id == "":
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro "+p.idName)
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidInput, "falta el parametro "+p.idName)
 	case p.secret == "":
-		return ports.LoginAttempt{}, tokenFail(domain.ErrInvalidInput, "falta el parametro "+p.secName)
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidInput, "falta el parametro "+p.secName)
 	}
 	return ports.LoginAttempt{User: p.id, Password: p.secret}, nil
 }
@@ -194,11 +174,11 @@ func formParams(body []byte) (tokenParams, error) {
 	p := tokenParams{idName: "client_id", secName: "client_secret"}
 	values, err := url.ParseQuery(string(body))
 	if err != nil {
-		return p, tokenFail(domain.ErrInvalidInput, "el cuerpo no es un formulario application/x-www-form-urlencoded valido")
+		return p, unreadable(domain.ErrInvalidInput, "el cuerpo no es un formulario application/x-www-form-urlencoded valido")
 	}
 	for _, name := range []string{"grant_type", "client_id", "client_secret", "scope"} {
 		if len(values[name]) > 1 {
-			return p, tokenFail(domain.ErrInvalidInput, "el parametro "+name+" llego mas de una vez")
+			return p, unreadable(domain.ErrInvalidInput, "el parametro "+name+" llego mas de una vez")
 		}
 	}
 	p.grant, p.id, p.secret = values.Get("grant_type"), values.Get("client_id"), values.Get("client_secret")
@@ -216,7 +196,7 @@ func jsonParams(body []byte) (tokenParams, error) {
 	p := tokenParams{idName: "user", secName: "password"}
 	members, err := DecodeObject(body, maxTokenMembers)
 	if err != nil {
-		return p, tokenFail(domain.ErrInvalidInput, `el cuerpo debe ser un objeto JSON {"user": ..., "password": ...}`)
+		return p, unreadable(domain.ErrInvalidInput, `el cuerpo debe ser un objeto JSON {"user": ..., "password": ...}`)
 	}
 	seen := map[string]bool{}
 	for _, m := range members {
@@ -233,11 +213,11 @@ func jsonParams(body []byte) (tokenParams, error) {
 		}
 		switch {
 		case seen[m.Key]:
-			return p, tokenFail(domain.ErrInvalidInput, "el miembro "+m.Key+" llego mas de una vez")
+			return p, unreadable(domain.ErrInvalidInput, "el miembro "+m.Key+" llego mas de una vez")
 		case m.Value.Kind == domain.RawString:
 			*dst = strings.Clone(m.Value.Text)
 		case m.Value.Kind != domain.RawNull:
-			return p, tokenFail(domain.ErrInvalidInput, "el miembro "+m.Key+" debe ser un texto")
+			return p, unreadable(domain.ErrInvalidInput, "el miembro "+m.Key+" debe ser un texto")
 		}
 		seen[m.Key] = true
 	}
@@ -249,7 +229,7 @@ func jsonParams(body []byte) (tokenParams, error) {
 // the token bodies of the client's address is free (a request without a
 // token has no partner to bound it by).
 func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := tokenFail(domain.ErrTooLarge, "el cuerpo supera 16 KiB")
+	tooLarge := unreadable(domain.ErrTooLarge, "el cuerpo supera 16 KiB")
 	if r.ContentLength > maxCredentialsBody {
 		return nil, tooLarge
 	}
@@ -275,7 +255,7 @@ func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]b
 	case errors.Is(err, errBodyTooSlow):
 		s.metrics.BodiesTooSlow.Inc()
 		w.Header().Set("Connection", "close")
-		return nil, tokenFail(errBodyTooSlow, "el cuerpo llego mas lento que el minimo; reintente")
+		return nil, unreadable(errBodyTooSlow, "el cuerpo llego mas lento que el minimo; reintente")
 	}
-	return nil, tokenFail(domain.ErrInvalidInput, "no se pudo leer el cuerpo completo")
+	return nil, unreadable(domain.ErrInvalidInput, "no se pudo leer el cuerpo completo")
 }

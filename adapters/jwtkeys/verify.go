@@ -101,8 +101,7 @@ func (r *refusal) Error() string { return r.err.Error() }
 func (r *refusal) Unwrap() error { return r.err }
 
 func invalid(detail string, cause error) error {
-	e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
-	e.Detail = detail
+	e := domain.InvalidToken(detail)
 	if cause != nil {
 		return e.WithCause(cause)
 	}

@@ -68,11 +68,11 @@ func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
 	select {
 	case b.slots <- struct{}{}:
 	case <-timer.C:
-		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
+		e := domain.Unavailable("no password comparison slot")
 		e.RetryAfter = time.Second
 		return e.WithCause(fmt.Errorf("no password comparison slot within %s (%d busy)", b.wait, cap(b.slots)))
 	case <-ctx.Done():
-		return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(ctx.Err())
+		return domain.Unavailable("no password comparison slot").WithCause(ctx.Err())
 	}
 	defer func() { <-b.slots }()
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))

@@ -48,7 +48,7 @@ type loginResponse struct {
 // unavailable is an outage of the upstream. Errors that may quote the
 // URL (which may hold a user:password@) are masked before they get here.
 func unavailable(cause error) error {
-	return domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable").WithCause(cause)
+	return domain.Unavailable("login upstream unavailable").WithCause(cause)
 }
 
 // Exchange posts {user, password} to the upstream. 200 with access_token
@@ -88,12 +88,9 @@ func (c *Client) Exchange(ctx context.Context, user, password string) (tok strin
 		}
 		return lr.AccessToken, nil
 	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden:
-		return "", domain.NewError(domain.ErrInvalidClient, "invalid_client", "invalid_client").
-			WithCause(fmt.Errorf("login upstream answered %d", resp.StatusCode))
+		return "", domain.InvalidClient().WithCause(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 	case http.StatusTooManyRequests:
-		e := domain.NewError(domain.ErrThrottled, "slow_down", "slow_down")
-		e.Detail, e.RetryAfter = "upstream", retryAfter(resp.Header.Get("Retry-After"))
-		return "", e
+		return "", domain.Throttled("upstream", retryAfter(resp.Header.Get("Retry-After")))
 	}
 	return "", unavailable(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 }

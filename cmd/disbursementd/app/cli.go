@@ -15,12 +15,14 @@ import (
 	"github.com/lender/disbursementd/config"
 )
 
-// Exit codes a script can rely on.
+// Exit codes a script can rely on (README's "Exit codes"; exitCode maps
+// an error to one).
 const (
 	ExitOK       = 0
 	ExitFailure  = 1 // the command ran and failed (database down, ...)
 	ExitUsage    = 2 // bad flags, arguments or configuration
-	ExitConflict = 3 // the user exists already / does not exist
+	ExitExists   = 3 // the user exists already
+	ExitNotFound = 3 // no such user or report (the documented 3, as for "exists")
 )
 
 // IO are the streams a command uses.

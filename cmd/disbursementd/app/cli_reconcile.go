@@ -130,17 +130,10 @@ func age(d time.Duration) string {
 
 func restoreQuarantined(ctx context.Context, sweep *ports.Sweep, name string, io IO) int {
 	err := sweep.Restore(ctx, name)
-	switch {
-	case err == nil:
+	if err == nil {
 		fmt.Fprintf(io.Stdout, "restored %s from quarantine\n", name)
 		return ExitOK
-	case domain.IsKind(err, domain.ErrInvalidInput):
-		fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-		return ExitUsage
-	case domain.IsKind(err, domain.ErrNotFound), domain.IsKind(err, domain.ErrConflict):
-		fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-		return ExitConflict
 	}
 	fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-	return ExitFailure
+	return exitCode(err)
 }

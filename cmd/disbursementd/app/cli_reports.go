@@ -200,15 +200,9 @@ func reportsErr(io IO, sub string, err error) int {
 	case !errors.As(err, &de):
 	case de.Code == "store_failed" && de.Cause != nil:
 		msg = "the database failed: " + de.Cause.Error()
-	case errors.Is(err, domain.ErrNotFound), errors.Is(err, domain.ErrInvalidInput):
+	case exitCode(err) != ExitFailure:
 		msg = de.Message
 	}
 	fmt.Fprintf(io.Stderr, "disbursementd reports %s: %s\n", sub, domain.MaskCredentials(msg))
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return ExitConflict
-	case errors.Is(err, domain.ErrInvalidInput):
-		return ExitUsage
-	}
-	return ExitFailure
+	return exitCode(err)
 }

@@ -5,14 +5,10 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
-
-// receivedAt is a receipt time as /v1 shows it: RFC 3339, UTC,
-// milliseconds.
-func receivedAt(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // orDash is s, or "-" for an empty column.
 func orDash(s string) string {
@@ -27,7 +23,7 @@ func printRecords(w io.Writer, records []ports.SupportRecord) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRECEIVED_AT\tPARTNER\tNUMERO_CREDITO\tFILE\tKEY_SHA256\tREQUEST_ID")
 	for _, r := range records {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, receivedAt(r.ReceivedAt), r.PartnerUser, r.CreditNumber,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, domain.ReceiptTime(r.ReceivedAt), r.PartnerUser, r.CreditNumber,
 			orDash(r.FileName), orDash(r.KeyHash), orDash(r.RequestID))
 	}
 	_ = tw.Flush()
@@ -57,7 +53,7 @@ func printReport(w io.Writer, r ports.SupportReport) {
 	}
 	for _, line := range [][2]string{
 		{"id", strconv.FormatInt(r.ID, 10)},
-		{"received_at", receivedAt(r.ReceivedAt)},
+		{"received_at", domain.ReceiptTime(r.ReceivedAt)},
 		{"partner", r.PartnerUser},
 		{"partner_nit", orDash(r.PartnerNIT)},
 		{"numero_credito", r.CreditNumber},

@@ -92,9 +92,9 @@ func users(ctx context.Context, args []string, io IO) int {
 			return ExitUsage
 		}
 		u, err := svc.Add(ctx, *user, *nit, pw)
-		if errors.Is(err, domain.ErrConflict) {
+		if domain.IsKind(err, domain.ErrConflict) {
 			fmt.Fprintf(io.Stderr, "disbursementd users add: user %q exists already (users list shows it); nothing was changed\n", *user)
-			return ExitConflict
+			return ExitExists
 		}
 		if err != nil {
 			return userErr(io, "add", err)
@@ -104,9 +104,9 @@ func users(ctx context.Context, args []string, io IO) int {
 		return passwd(ctx, svc, *user, io)
 	case "deactivate", "activate":
 		err := svc.SetActive(ctx, *user, sub == "activate")
-		if errors.Is(err, domain.ErrNotFound) {
+		if domain.IsKind(err, domain.ErrNotFound) {
 			fmt.Fprintf(io.Stderr, "disbursementd users %s: no user %q (users list shows them)\n", sub, *user)
-			return ExitConflict
+			return ExitNotFound
 		}
 		if err != nil {
 			return userErr(io, sub, err)
@@ -135,9 +135,9 @@ func passwd(ctx context.Context, svc *ports.Users, user string, io IO) int {
 		return ExitUsage
 	}
 	at, err := svc.ChangePassword(ctx, user, pw)
-	if errors.Is(err, domain.ErrNotFound) {
+	if domain.IsKind(err, domain.ErrNotFound) {
 		fmt.Fprintf(io.Stderr, "disbursementd users passwd: no user %q (users list shows them); nothing was changed\n", user)
-		return ExitConflict
+		return ExitNotFound
 	}
 	if err != nil {
 		return userErr(io, "passwd", err)
@@ -150,13 +150,7 @@ func passwd(ctx context.Context, svc *ports.Users, user string, io IO) int {
 // userErr says what went wrong and picks the exit code by the error's kind.
 func userErr(io IO, sub string, err error) int {
 	fmt.Fprintf(io.Stderr, "disbursementd users %s: %v\n", sub, err)
-	switch {
-	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound):
-		return ExitConflict
-	case errors.Is(err, domain.ErrInvalidInput):
-		return ExitUsage
-	}
-	return ExitFailure
+	return exitCode(err)
 }
 
 // readPassword reads one line from standard input. On a terminal it asks

@@ -116,13 +116,13 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	select {
 	case <-migrated:
-		m.readV1Compat(bg, uc.reports)
+		m.readCompat100(bg, uc.reports)
 		close(schemaReady)
 	default:
 		m.goBackground(func() {
 			select {
 			case <-migrated:
-				m.readV1Compat(bg, uc.reports)
+				m.readCompat100(bg, uc.reports)
 				close(schemaReady)
 			case <-bg.Done():
 			}
@@ -154,15 +154,15 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 	return metrics, nil
 }
 
-// readV1Compat tells the reports use case until when idempotency records of
+// readCompat100 tells the reports use case until when idempotency records of
 // version 1.0.0 may be alive, so retries across an upgrade find them.
-func (m *Main) readV1Compat(ctx context.Context, reports *ports.Reports) {
-	until, err := m.Store.V1CompatUntil(ctx)
+func (m *Main) readCompat100(ctx context.Context, reports *ports.Reports) {
+	until, err := m.Store.Compat100Until(ctx)
 	if err != nil {
 		m.Log.Warn("could not tell whether records of version 1.0.0 are alive; retries of reports sent before the upgrade may not find them", "error", err.Error())
 		return
 	}
-	reports.SetV1CompatUntil(until)
+	reports.SetCompat100Until(until)
 	if !until.IsZero() {
 		m.Log.Info("idempotency records of version 1.0.0 are alive; reports are also looked up the old way until they expire",
 			"until", until.Format(time.RFC3339))

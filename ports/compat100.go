@@ -8,43 +8,43 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// This file is v1compat: the compatibility with the idempotency records of
+// This file is compat100: the compatibility with the idempotency records of
 // version 1.0.0, which keyed a report by its raw body's hash (with
-// domain.V1CompatKeyHash and the store's V1CompatUntil). It is removed in
+// domain.Compat100KeyHash and the store's Compat100Until). It is removed in
 // 2.0.0 (CHANGELOG.md, "Deprecated"): by then no record of 1.0.0 can be
 // alive, since each lives idempotency.ttl after the upgrade to 1.1.0 and
 // 2.0.0 is reached only from a 1.x release.
 
-// SetV1CompatUntil says until when records written by version 1.0.0 (keyed
+// SetCompat100Until says until when records written by version 1.0.0 (keyed
 // by the raw body's hash, not the report's identity) may still be alive.
 // Until then a submission is also looked up the old way, so that a retry
 // across the upgrade gets its first answer instead of a second row or a
 // 400 idempotency_key_reused. The zero time: there are none.
-func (s *Reports) SetV1CompatUntil(t time.Time) {
+func (s *Reports) SetCompat100Until(t time.Time) {
 	if t.IsZero() {
-		s.v1compatUntil.Store(0)
+		s.compat100Until.Store(0)
 		return
 	}
-	s.v1compatUntil.Store(t.UnixNano())
+	s.compat100Until.Store(t.UnixNano())
 }
 
-// v1compat returns the raw body's hash when records of version 1.0.0 may
+// compat100 returns the raw body's hash when records of version 1.0.0 may
 // still be alive, else "".
-func (s *Reports) v1compat(sub Submission, now time.Time) string {
-	if until := s.v1compatUntil.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
+func (s *Reports) compat100(sub Submission, now time.Time) string {
+	if until := s.compat100Until.Load(); until == 0 || now.UnixNano() >= until || sub.BodySHA256 == nil {
 		return ""
 	}
 	return sub.BodySHA256()
 }
 
-// v1compatAnswer looks for a record version 1.0.0 made of the same raw body:
+// compat100Answer looks for a record version 1.0.0 made of the same raw body:
 // under its old key hash when the submission has no Idempotency-Key, under
 // the same key (whose record then holds the raw body's hash) when it has.
 // done is true when that record answers.
-func (s *Reports) v1compatAnswer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
+func (s *Reports) compat100Answer(ctx context.Context, sub Submission, rec domain.IdempotencyRecord, raw string) (domain.Receipt, bool, error) {
 	keyHash := rec.KeyHash
 	if sub.IdempotencyKey == "" {
-		keyHash = domain.V1CompatKeyHash(raw)
+		keyHash = domain.Compat100KeyHash(raw)
 	}
 	old, err := s.st.GetKey(ctx, rec.User, keyHash)
 	switch {
