@@ -14,12 +14,12 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// quarantinePrefix follows the store's prefix for quarantined objects:
+// QuarantinePrefix follows the store's prefix for quarantined objects:
 // {prefix}quarantine/partner_…. Walk lists {prefix}partner_… only, so it
 // never sees them, and Exists never names them.
-const quarantinePrefix = "quarantine/"
+const QuarantinePrefix = "quarantine/"
 
-func (s *Store) quarantineKey(name string) string { return s.prefix + quarantinePrefix + name }
+func (s *Store) quarantineKey(name string) string { return s.prefix + QuarantinePrefix + name }
 
 func checkName(name string) error {
 	if domain.ValidUploadName(name) {
@@ -71,7 +71,7 @@ func (s *Store) Quarantine(ctx context.Context, name string) error {
 // WalkQuarantine lists the quarantined objects with the time each was
 // quarantined.
 func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) error) error {
-	under := s.prefix + quarantinePrefix
+	under := s.prefix + QuarantinePrefix
 	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: &s.bucket,
 		Prefix: aws.String(under + domain.UploadPrefix),

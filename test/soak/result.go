@@ -46,7 +46,8 @@ type Result struct {
 	Swept              map[string]int64 // removed by the replicas' own sweeps (their logs), by kind
 	FinalReconcile     map[string]int64 // removed by the final reconcile --apply, by kind
 	MissingFiles       int              // rows whose file is not there
-	Orphans            int              // objects no row names, after the final reconcile
+	Orphans            int              // published objects no row names, after the final reconcile
+	Quarantined        int              // objects the sweep moved to quarantine (no row names them)
 	DuplicateKeys      int              // idempotency keys with more than one row
 	DuplicateReports   int              // reports (identities) with more than one row
 	Unacknowledged     int              // reports of the mix that never got their 200
@@ -127,6 +128,7 @@ func (r *Result) Print(w io.Writer) {
 	p("orphans removed by the final reconcile: %d", r.FinalReconcile["orphan_file"])
 	p("missing files:      %d", r.MissingFiles)
 	p("orphans after:      %d", r.Orphans)
+	p("in quarantine:      %d (files of reports never stored; none named by a row)", r.Quarantined)
 	p("duplicates:         %d keys, %d reports with more than one row", r.DuplicateKeys, r.DuplicateReports)
 	p("unacknowledged:     %d", r.Unacknowledged)
 	r.printGalera(p)

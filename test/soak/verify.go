@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/lender/disbursementd/adapters/s3upload"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -39,7 +40,7 @@ func (s *soak) verify(ctx context.Context) error {
 			return err
 		}
 	}
-	objects, err := s.objects(ctx)
+	objects, quarantined, err := s.objects(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,12 @@ func (s *soak) verify(ctx context.Context) error {
 			r.violation("%s is in the bucket and no row names it", name)
 		}
 	}
-	r.Files = len(objects)
+	r.Files, r.Quarantined = len(objects), len(quarantined)
+	for name := range quarantined {
+		if named[name] {
+			r.violation("%s is in quarantine and row names it (reconcile --restore-quarantined would bring it back)", name)
+		}
+	}
 	swept, missing := s.fleet.sweptAndMissing()
 	r.Swept = swept
 	if len(missing) > 0 {
@@ -185,20 +191,27 @@ func rowsOf(ctx context.Context, dsn string) ([]row, error) {
 
 // objects lists everything under the soak's prefix, straight from the
 // bucket, but the store's own probes.
-func (s *soak) objects(ctx context.Context) (map[string]bool, error) {
+func (s *soak) objects(ctx context.Context) (published, quarantined map[string]bool, err error) {
 	cl := storetest.S3Client(s.c.S3)
-	out := map[string]bool{}
+	published, quarantined = map[string]bool{}, map[string]bool{}
 	pages := s3.NewListObjectsV2Paginator(cl, &s3.ListObjectsV2Input{Bucket: &s.c.S3.Bucket, Prefix: aws.String(s.c.S3.Prefix)})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, o := range page.Contents {
-			if name := strings.TrimPrefix(aws.ToString(o.Key), s.c.S3.Prefix); !strings.HasPrefix(name, probePrefix) {
-				out[name] = true
+			name := strings.TrimPrefix(aws.ToString(o.Key), s.c.S3.Prefix)
+			switch {
+			case strings.HasPrefix(name, probePrefix):
+			case strings.HasPrefix(name, s3upload.QuarantinePrefix):
+				// The sweep's quarantine (contract §10): files of reports
+				// that were never stored, kept for uploads.quarantine_retention.
+				quarantined[strings.TrimPrefix(name, s3upload.QuarantinePrefix)] = true
+			default:
+				published[name] = true
 			}
 		}
 	}
-	return out, nil
+	return published, quarantined, nil
 }
