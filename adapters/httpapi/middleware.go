@@ -82,14 +82,14 @@ func validClientID(s string) bool {
 }
 
 // observe is observeRoutes without known routes.
-func (s *Server) observe(next http.Handler) http.Handler { return s.observeRoutes(routes{}, next) }
+func (s *Server) observe(next http.Handler) http.Handler { return s.observeRoutes(&routes{}, next) }
 
 // observeRoutes gives each request an id, answers panics with a JSON 500,
 // counts it in the metrics and logs one line for it (none for a refusal
 // already logged in its window). A request the router did not route (a
 // preflight, a 404 or a 405) is labelled with the pattern of known that
 // its path matches, or "unmatched".
-func (s *Server) observeRoutes(known routes, next http.Handler) http.Handler {
+func (s *Server) observeRoutes(known *routes, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &reqInfo{id: newRequestID(), traceID: traceID(r.Header)}

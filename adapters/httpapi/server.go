@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -140,7 +141,7 @@ func New(s Server, m *Metrics) (*Server, error) {
 // Handler returns the routes.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	rt := routes{mux: r, allowed: map[string][]string{}}
+	rt := &routes{mux: r, allowed: map[string][]string{}}
 	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Allow", rt.allow(req.URL.Path))
 		if isV1(req.URL.Path) {
@@ -193,17 +194,22 @@ func (wallClock) Now() time.Time { return time.Now() }
 // routes registers handlers and remembers each path's methods, so a 405
 // names what the path really allows; notAllowed answers a 405.
 type routes struct {
-	mux        chi.Router
+	mux        *chi.Mux
 	allowed    map[string][]string
+	methods    []string // every method registered, sorted: what pattern asks the router about
 	notAllowed http.HandlerFunc
 }
 
-func (rt routes) handle(method, path string, h http.HandlerFunc) {
+func (rt *routes) handle(method, path string, h http.HandlerFunc) {
 	if strings.Contains(path, "{") {
 		h = rt.staticFirst(h)
 	}
 	rt.mux.Method(method, path, h)
 	rt.allowed[path] = append(rt.allowed[path], method)
+	if !slices.Contains(rt.methods, method) {
+		rt.methods = append(rt.methods, method)
+		slices.Sort(rt.methods)
+	}
 }
 
 // staticFirst makes a path that names a static route answer as that
@@ -211,7 +217,7 @@ func (rt routes) handle(method, path string, h http.HandlerFunc) {
 // asked, goes on to the pattern beside it (/v1/reports/{id}), so a GET of
 // it would be a look-up of report "validate" (a 404) instead of the 405
 // it is (contract §10).
-func (rt routes) staticFirst(h http.HandlerFunc) http.HandlerFunc {
+func (rt *routes) staticFirst(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if _, static := rt.allowed[r.URL.Path]; static {
 			rt.notAllowed(w, r)
@@ -222,50 +228,35 @@ func (rt routes) staticFirst(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // get serves GET and HEAD (probes and curl -I expect HEAD to answer).
-func (rt routes) get(path string, h http.HandlerFunc) {
+func (rt *routes) get(path string, h http.HandlerFunc) {
 	rt.handle(http.MethodGet, path, h)
 	rt.handle(http.MethodHead, path, h)
 }
 
 // allow names the methods of the route that path matches, OPTIONS
 // included.
-func (rt routes) allow(path string) string {
+func (rt *routes) allow(path string) string {
 	methods := append([]string{http.MethodOptions}, rt.allowed[rt.pattern(path)]...)
 	sort.Strings(methods)
 	return strings.Join(methods, ", ")
 }
 
-// pattern returns the registered pattern that path matches as the router
-// matches it (a static route wins over a pattern; a {param} segment
-// matches one non-empty segment), or "" when none does. Requests the
-// router does not route (preflights, 404s and 405s) are labelled with it,
-// so their labels still come from the fixed set of patterns.
-func (rt routes) pattern(path string) string {
+// pattern returns the registered pattern that path matches, or "" when
+// none does: a static route's path is its own pattern (as staticFirst
+// answers it), else the router finds it (chi's Mux.Find) for the first
+// registered method that has a route there. Requests the router does
+// not route (preflights, 404s and 405s) are labelled with it, so their
+// labels still come from the fixed set of patterns.
+func (rt *routes) pattern(path string) string {
 	if _, static := rt.allowed[path]; static {
 		return path
 	}
-	found := ""
-	for p := range rt.allowed {
-		if matches(p, path) && (found == "" || p < found) {
-			found = p
+	for _, m := range rt.methods {
+		if p := rt.mux.Find(chi.NewRouteContext(), m, path); p != "" {
+			return p
 		}
 	}
-	return found
-}
-
-// matches reports whether path matches a route pattern segment by
-// segment, a {param} segment matching any one non-empty segment.
-func matches(pattern, path string) bool {
-	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
-	if len(ps) != len(xs) {
-		return false
-	}
-	for i, p := range ps {
-		if p != xs[i] && !(strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") && xs[i] != "") {
-			return false
-		}
-	}
-	return true
+	return ""
 }
 
 // isV1 reports whether path is under /v1, whose answers are problems and
