@@ -38,36 +38,6 @@ func (s *Store) GetReport(ctx context.Context, user string, id int64) (domain.St
 	return domain.StoredReport{StoredReceipt: receipt, Report: rep}, nil
 }
 
-// readReport runs query on p, which selects the columns dest receives and then
-// every field's column (reportQuery), and returns the report of its row,
-// or nil when there is none.
-func (s *Store) readReport(ctx context.Context, p *pool, query string, args []any, dest []any) (*domain.Report, error) {
-	rows, err := p.sql.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	vals := make([]any, len(s.columns))
-	for i := range vals {
-		dest = append(dest, &vals[i])
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return nil, err
-	}
-	byIndex := make([]any, len(s.catalogue.Fields))
-	for i, c := range s.columns {
-		byIndex[c.index] = vals[i]
-	}
-	rep, err := s.catalogue.RestoreReport(func(i int, _ domain.Field) any { return byIndex[i] })
-	if err != nil {
-		return nil, err
-	}
-	return rep, rows.Err()
-}
-
 // getQuery is the SELECT of GetReport: the receipt, then every field's
 // column.
 func (s *Store) getQuery() string {
@@ -93,28 +63,22 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]ports.
 	query, args := listQuery(s.driver, f)
 	ctx, cancel := s.lookupContext(ctx)
 	defer cancel()
-	rows, err := s.look.sql.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list reports: %w", err)
-	}
-	defer rows.Close()
-	out := make([]ports.ListedReceipt, 0, min(f.Limit, 64))
-	for rows.Next() {
+	out, err := queryAll(ctx, s.look, query, args, f.Limit, func(rows *sql.Rows) (ports.ListedReceipt, error) {
 		var rc receiptCols
 		if err := rows.Scan(rc.dest()...); err != nil {
-			return nil, fmt.Errorf("list reports: %w", err)
+			return ports.ListedReceipt{}, err
 		}
 		r, err := rc.receipt()
 		if err != nil {
-			return nil, fmt.Errorf("list reports: %w", err)
+			return ports.ListedReceipt{}, err
 		}
 		at, err := exactTime(rc.received)
 		if err != nil {
-			return nil, fmt.Errorf("list reports: %w", err)
+			return ports.ListedReceipt{}, err
 		}
-		out = append(out, ports.ListedReceipt{StoredReceipt: r, Position: ports.ListPosition{ReceivedAt: at, ID: r.ID}})
-	}
-	if err := rows.Err(); err != nil {
+		return ports.ListedReceipt{StoredReceipt: r, Position: ports.ListPosition{ReceivedAt: at, ID: r.ID}}, nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list reports: %w", err)
 	}
 	return out, nil

@@ -48,24 +48,17 @@ func (s *Store) FindReports(ctx context.Context, f ports.ArchiveFilter) ([]domai
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.read.sql.QueryContext(ctx, query, args...)
+	recs, err := queryAll(ctx, s.read, query, args, f.Limit, func(rows *sql.Rows) (domain.ReportRecord, error) {
+		var rc recordCols
+		if err := rows.Scan(rc.dest()...); err != nil {
+			return domain.ReportRecord{}, err
+		}
+		return rc.record()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("find reports: %w", err)
 	}
-	defer rows.Close()
-	out := make([]domain.ReportRecord, 0, min(f.Limit, 64))
-	for rows.Next() {
-		var rc recordCols
-		if err := rows.Scan(rc.dest()...); err != nil {
-			return nil, fmt.Errorf("find reports: %w", err)
-		}
-		r, err := rc.record()
-		if err != nil {
-			return nil, fmt.Errorf("find reports: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return recs, nil
 }
 
 // archiveQuery is the SELECT of FindReports for driver: one statement
