@@ -93,7 +93,7 @@ func CLI(ctx context.Context, args []string, io IO) int {
 		case "users":
 			return users(ctx, args, io)
 		case "config":
-			return configCommand(ctx, args, io)
+			return configRun(ctx, args, io)
 		case "reports":
 			return reports(ctx, args, io)
 		}

@@ -46,18 +46,12 @@ func reportsPurge(ctx context.Context, fs *flag.FlagSet, cfgPath *string, args [
 		fmt.Fprintln(io.Stderr, "disbursementd reports purge: no retention: set retention.reports (DISB_RETENTION_REPORTS) or give --older-than")
 		return ExitUsage
 	}
-	_, st, code := openConfiguredStore(ctx, *cfgPath, io, true)
-	if st == nil {
+	opened, code := openStores(ctx, *cfgPath, io, "disbursementd reports purge")
+	if opened == nil {
 		return code
 	}
-	defer st.Close()
-	up, err := OpenUploads(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(io.Stderr, "disbursementd reports purge:", err)
-		return ExitFailure
-	}
-	defer up.Close()
-	purge, err := ports.NewPurge(st, up, sysclock.Clock{}, cfg.Idempotency.SweepBatch, cfg.Idempotency.TTL)
+	defer opened.Close()
+	purge, err := ports.NewPurge(opened.st, opened.up, sysclock.Clock{}, cfg.Idempotency.SweepBatch, cfg.Idempotency.TTL)
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd reports purge:", err)
 		return ExitFailure

@@ -46,18 +46,12 @@ func reconcileRunner(fs *flag.FlagSet) runner {
 			fmt.Fprintf(io.Stderr, "disbursementd reconcile: %q is not the name of an uploaded file (partner_CREDIT_TIMESTAMP.EXT, as reconcile lists it)\n", *restore)
 			return ExitUsage
 		}
-		cfg, st, code := openConfiguredStore(ctx, cfgPath, io, true)
-		if st == nil {
+		opened, code := openStores(ctx, cfgPath, io, "disbursementd reconcile")
+		if opened == nil {
 			return code
 		}
-		defer st.Close()
-		up, err := OpenUploads(ctx, cfg)
-		if err != nil {
-			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
-			return ExitFailure
-		}
-		defer up.Close()
-		sweep, err := newSweep(cfg, st, up, sysclock.Clock{})
+		defer opened.Close()
+		sweep, err := newSweep(opened.cfg, opened.st, opened.up, sysclock.Clock{})
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd reconcile:", err)
 			return ExitFailure

@@ -29,7 +29,7 @@ Neither command writes to the database or to the upload store.
                    deletes reports (rows and files) received longer ago than
                    retention.reports, or D (personal data: operator guide)`
 
-var reportSubcommands = map[string]struct{ args, help string }{
+var reportsCommand = subcommands{"reports", "list|show|purge [flags]", reportsHelp, map[string]subcommand{
 	"list": {"[--user U] [--credit N] [--key K] [--from D] [--to D] [--limit N] [--before ID]",
 		"Lists stored reports of every partner, or of --user, newest first: id, receipt time, partner,\n" +
 			"credit number, file, the Idempotency-Key's SHA-256 prefix and the request id. Dates are\n" +
@@ -40,32 +40,21 @@ var reportSubcommands = map[string]struct{ args, help string }{
 	"show": {"ID", "Shows stored report ID, whoever sent it: its receipt, its partner, its request id, its\n" +
 		"file (present, MISSING or none; the upload store is asked) and its stored fields.\n" +
 		"Exit code 3 when there is no report ID, 1 when the upload store does not answer."},
-}
+}}
 
 // reports runs "disbursementd reports SUBCOMMAND".
 func reports(ctx context.Context, args []string, io IO) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		out, code := io.Stderr, ExitUsage
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			out, code = io.Stdout, ExitOK
-		}
-		fmt.Fprintf(out, "Usage: disbursementd reports list|show|purge [flags]\n\n%s\n", reportsHelp)
+	p, code, ok := reportsCommand.pick(args, io)
+	if !ok {
 		return code
 	}
-	sub, args := args[0], args[1:]
-	spec, ok := reportSubcommands[sub]
-	if !ok {
-		fmt.Fprintf(io.Stderr, "disbursementd reports: unknown subcommand %q (see disbursementd reports --help)\n", sub)
-		return ExitUsage
-	}
-	fs, cfgPath := newFlags("reports "+sub, spec.args, spec.help, io, true)
-	switch sub {
+	switch p.name {
 	case "show":
-		return reportsShow(ctx, fs, cfgPath, args, io)
+		return reportsShow(ctx, p.fs, p.cfgPath, p.args, io)
 	case "purge":
-		return reportsPurge(ctx, fs, cfgPath, args, io)
+		return reportsPurge(ctx, p.fs, p.cfgPath, p.args, io)
 	}
-	return reportsList(ctx, fs, cfgPath, args, io)
+	return reportsList(ctx, p.fs, p.cfgPath, p.args, io)
 }
 
 func reportsList(ctx context.Context, fs *flag.FlagSet, cfgPath *string, args []string, io IO) int {

@@ -27,7 +27,7 @@ const usersHelp = `Manages the users of the built-in login:
 User names are 1 to 64 printable ASCII characters without spaces, compared
 byte for byte ("ACME" and "acme" are two users).`
 
-var userSubcommands = map[string]struct{ args, help string }{
+var usersCommand = subcommands{"users", "add|passwd|deactivate|activate|list [flags]", usersHelp, map[string]subcommand{
 	"add": {"--user U --nit N", "Adds an active user of the built-in login. The password is read from standard input\n" +
 		"(one line, 12 to 72 bytes). Exit code 3 when the user exists, 2 when the name, NIT or password is refused."},
 	"passwd": {"--user U", "Gives the user a new password, read from standard input (one line, 12 to 72 bytes; no echo\n" +
@@ -37,24 +37,14 @@ var userSubcommands = map[string]struct{ args, help string }{
 	"deactivate": {"--user U", "Refuses the user's logins at once, and its tokens within auth.user_staleness. Exit code 3 when there is no such user."},
 	"activate":   {"--user U", "Allows the user's logins and tokens again. Exit code 3 when there is no such user."},
 	"list":       {"", "Lists every user: name, NIT, active, created."},
-}
+}}
 
 func users(ctx context.Context, args []string, io IO) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		out, code := io.Stderr, ExitUsage
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			out, code = io.Stdout, ExitOK
-		}
-		fmt.Fprintf(out, "Usage: disbursementd users add|passwd|deactivate|activate|list [flags]\n\n%s\n", usersHelp)
+	p, code, ok := usersCommand.pick(args, io)
+	if !ok {
 		return code
 	}
-	sub, args := args[0], args[1:]
-	spec, ok := userSubcommands[sub]
-	if !ok {
-		fmt.Fprintf(io.Stderr, "disbursementd users: unknown subcommand %q (see disbursementd users --help)\n", sub)
-		return ExitUsage
-	}
-	fs, cfgPath := newFlags("users "+sub, spec.args, spec.help, io, true)
+	sub, fs := p.name, p.fs
 	var user, nit *string
 	if sub != "list" {
 		user = fs.String("user", "", "user name")
@@ -62,14 +52,14 @@ func users(ctx context.Context, args []string, io IO) int {
 	if sub == "add" {
 		nit = fs.String("nit", "", "the partner's NIT (9-10 digits, optional -check digit)")
 	}
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parse(fs, p.args); !ok {
 		return code
 	}
 	if user != nil && *user == "" || nit != nil && *nit == "" {
-		fmt.Fprintf(io.Stderr, "disbursementd users %s: %s is required\n", sub, spec.args)
+		fmt.Fprintf(io.Stderr, "disbursementd users %s: %s is required\n", sub, p.spec.args)
 		return ExitUsage
 	}
-	cfg, st, code := openConfiguredStore(ctx, *cfgPath, io, true)
+	cfg, st, code := openConfiguredStore(ctx, *p.cfgPath, io, true)
 	if st == nil {
 		return code
 	}
