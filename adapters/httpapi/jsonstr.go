@@ -2,11 +2,12 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/lender/disbursementd/domain/filecheck"
 )
 
 // str reads a string whose opening quote is next. Only values may be views
@@ -25,7 +26,7 @@ func (s *scanner) str(view bool) (string, error) {
 	if bs := bytes.IndexByte(seg, '\\'); bs >= 0 {
 		seg = seg[:bs]
 	}
-	if c := indexBelowSpace(seg); c < len(seg) {
+	if c := filecheck.IndexBelow(seg, 0x20); c < len(seg) { // a control character, which JSON forbids unescaped
 		s.i = start + c
 		return "", s.fail("carácter de control sin escapar en un texto")
 	}
@@ -47,25 +48,6 @@ func (s *scanner) str(view bool) (string, error) {
 		}
 	}
 	return string(raw), nil
-}
-
-// indexBelowSpace returns the index of the first byte of p below 0x20 (a
-// control character JSON forbids unescaped in a string), or len(p).
-func indexBelowSpace(p []byte) int {
-	const ones, highs = 0x2020202020202020, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		// A byte below 0x20 borrows and keeps its high bit clear in x.
-		if x := binary.LittleEndian.Uint64(p[i:]); (x-ones)&^x&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(p); i++ {
-		if p[i] < 0x20 {
-			return i
-		}
-	}
-	return len(p)
 }
 
 // escaped reads the rest of a string that has an escape at s.i. Unescaped

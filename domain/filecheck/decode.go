@@ -2,7 +2,6 @@ package filecheck
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
@@ -100,38 +99,18 @@ func (d *b64Decoder) read(dst, tmp []byte) (int, error) {
 // its front and returns how many there are. It finds whitespace eight
 // bytes at a time and moves the runs between it with copy.
 func removeSpace(p []byte) int {
-	i := indexControl(p)
+	i := IndexBelow(p, ' '+1) // a space or below: all of base64's whitespace, no base64 character
 	w := i
 	for i < len(p) {
 		if c := p[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			i++
 			continue
 		}
-		j := i + 1 + indexControl(p[i+1:])
+		j := i + 1 + IndexBelow(p[i+1:], ' '+1)
 		w += copy(p[w:], p[i:j])
 		i = j
 	}
 	return w
-}
-
-// indexControl returns the index of the first byte of p that is a space
-// or below (all of base64's whitespace, and no base64 character), or
-// len(p).
-func indexControl(p []byte) int {
-	const ones, highs = 0x2121212121212121, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		// A byte below 0x21 borrows and keeps its high bit clear in x.
-		if x := binary.LittleEndian.Uint64(p[i:]); (x-ones)&^x&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(p); i++ {
-		if p[i] <= ' ' {
-			return i
-		}
-	}
-	return len(p)
 }
 
 // scratch is the memory one decode needs; it is reused across files.
