@@ -10,36 +10,72 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// receive reads the body once a place among the bodies being received is
-// free for partner, and gives the place back when the body is in. The
-// body's bytes are reserved in res before they are read: all at once when
-// the body declares its length, else as the body arrives.
+// receive reads a report's body once a place among the bodies being
+// received is free for partner, and gives the place back when the body
+// is in. The body's bytes are reserved in res before they are read: all
+// at once when the body declares its length, else as the body arrives.
 func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *reservation) ([]byte, error) {
-	if !s.receiving.enter(partner) {
-		return nil, s.turnAway(w, "Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
+	return s.receiveBody(w, r, intake{
+		gate: s.receiving, key: partner, limit: s.Limits.MaxBody,
+		read: func(body io.Reader) ([]byte, error) {
+			s.metrics.receiving.Inc()
+			defer s.metrics.receiving.Dec()
+			// One byte past the bound: MaxBytesReader then tells a body over it.
+			return readBody(body, r.ContentLength, s.Limits.MaxBody+1, res.cover)
+		},
+		busy: func() error {
+			return s.turnAway(w, "Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
+		},
+		tooLarge: tooLarge(s.Limits.MaxBody),
+		tooSlow: &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
+			Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"},
+		broken: &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"},
+	})
+}
+
+// intake is what differs between the bodies receiveBody reads (a
+// report's, a token request's): the gate and the key whose place a body
+// takes while it arrives, the most bytes it may have, how it is read,
+// and the answers of a body turned away, too large, too slow or broken
+// off.
+type intake struct {
+	gate  *keyedGate
+	key   string
+	limit int64
+	read  func(io.Reader) ([]byte, error)
+	busy  func() error // the gate has no place for key
+
+	tooLarge, tooSlow, broken error
+}
+
+// receiveBody reads a body while it holds a place in in.gate for in.key:
+// at most in.limit bytes, cut when it arrives slower than
+// Limits.MinBodyRate (once Limits.BodyRateGrace has passed). What was
+// read comes back with any error, so that the caller can give its
+// memory back.
+func (s *Server) receiveBody(w http.ResponseWriter, r *http.Request, in intake) ([]byte, error) {
+	if !in.gate.enter(in.key) {
+		return nil, in.busy()
 	}
-	defer s.receiving.leave(partner)
-	s.metrics.receiving.Inc()
-	defer s.metrics.receiving.Dec()
+	defer in.gate.leave(in.key)
 	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
 	defer guard.stop()
-	body, err := readBody(http.MaxBytesReader(w, io.NopCloser(guard), s.Limits.MaxBody), r.ContentLength, s.Limits.MaxBody+1, res.cover)
+	body, err := in.read(http.MaxBytesReader(w, io.NopCloser(guard), in.limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil:
 		return body, nil
 	case errors.As(err, &mbe):
-		return body, tooLarge(s.Limits.MaxBody)
+		return body, in.tooLarge
 	case errors.Is(err, errOverBudget):
 		return body, s.turnAway(w, msgOverBudget)
 	case errors.Is(err, errBodyTooSlow):
 		s.metrics.BodiesTooSlow.Inc()
 		// The connection's read side is spent: nothing more is read on it.
 		w.Header().Set("Connection", "close")
-		return body, &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
-			Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"}
+		return body, in.tooSlow
 	}
-	return body, &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"}
+	return body, in.broken
 }
 
 // msgOverBudget is the message of a report turned away because the bytes

@@ -229,33 +229,25 @@ func jsonParams(body []byte) (tokenParams, error) {
 // the token bodies of the client's address is free (a request without a
 // token has no partner to bound it by).
 func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := unreadable(domain.ErrTooLarge, "el cuerpo supera 16 KiB")
 	if r.ContentLength > maxCredentialsBody {
-		return nil, tooLarge
+		return nil, unreadable(domain.ErrTooLarge, msgCredentialsTooLarge)
 	}
-	addr := info(r).client
-	if !s.tokens.enter(addr) {
-		// The body is left unread, so the connection closes after the answer.
-		w.Header().Set("Connection", "close")
-		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
-		e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "too many token bodies arriving from this address")
-		e.RetryAfter = time.Second
-		return nil, e
-	}
-	defer s.tokens.leave(addr)
-	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
-	defer guard.stop()
-	body, err := io.ReadAll(http.MaxBytesReader(w, io.NopCloser(guard), maxCredentialsBody))
-	var mbe *http.MaxBytesError
-	switch {
-	case err == nil:
-		return body, nil
-	case errors.As(err, &mbe):
-		return nil, tooLarge
-	case errors.Is(err, errBodyTooSlow):
-		s.metrics.BodiesTooSlow.Inc()
-		w.Header().Set("Connection", "close")
-		return nil, unreadable(errBodyTooSlow, "el cuerpo llego mas lento que el minimo; reintente")
-	}
-	return nil, unreadable(domain.ErrInvalidInput, "no se pudo leer el cuerpo completo")
+	return s.receiveBody(w, r, intake{
+		gate: s.tokens, key: info(r).client, limit: maxCredentialsBody, read: io.ReadAll,
+		busy: func() error {
+			// The body is left unread, so the connection closes after the answer.
+			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+			e := domain.NewError(domain.ErrUnavailable, codeOverloaded, "too many token bodies arriving from this address")
+			e.RetryAfter = time.Second
+			return e
+		},
+		tooLarge: unreadable(domain.ErrTooLarge, msgCredentialsTooLarge),
+		tooSlow:  unreadable(errBodyTooSlow, "el cuerpo llego mas lento que el minimo; reintente"),
+		broken:   unreadable(domain.ErrInvalidInput, "no se pudo leer el cuerpo completo"),
+	})
 }
+
+// msgCredentialsTooLarge is the error_description of a token request's
+// body over maxCredentialsBody (in ASCII, as RFC 6749 §5.2 asks).
+var msgCredentialsTooLarge = "el cuerpo supera " + itoa(maxCredentialsBody>>10) + " KiB"
