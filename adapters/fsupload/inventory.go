@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -22,15 +24,25 @@ func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) err
 		return fmt.Errorf("open upload directory %s: %w", s.path, err)
 	}
 	defer d.Close()
+	return eachFile(ctx, d, "upload directory "+s.path, func(name string) bool {
+		return strings.HasPrefix(name, tempPrefix) || domain.IsUploadName(name)
+	}, func(name string, mod time.Time) error {
+		return fn(ports.StoredObject{Name: name, ModTime: mod, Temp: strings.HasPrefix(name, tempPrefix)})
+	})
+}
+
+// eachFile calls fn with the name and modification time of each regular
+// file of the open directory d whose name keep accepts, reading d a batch
+// of entries at a time until it ends or ctx does; a file removed since d
+// was read is passed over. where names d in errors.
+func eachFile(ctx context.Context, d *os.File, where string, keep func(name string) bool, fn func(name string, mod time.Time) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		entries, rerr := d.ReadDir(1024)
 		for _, e := range entries {
-			name := e.Name()
-			temp := strings.HasPrefix(name, tempPrefix)
-			if !temp && !domain.IsUploadName(name) || !e.Type().IsRegular() {
+			if !keep(e.Name()) || !e.Type().IsRegular() {
 				continue
 			}
 			info, err := e.Info()
@@ -38,9 +50,9 @@ func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) err
 				continue // removed since the directory was read
 			}
 			if err != nil {
-				return fmt.Errorf("stat %s in %s: %w", name, s.path, err)
+				return fmt.Errorf("stat %s in %s: %w", e.Name(), where, err)
 			}
-			if err := fn(ports.StoredObject{Name: name, ModTime: info.ModTime(), Temp: temp}); err != nil {
+			if err := fn(e.Name(), info.ModTime()); err != nil {
 				return err
 			}
 		}
@@ -48,7 +60,7 @@ func (s *Store) Walk(ctx context.Context, fn func(ports.StoredObject) error) err
 			return nil
 		}
 		if rerr != nil {
-			return fmt.Errorf("read upload directory %s: %w", s.path, rerr)
+			return fmt.Errorf("read %s: %w", where, rerr)
 		}
 	}
 }

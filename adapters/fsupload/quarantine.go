@@ -76,33 +76,9 @@ func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) 
 		return fmt.Errorf("open %s in %s: %w", quarantineDir, s.path, err)
 	}
 	defer d.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		entries, rerr := d.ReadDir(1024)
-		for _, e := range entries {
-			if !domain.IsUploadName(e.Name()) || !e.Type().IsRegular() {
-				continue
-			}
-			info, err := e.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("stat %s in %s/%s: %w", e.Name(), s.path, quarantineDir, err)
-			}
-			if err := fn(ports.StoredObject{Name: e.Name(), ModTime: info.ModTime()}); err != nil {
-				return err
-			}
-		}
-		if errors.Is(rerr, io.EOF) {
-			return nil
-		}
-		if rerr != nil {
-			return fmt.Errorf("read %s in %s: %w", quarantineDir, s.path, rerr)
-		}
-	}
+	return eachFile(ctx, d, s.path+"/"+quarantineDir, domain.IsUploadName, func(name string, mod time.Time) error {
+		return fn(ports.StoredObject{Name: name, ModTime: mod})
+	})
 }
 
 // Unquarantine links a quarantined file back under its published name
