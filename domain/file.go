@@ -113,6 +113,16 @@ const UploadPrefix = "partner_"
 // its prefix: a file of the service's, not one an operator put there.
 func IsUploadName(name string) bool { return strings.HasPrefix(name, UploadPrefix) }
 
+// CheckUploadName is ValidUploadName's answer as an error: nil, or
+// ErrInvalidInput (invalid_file_name) naming what such a name looks like.
+// The sweep and the upload stores refuse a name an operator typed with it.
+func CheckUploadName(name string) error {
+	if ValidUploadName(name) {
+		return nil
+	}
+	return NewError(ErrInvalidInput, "invalid_file_name", fmt.Sprintf("%q is not the name of an uploaded file (partner_CREDIT_TIMESTAMP.EXT)", name))
+}
+
 // ValidUploadName reports whether name is exactly one FileName makes:
 // partner_, a valid credit number, _, an 18-character timestamp such as
 // 20261126T102030123Z, a dot and a lower-case extension. Names an

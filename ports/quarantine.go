@@ -60,8 +60,8 @@ func (r *Sweep) Quarantined(ctx context.Context) ([]QuarantinedFile, error) {
 // domain.ErrConflict when no row names it (it would be an orphan again)
 // or a file of that name is published.
 func (r *Sweep) Restore(ctx context.Context, name string) error {
-	if !domain.ValidUploadName(name) {
-		return domain.NewError(domain.ErrInvalidInput, "invalid_file_name", fmt.Sprintf("%q is not the name of an uploaded file (partner_CREDIT_TIMESTAMP.EXT)", name))
+	if err := domain.CheckUploadName(name); err != nil {
+		return err
 	}
 	named, err := r.store.NamedFiles(ctx, []string{name})
 	if err != nil {

@@ -21,19 +21,12 @@ const quarantineDir = ".quarantine"
 
 func quarantined(name string) string { return quarantineDir + "/" + name }
 
-func checkName(name string) error {
-	if domain.ValidUploadName(name) {
-		return nil
-	}
-	return domain.NewError(domain.ErrInvalidInput, "invalid_file_name", fmt.Sprintf("%q is not the name of an uploaded file", name))
-}
-
 // Quarantine moves a published file into .quarantine/ by a hard link
 // (which never replaces a file), dates it now (its modification time
 // there is when it was quarantined) and then unlinks the published name;
 // both directories are synced, so the move survives a crash.
 func (s *Store) Quarantine(_ context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	h := s.cur.Load()
@@ -86,7 +79,7 @@ func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) 
 // removes it from quarantine. A published file of that name with the
 // same content counts as the file back in place.
 func (s *Store) Unquarantine(_ context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	h := s.cur.Load()
@@ -113,7 +106,7 @@ func (s *Store) Unquarantine(_ context.Context, name string) error {
 // RemoveQuarantined deletes a quarantined file, durably; a missing one
 // is no error.
 func (s *Store) RemoveQuarantined(_ context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	h := s.cur.Load()

@@ -21,13 +21,6 @@ const QuarantinePrefix = "quarantine/"
 
 func (s *Store) quarantineKey(name string) string { return s.prefix + QuarantinePrefix + name }
 
-func checkName(name string) error {
-	if domain.ValidUploadName(name) {
-		return nil
-	}
-	return domain.NewError(domain.ErrInvalidInput, "invalid_file_name", fmt.Sprintf("%q is not the name of an uploaded file", name))
-}
-
 // Quarantine copies the object to {prefix}quarantine/ (the copy is dated
 // now by the server: its LastModified is when it was quarantined) and
 // then deletes the published one. The copy is made only where no object
@@ -35,7 +28,7 @@ func checkName(name string) error {
 // under that name already, it must be this one (same ETag: a run that
 // stopped before the delete), or nothing is deleted.
 func (s *Store) Quarantine(ctx context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	src, err := s.head(ctx, s.prefix+name)
@@ -99,7 +92,7 @@ func (s *Store) WalkQuarantine(ctx context.Context, fn func(ports.StoredObject) 
 // conditional), and then deletes it from quarantine. A published object
 // of that name with the same ETag counts as the object back in place.
 func (s *Store) Unquarantine(ctx context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	src, err := s.head(ctx, s.quarantineKey(name))
@@ -131,7 +124,7 @@ func (s *Store) Unquarantine(ctx context.Context, name string) error {
 // RemoveQuarantined deletes a quarantined object; a missing one is no
 // error.
 func (s *Store) RemoveQuarantined(ctx context.Context, name string) error {
-	if err := checkName(name); err != nil {
+	if err := domain.CheckUploadName(name); err != nil {
 		return err
 	}
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.quarantineKey(name))})
