@@ -47,22 +47,17 @@ func NewThrottle(maxKeys int) (*Throttle, error) {
 
 // Take reserves a slot when fewer than limit are held within window.
 func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
-	keys, ok := t.kinds[key.Kind]
-	if !ok {
-		return ports.Reservation{}, fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	keys, err := t.cache(key.Kind)
+	if err != nil {
+		return ports.Reservation{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	held, _ := keys.Get(key.Value)
-	live := held[:0]
-	for _, a := range held {
-		if a.at.After(now.Add(-window)) {
-			live = append(live, a)
-		}
-	}
+	live := appendLive(held[:0], held, window, now) // in place: the expired ones are forgotten
 	if len(live) >= limit {
 		keys.Add(key.Value, live)
-		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}, nil
+		return full(key, live, limit, window, now), nil
 	}
 	a := attempt{id: rand.Text(), at: now}
 	keys.Add(key.Value, append(live, a))
@@ -72,23 +67,43 @@ func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, win
 // Check tells whether Take would find a slot, and changes nothing (the
 // key's place in its cache included).
 func (t *Throttle) Check(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
-	keys, ok := t.kinds[key.Kind]
-	if !ok {
-		return ports.Reservation{}, fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	keys, err := t.cache(key.Kind)
+	if err != nil {
+		return ports.Reservation{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	held, _ := keys.Peek(key.Value)
-	var live []time.Time
-	for _, a := range held {
-		if a.at.After(now.Add(-window)) {
-			live = append(live, a.at)
-		}
-	}
-	if len(live) >= limit {
-		return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].Add(window).Sub(now)}, nil
+	if live := appendLive(nil, held, window, now); len(live) >= limit {
+		return full(key, live, limit, window, now), nil
 	}
 	return ports.Reservation{Key: key, OK: true}, nil
+}
+
+// cache is the cache of keys of kind.
+func (t *Throttle) cache(kind ports.ThrottleKind) (*lru.Cache[string, []attempt], error) {
+	keys, ok := t.kinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("throttle: unknown kind %d", kind)
+	}
+	return keys, nil
+}
+
+// appendLive appends to dst the attempts of held (oldest first) made
+// within window before now.
+func appendLive(dst, held []attempt, window time.Duration, now time.Time) []attempt {
+	for _, a := range held {
+		if a.at.After(now.Add(-window)) {
+			dst = append(dst, a)
+		}
+	}
+	return dst
+}
+
+// full is the refusal of key whose live attempts (oldest first) fill
+// limit: a slot frees when the oldest of the last limit leaves the window.
+func full(key ports.ThrottleKey, live []attempt, limit int, window time.Duration, now time.Time) ports.Reservation {
+	return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}
 }
 
 // Cancel drops a reservation, if it is still held.
