@@ -3,7 +3,6 @@ package gormstore
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -100,10 +99,7 @@ func (t *Throttle) Close() error { return t.p.close() }
 // in the window before the database's now. The caller's now is not used:
 // see the type's invariants.
 func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
-	if limit <= 0 || window <= 0 {
-		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
-	}
-	kh, err := throttleKey(key)
+	kh, err := checkedKey(key, limit, window)
 	if err != nil {
 		return ports.Reservation{}, err
 	}
@@ -128,10 +124,7 @@ func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, w
 // Check is Take's first step alone: one non-locking read of the key's
 // newest attempts in the window, by the database's clock.
 func (t *Throttle) Check(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
-	if limit <= 0 || window <= 0 {
-		return ports.Reservation{}, fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
-	}
-	kh, err := throttleKey(key)
+	kh, err := checkedKey(key, limit, window)
 	if err != nil {
 		return ports.Reservation{}, err
 	}
@@ -273,20 +266,6 @@ func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
 
 // errPruneLimit is Prune's answer to a limit it cannot use.
 var errPruneLimit = errors.New("throttle prune: limit must be positive")
-
-// throttleKey is the stored form of a key: the letter of its kind (see
-// keyKinds), then 63 hex digits of the SHA-256 of the kind's name, a colon
-// and the key's value ("user:acme", the form every release has stored), so
-// any key is compared byte for byte in 64 characters and each kind's rows
-// are one range of the primary key.
-func throttleKey(key ports.ThrottleKey) (string, error) {
-	k, ok := kindOf(key.Kind)
-	if !ok {
-		return "", fmt.Errorf("throttle: unknown kind %d", key.Kind)
-	}
-	sum := sha256.Sum256([]byte(key.Kind.String() + ":" + key.Value))
-	return string(k.tag) + hex.EncodeToString(sum[:])[:63], nil
-}
 
 // gateOf is the gate stripe of a stored key.
 func gateOf(kh string) int {

@@ -1,7 +1,11 @@
 package gormstore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lender/disbursementd/ports"
 )
@@ -90,6 +94,29 @@ func kindOf(k ports.ThrottleKind) (keyKind, bool) {
 		}
 	}
 	return keyKind{}, false
+}
+
+// throttleKey is the stored form of a key: the letter of its kind (see
+// keyKinds), then 63 hex digits of the SHA-256 of the kind's name, a colon
+// and the key's value ("user:acme", the form every release has stored), so
+// any key is compared byte for byte in 64 characters and each kind's rows
+// are one range of the primary key.
+func throttleKey(key ports.ThrottleKey) (string, error) {
+	k, ok := kindOf(key.Kind)
+	if !ok {
+		return "", fmt.Errorf("throttle: unknown kind %d", key.Kind)
+	}
+	sum := sha256.Sum256([]byte(key.Kind.String() + ":" + key.Value))
+	return string(k.tag) + hex.EncodeToString(sum[:])[:63], nil
+}
+
+// checkedKey is throttleKey(key) for Take and Check, once their limit
+// and window are checked.
+func checkedKey(key ports.ThrottleKey, limit int, window time.Duration) (string, error) {
+	if limit <= 0 || window <= 0 {
+		return "", fmt.Errorf("throttle: limit %d and window %s must be positive", limit, window)
+	}
+	return throttleKey(key)
 }
 
 // kindIndex is the index in keyKinds of a stored key's tag.
