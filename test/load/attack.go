@@ -10,6 +10,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/test/fixture"
 )
 
@@ -32,7 +33,7 @@ func (w workload) path() string {
 	if w.v1 {
 		return "/v1/reports"
 	}
-	return "/api/partner_api.php"
+	return httpapi.PartnerPath
 }
 
 func workloads(o options) []workload {

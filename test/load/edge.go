@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/httpapi"
 )
 
 // The attack modes (-mode) measure one partner's reports (W1, closed
@@ -197,8 +199,8 @@ func slowBody(addr, tok string, every time.Duration, stop <-chan struct{}) strin
 		return "dial failed"
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "POST /api/partner_api.php HTTP/1.1\r\nHost: load\r\nContent-Type: application/json\r\n"+
-		"Authentication-Type: bearer %s\r\nContent-Length: 4096\r\n\r\n{", tok)
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: load\r\nContent-Type: application/json\r\n"+
+		"Authentication-Type: bearer %s\r\nContent-Length: 4096\r\n\r\n{", httpapi.PartnerPath, tok)
 	answered := make(chan string, 1)
 	go func() {
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -240,7 +242,7 @@ func (e *environment) loginFlood(stop <-chan struct{}, out *attackOutcomes, wg *
 				default:
 				}
 				body := fmt.Sprintf(`{"user":"flood-%d-%d","password":"wrong"}`, i, j)
-				req, _ := http.NewRequest("GET", e.svcURL+"/api/partner_api.php", strings.NewReader(body))
+				req, _ := http.NewRequest("GET", e.svcURL+httpapi.PartnerPath, strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := client.Do(req)
 				if err != nil {

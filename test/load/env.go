@@ -19,6 +19,7 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/proc"
@@ -236,7 +237,7 @@ func (e *environment) getToken() (string, error) { return e.tokenFor(user) }
 // tokenFor takes a token for a partner added with the tool's password.
 func (e *environment) tokenFor(name string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"user": name, "password": password})
-	req, _ := http.NewRequest("GET", e.svcURL+"/api/partner_api.php", bytes.NewReader(body))
+	req, _ := http.NewRequest("GET", e.svcURL+httpapi.PartnerPath, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

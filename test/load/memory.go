@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/httpapi"
 )
 
 // memory is the W3 memory check: peak RSS over sequential requests.
@@ -23,14 +25,14 @@ func (e *environment) w3Memory(n int) (memory, error) {
 	}
 	pid := e.svc.Process.Pid
 	// Warm up with one W1 report, so the baseline includes the code paths.
-	if _, err := e.attackAt([]string{e.svcURL + "/api/partner_api.php"}, workloads(e.o)[0], 1, 0, true); err != nil {
+	if _, err := e.attackAt([]string{e.svcURL + httpapi.PartnerPath}, workloads(e.o)[0], 1, 0, true); err != nil {
 		return memory{}, err
 	}
 	m := memory{BodyBytes: len(w3.prefix) + len(w3.suffix) + 12, BaseRSS: procStatus(pid, "VmRSS"), PeakAfter: map[int]int64{}}
 	resetPeak(pid)
 	client := &http.Client{Timeout: 2 * time.Minute}
 	for i := 1; i <= n; i++ {
-		req, _ := http.NewRequest("POST", e.svcURL+"/api/partner_api.php", bytes.NewReader(w3.body(e.run)))
+		req, _ := http.NewRequest("POST", e.svcURL+httpapi.PartnerPath, bytes.NewReader(w3.body(e.run)))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authentication-Type", "bearer "+e.token)
 		resp, err := client.Do(req)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/httpapi"
 )
 
 // answer is what one POST of a report got.
@@ -41,7 +43,7 @@ func (a answer) kind() string {
 
 // post sends r once to the replica at url.
 func (s *soak) post(ctx context.Context, url string, r *report) answer {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/partner_api.php", bytes.NewReader(r.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+httpapi.PartnerPath, bytes.NewReader(r.body))
 	if err != nil {
 		return answer{err: err}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/httpapi"
 )
 
 // load runs the mix for Duration with the faults armed and SIGKILLs one
@@ -145,7 +147,7 @@ func (s *soak) login(ctx context.Context, url string) (string, error) {
 
 // exchange is one login with the partner's credentials.
 func (s *soak) exchange(ctx context.Context, url string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/partner_api.php",
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+httpapi.PartnerPath,
 		strings.NewReader(fmt.Sprintf(`{"user":%q,"password":%q}`, User, Password)))
 	if err != nil {
 		return 0, nil, err
