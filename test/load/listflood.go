@@ -22,6 +22,8 @@ import (
 // answered for GET /v1/reports?limit=1&received_from=1970-01-01 (a page
 // of the whole range) and giving up after -list-timeout, as a client with
 // a short timeout would; the measured reports are another partner's.
+// Its requests are counted by how they ended: 200, 429 past the
+// partner's look-up rate, 503 with its look-up slots full, or "gave up".
 // Afterwards, once the clients have been gone 10 s, the statements still
 // running for the service are counted: on MySQL in the server's
 // processlist, on both stores as the service's look-up connections in use
@@ -78,10 +80,12 @@ func (e *environment) listFlood(stop <-chan struct{}, out *attackOutcomes, wg *s
 				_, _ = io.Copy(io.Discard, resp.Body)
 				_ = resp.Body.Close()
 				out.add(fmt.Sprint(resp.StatusCode))
-				if resp.StatusCode == http.StatusServiceUnavailable {
-					// A 503 comes back at once: without a pause these
+				if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests {
+					// A 503 (slots full) or a 429 (the partner's rate
+					// spent) comes back at once: without a pause these
 					// clients would spin on the CPU that the service and
-					// the measured reports share with them.
+					// the measured reports share with them. They pause
+					// 10 ms, not Retry-After: an attacker need not wait.
 					time.Sleep(10 * time.Millisecond)
 				}
 			}
