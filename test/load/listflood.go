@@ -98,11 +98,11 @@ func (e *environment) listFlood(stop <-chan struct{}, out *attackOutcomes, wg *s
 // what still runs for the service.
 func (e *environment) leftRunning() (string, error) {
 	time.Sleep(10 * time.Second)
-	inUse, err := e.lookupConnsInUse()
+	inUse, what, err := e.lookupConnsInUse()
 	if err != nil {
 		return "", err
 	}
-	text := fmt.Sprintf("10 s after the flood's clients had gone: %d look-up connections of the service in use", inUse)
+	text := fmt.Sprintf("10 s after the flood's clients had gone: %d %s of the service in use", inUse, what)
 	if e.driver != "mysql" {
 		return text + ".\n", nil
 	}
@@ -114,28 +114,49 @@ func (e *environment) leftRunning() (string, error) {
 }
 
 // lookupConnsInUse reads go_sql_in_use_connections of the look-up pool
-// (store_lookup on MySQL, store_read on SQLite) from /metrics.
-func (e *environment) lookupConnsInUse() (int, error) {
+// (store_lookup on MySQL, store_read on SQLite) from /metrics. A build
+// without that pool (one from before issue 25, measured as "before") has
+// its look-ups on a shared pool: then it is the sum over every pool, and
+// the text says so.
+func (e *environment) lookupConnsInUse() (int, string, error) {
 	pool := "store_read"
 	if e.driver == "mysql" {
 		pool = "store_lookup"
 	}
 	resp, err := http.Get(e.svcURL + "/metrics")
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
-	want := `go_sql_in_use_connections{db_name="` + pool + `"} `
+	const metric = `go_sql_in_use_connections{db_name="`
+	want := metric + pool + `"} `
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	all, pools := 0, 0
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), want); ok {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, want); ok {
 			var n int
 			_, err := fmt.Sscan(v, &n)
-			return n, err
+			return n, "look-up connections", err
+		}
+		if rest, ok := strings.CutPrefix(line, metric); ok {
+			if _, v, ok := strings.Cut(rest, "} "); ok {
+				var n int
+				if _, err := fmt.Sscan(v, &n); err != nil {
+					return 0, "", err
+				}
+				all, pools = all+n, pools+1
+			}
 		}
 	}
-	return 0, fmt.Errorf("/metrics has no %s", strings.TrimSpace(want))
+	if err := sc.Err(); err != nil {
+		return 0, "", err
+	}
+	if pools == 0 {
+		return 0, "", fmt.Errorf("/metrics has no %s", strings.TrimSpace(want))
+	}
+	return all, fmt.Sprintf("connections (this build has no %s pool; all %d pools)", pool, pools), nil
 }
 
 // serverStatements counts the statements running on the service's
