@@ -22,23 +22,14 @@ type FileRules struct{ limits filecheck.Limits }
 // NewFileRules returns the rules that allow the types named in allowed
 // (some of FileTypes), files of at most maxBytes decoded bytes and
 // images of at most maxImagePixels declared pixels, and PDFs with active
-// content only when allowPDFScripts is set. It refuses an empty or
-// unknown type list and a bound below 1: none has a default here (the
-// defaults are config's).
+// content only when allowPDFScripts is set. It refuses what
+// CheckFileTypes, CheckMaxFileBytes and CheckMaxImagePixels refuse: none
+// has a default here (the defaults are config's).
 func NewFileRules(allowed []string, maxBytes, maxImagePixels int64, allowPDFScripts bool) (FileRules, error) {
-	if len(allowed) == 0 {
-		return FileRules{}, fmt.Errorf("file rules: no allowed type, want some of %s", strings.Join(FileTypes(), ", "))
-	}
-	for _, t := range allowed {
-		if !slices.Contains(FileTypes(), t) {
-			return FileRules{}, fmt.Errorf("file rules: allowed type %q is not one of %s", t, strings.Join(FileTypes(), ", "))
+	for _, err := range []error{CheckFileTypes(allowed), CheckMaxFileBytes(maxBytes), CheckMaxImagePixels(maxImagePixels)} {
+		if err != nil {
+			return FileRules{}, fmt.Errorf("file rules: %w", err)
 		}
-	}
-	if maxBytes < 1 {
-		return FileRules{}, fmt.Errorf("file rules: maximum file size %d, want at least 1 byte", maxBytes)
-	}
-	if maxImagePixels < 1 {
-		return FileRules{}, fmt.Errorf("file rules: maximum image pixels %d, want at least 1", maxImagePixels)
 	}
 	return FileRules{filecheck.Limits{Allowed: slices.Clone(allowed), MaxBytes: maxBytes,
 		MaxImagePixels: maxImagePixels, AllowPDFScripts: allowPDFScripts}}, nil

@@ -71,20 +71,6 @@ func (c *Catalogue) Identity(r *Report) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ValidIdempotencyKey checks an Idempotency-Key header: 1 to 255
-// printable ASCII characters.
-func ValidIdempotencyKey(k string) bool {
-	if len(k) < 1 || len(k) > 255 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // KeyHash is the stored form of a submission's idempotency key, scoped so
 // that a header key and a report identity never match each other.
 func KeyHash(idempotencyKey, identity string) string {
