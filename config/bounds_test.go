@@ -63,3 +63,19 @@ func TestDocsStateTheDomainBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCacheZeroIsTheDefault: auth.token_cache_size 0 stands for the
+// setting's default, written in its tag alone.
+func TestTokenCacheZeroIsTheDefault(t *testing.T) {
+	s, _ := lookup("auth.token_cache_size")
+	def := Defaults().Auth.TokenCacheSize
+	if def == 0 || s.Default == "0" {
+		t.Fatalf("the default is %d (tag %q): 0 would stand for itself", def, s.Default)
+	}
+	if got := (AuthConfig{}).TokenCache(); got != def {
+		t.Errorf("0 gives %d, want the default %d", got, def)
+	}
+	if got := (AuthConfig{TokenCacheSize: 7}).TokenCache(); got != 7 {
+		t.Errorf("7 gives %d", got)
+	}
+}

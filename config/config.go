@@ -119,7 +119,7 @@ type AuthConfig struct {
 	Leeway              time.Duration `mapstructure:"leeway" default:"60s" doc:"clock skew allowed on exp, nbf and iat"`
 	TokenTTL            time.Duration `mapstructure:"token_ttl" default:"24h" doc:"lifetime of issued tokens: more than 0 and at most 24h"`
 	BcryptCost          int           `mapstructure:"bcrypt_cost" default:"12" doc:"10..16, for users added with users add"`
-	TokenCacheSize      int           `mapstructure:"token_cache_size" default:"10000" doc:"verified tokens kept (each until its exp); 0 = 10000"`
+	TokenCacheSize      int           `mapstructure:"token_cache_size" default:"10000" doc:"verified tokens kept (each until its exp); 0 = the default"`
 	UserStaleness       time.Duration `mapstructure:"user_staleness" default:"30s" doc:"a deactivation takes effect within this; 0s = read the user on every request"`
 	MaxConcurrentHashes int           `mapstructure:"max_concurrent_hashes" default:"0" doc:"bcrypt comparisons run at once; 0 = the number of CPUs"`
 	HashWait            time.Duration `mapstructure:"hash_wait" default:"2s" doc:"how long a login waits for a bcrypt slot before 503 temporarily_unavailable"`
