@@ -65,6 +65,21 @@ func inspectFile(b64 string, rules FileRules) (*File, *fieldErr) {
 	return f, nil
 }
 
+// problem codes of the file rules of contract §7, beside the file codes of
+// parse.go.
+const (
+	// CodeFileActiveContent: a PDF that carries scripts, launch actions,
+	// attachments, rich media or XFA forms.
+	CodeFileActiveContent = "file_active_content"
+	// CodeFileImageTooLarge: an image whose header declares no size, a
+	// width or height of 0, or more pixels than FileRules.MaxImagePixels.
+	CodeFileImageTooLarge = "file_image_too_large"
+	// CodeFileTruncated: a file that stops before its end: a PDF without
+	// %%EOF in its last KiB, a PNG without IEND, a JPEG without its end
+	// marker.
+	CodeFileTruncated = "file_truncated"
+)
+
 // fileCodes are the problem codes of filecheck's findings; a test keeps
 // every filecheck.Kind in it.
 var fileCodes = map[filecheck.Kind]string{

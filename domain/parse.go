@@ -35,20 +35,6 @@ const (
 	rateIntMax = 100000
 )
 
-// problem codes of the file rules of contract §7, beside the file codes above.
-const (
-	// CodeFileActiveContent: a PDF that carries scripts, launch actions,
-	// attachments, rich media or XFA forms.
-	CodeFileActiveContent = "file_active_content"
-	// CodeFileImageTooLarge: an image whose header declares no size, a
-	// width or height of 0, or more pixels than FileRules.MaxImagePixels.
-	CodeFileImageTooLarge = "file_image_too_large"
-	// CodeFileTruncated: a file that stops before its end: a PDF without
-	// %%EOF in its last KiB, a PNG without IEND, a JPEG without its end
-	// marker.
-	CodeFileTruncated = "file_truncated"
-)
-
 // dianIDCodes are the DIAN numeric codes of the identification types.
 var dianIDCodes = map[string]string{
 	"11": "RC", "12": "TI", "13": "CC", "22": "CE", "31": "NIT",
