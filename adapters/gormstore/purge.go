@@ -40,8 +40,8 @@ func (s *Store) ReportsAfter(ctx context.Context, afterID int64, limit int) ([]d
 }
 
 // DeleteReports deletes the staging rows of rows and, in the same
-// transaction, turns their files' claims into tombstones: no report can
-// claim those names again. Their idempotency records are left to the
+// transaction, turns their files' reservations into tombstones: no report
+// can reserve those names again. Their idempotency records are left to the
 // sweep: the purge takes only reports older than idempotency.ttl, whose
 // records have expired (ports.Purge refuses a shorter retention).
 func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error) {
@@ -68,7 +68,7 @@ func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64
 			return nil
 		}
 		return tx.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN ? AND state = ?",
-			fileTombstone, now, names, fileClaimed).Error
+			fileTombstone, now, names, fileReserved).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete %d reports: %w", len(ids), err)

@@ -12,7 +12,7 @@ type statements struct {
 	staging       string // INSERT of one staging row
 	key           string // INSERT of one idempotency record that skips a taken key
 	undo          string // DELETE of a staging row whose key was taken
-	claim         string // INSERT of the claim on a stored report's file name
+	reserve       string // INSERT of the reservation of a stored report's file name
 	readKey       string // the record of user and key hash
 	readKeyLocked string // the same, waiting for a transaction that holds it (MySQL)
 }
@@ -37,7 +37,7 @@ func buildStatements(driver string, cols []column) statements {
 		undo:    fmt.Sprintf("DELETE FROM %s WHERE id = ?", StagingTable),
 		// A plain INSERT: a tombstone under the name (the sweep took the
 		// file) makes it fail, and with it the report's row.
-		claim:   "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileClaimed + "', ?, ?, 0)",
+		reserve: "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileReserved + "', ?, ?, 0)",
 		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
 	}
 	key := "INSERT INTO idempotency_keys (" + keyNames + ") VALUES (" + placeholders(9) + ")"

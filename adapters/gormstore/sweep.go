@@ -51,11 +51,12 @@ func (s *Store) FileRows(ctx context.Context, afterID int64, limit int) ([]domai
 	return out, nil
 }
 
-// PurgeKeys deletes at most limit records: pending claims created before
-// pendingBefore (found on ix_idempotency_state_created), then records
-// expired before expiredBefore (on ix_idempotency_expires). Each DELETE
-// names at most limit ids, so no statement holds many locks or runs long.
-// Without apply it counts them all.
+// PurgeKeys deletes at most limit records: pending records (written only
+// by version 1.0.0: ports/compat100.go) created before pendingBefore
+// (found on ix_idempotency_state_created), then records expired before
+// expiredBefore (on ix_idempotency_expires). Each DELETE names at most
+// limit ids, so no statement holds many locks or runs long. Without apply
+// it counts them all.
 func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
 	if limit <= 0 {
 		return 0, 0, fmt.Errorf("purge keys: limit %d, want > 0", limit)
