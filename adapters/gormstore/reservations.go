@@ -83,22 +83,11 @@ func (s *Store) UncheckedReservations(ctx context.Context, before time.Time, lim
 	if limit <= 0 {
 		return nil, nil
 	}
-	var rows []struct {
-		FileName  string
-		ReportID  *int64
-		CreatedAt time.Time
-	}
-	err := s.read.orm.WithContext(ctx).Table(filesTable).Select("file_name, report_id, created_at").
-		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit).Scan(&rows).Error
+	q := s.read.orm.WithContext(ctx).Table(filesTable).Select("report_id AS id, file_name, created_at AS row_time").
+		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit)
+	out, err := scanFileRows(q)
 	if err != nil {
 		return nil, fmt.Errorf("unchecked reservations: %w", err)
-	}
-	out := make([]domain.FileRow, len(rows))
-	for i, r := range rows {
-		out[i] = domain.FileRow{FileName: r.FileName, ReceivedAt: r.CreatedAt.UTC()}
-		if r.ReportID != nil {
-			out[i].ID = *r.ReportID
-		}
 	}
 	return out, nil
 }

@@ -34,19 +34,9 @@ func (s *Store) FileRows(ctx context.Context, afterID int64, limit int) ([]domai
 	if limit <= 0 {
 		return nil, nil
 	}
-	var rows []struct {
-		ID         int64
-		FileName   string
-		ReceivedAt time.Time
-	}
-	err := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
-		Where("id > ? AND file_name IS NOT NULL", afterID).Order("id").Limit(limit).Scan(&rows).Error
+	out, err := s.stagingPage(ctx, afterID, limit, true)
 	if err != nil {
 		return nil, fmt.Errorf("file rows: %w", err)
-	}
-	out := make([]domain.FileRow, len(rows))
-	for i, r := range rows {
-		out[i] = domain.FileRow{ID: r.ID, FileName: r.FileName, ReceivedAt: r.ReceivedAt.UTC()}
 	}
 	return out, nil
 }
