@@ -92,6 +92,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_HTTP_MAX_IN_FLIGHT", "0", "http.max_in_flight"},
 		{"DISB_HTTP_MAX_RECEIVING", "-1", "http.max_receiving"},
 		{"DISB_HTTP_MAX_RECEIVING_PER_PARTNER", "1025", "http.max_receiving_per_partner"},
+		{"DISB_HTTP_LOOKUP_RATE_PER_PARTNER", "0", "http.lookup_rate_per_partner"},
 		{"DISB_HTTP_MIN_BODY_RATE", "0", "http.min_body_rate"},
 		{"DISB_HTTP_BODY_RATE_GRACE", "0s", "http.body_rate_grace"},
 		{"DISB_HTTP_TRUSTED_PROXIES", "10.0.0.0/8,proxy", "http.trusted_proxies"},

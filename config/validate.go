@@ -62,6 +62,7 @@ func (c *Config) finishHTTP() error {
 		between("http.max_receiving_per_partner", h.MaxReceivingPerPartner, 0, 1_000_000),
 		between("http.lookup_slots", h.LookupSlots, 1, 100_000),
 		between("http.lookup_slots_per_partner", h.LookupSlotsPerPartner, 1, 100_000),
+		between("http.lookup_rate_per_partner", h.LookupRatePerPartner, 1, 1_000_000),
 	); err != nil {
 		return err
 	}

@@ -198,6 +198,11 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 			}
 		}()
 	}
+	// A global setting lives as long as the server process: if it is gone
+	// afterwards, the server really restarted.
+	if err := f.admin.Exec("SET GLOBAL max_connect_errors = 4242").Error; err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(700 * time.Millisecond)
 	f.db.Stop()
 	time.Sleep(300 * time.Millisecond)
@@ -205,6 +210,13 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	close(stop)
 	wg.Wait()
+	var marker int64
+	if err := f.admin.Raw("SELECT @@GLOBAL.max_connect_errors").Scan(&marker).Error; err != nil {
+		t.Fatal(err)
+	}
+	if marker == 4242 {
+		t.Fatal("the setting made before the restart is still there: MariaDB did not restart, the test proves nothing")
+	}
 
 	var ok, failed int
 	for _, res := range results {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 )
 
@@ -171,6 +173,35 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 			if !strings.Contains(fmt.Sprint(r.Body["detail"]), name) {
 				t.Errorf("%s: detail %q does not name %s", query, r.Body["detail"], name)
 			}
+		}
+	})
+	t.Run("lookups past the partner's rate: 429 slow_down with Retry-After, another partner served", func(t *testing.T) {
+		in := mustStart(t, e.store(t), func(c *config.Config) { c.HTTP.LookupRatePerPartner = 2 })
+		in.addUser(t, partner, nit, password)
+		in.addUser(t, otherPartner, "900765432", otherPassword)
+		acme, globex := in.token(t, partner, password), in.token(t, otherPartner, otherPassword)
+		get := func(tok, path string) reply {
+			return call(t, http.MethodGet, in.URL+path, map[string]string{"Authorization": "Bearer " + tok}, nil)
+		}
+		// A burst of 2 at 2 a second: however slow the machine, 20 look-ups
+		// in a row pass it.
+		var r reply
+		for i := 0; i < 20 && r.Status != http.StatusTooManyRequests; i++ {
+			if r = get(acme, "/v1/reports/1"); r.Status != http.StatusNotFound && r.Status != http.StatusTooManyRequests {
+				t.Fatalf("look-up %d: %d %s", i+1, r.Status, r.Raw)
+			}
+		}
+		mustProblem(t, r, http.StatusTooManyRequests, "slow_down")
+		wait, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || wait < 1 {
+			t.Fatalf("Retry-After %q, want whole seconds, at least 1", r.Header.Get("Retry-After"))
+		}
+		if r := get(globex, "/v1/reports"); r.Status != http.StatusOK {
+			t.Fatalf("another partner's look-up: %d %s", r.Status, r.Raw)
+		}
+		time.Sleep(time.Duration(wait) * time.Second)
+		if r := get(acme, "/v1/reports"); r.Status != http.StatusOK {
+			t.Fatalf("a look-up after Retry-After: %d %s", r.Status, r.Raw)
 		}
 	})
 }

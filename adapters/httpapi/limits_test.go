@@ -18,6 +18,9 @@ func testLimits(l Limits) Limits {
 	set(&l.MaxReceivingPerPartner, 64)
 	set(&l.LookupSlots, 16)
 	set(&l.LookupSlotsPerPartner, 4)
+	// Far above what any test asks in a second: only TestLookupRate's
+	// numbers reach the rate.
+	set(&l.LookupRatePerPartner, 100_000)
 	if l.LookupTimeout == 0 {
 		l.LookupTimeout = 5 * time.Second
 	}

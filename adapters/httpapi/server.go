@@ -47,9 +47,13 @@ type Limits struct {
 	MinBodyRate            int64
 	BodyRateGrace          time.Duration
 	// Partners' look-ups (GET /v1/reports and /v1/reports/{id}): at most
-	// LookupSlots at once in all and LookupSlotsPerPartner for one token
-	// subject (503 overloaded beyond), apart from the reports' slots; each
-	// ends after LookupTimeout (the store stops its statement then too).
+	// LookupRatePerPartner started per second by one token subject, in
+	// bursts of as many (429 slow_down beyond, before a slot is taken);
+	// at most LookupSlots at once in all and LookupSlotsPerPartner for
+	// one token subject (503 overloaded beyond), apart from the reports'
+	// slots; each ends after LookupTimeout (the store stops its statement
+	// then too).
+	LookupRatePerPartner  int
 	LookupSlots           int
 	LookupSlotsPerPartner int
 	LookupTimeout         time.Duration
@@ -87,8 +91,9 @@ type Server struct {
 	inFlight  chan struct{}
 	receiving *keyedGate // the report bodies being received, by partner
 	bytes     *byteBudget
-	tokens    *keyedGate // the bodies of POST /v1/token being received, by client address
-	lookups   *keyedGate // the look-ups under way, by partner
+	tokens    *keyedGate  // the bodies of POST /v1/token being received, by client address
+	lookups   *keyedGate  // the look-ups under way, by partner
+	lookRate  *lookupRate // the look-ups started, by partner
 	quiet     *logGate
 	work      *reportWork
 	reclaim   *reclaimer
@@ -104,9 +109,9 @@ func New(s Server, m *Metrics) (*Server, error) {
 	case l.MaxReceiving <= 0 || l.MaxReceivingPerPartner <= 0:
 		return nil, fmt.Errorf("httpapi: the bounds on bodies being received (%d in all, %d per partner) must be above 0",
 			l.MaxReceiving, l.MaxReceivingPerPartner)
-	case l.LookupSlots <= 0 || l.LookupSlotsPerPartner <= 0 || l.LookupTimeout <= 0:
-		return nil, fmt.Errorf("httpapi: the bounds of look-ups (%d in all, %d per partner, %s each) must be above 0",
-			l.LookupSlots, l.LookupSlotsPerPartner, l.LookupTimeout)
+	case l.LookupSlots <= 0 || l.LookupSlotsPerPartner <= 0 || l.LookupTimeout <= 0 || l.LookupRatePerPartner <= 0:
+		return nil, fmt.Errorf("httpapi: the bounds of look-ups (%d in all, %d per partner, %s each, %d a second per partner) must be above 0",
+			l.LookupSlots, l.LookupSlotsPerPartner, l.LookupTimeout, l.LookupRatePerPartner)
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
@@ -131,6 +136,7 @@ func New(s Server, m *Metrics) (*Server, error) {
 	// from them (a flood of token bodies takes no report's place).
 	s.tokens = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
 	s.lookups = newKeyedGate(l.LookupSlots, l.LookupSlotsPerPartner)
+	s.lookRate = newLookupRate(l.LookupRatePerPartner, lookupRateKeys)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()

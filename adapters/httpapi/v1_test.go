@@ -174,6 +174,7 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 		"LookupSlots":                       func(l *Limits) { l.LookupSlots = 0 },
 		"LookupSlotsPerPartner":             func(l *Limits) { l.LookupSlotsPerPartner = 0 },
 		"LookupTimeout":                     func(l *Limits) { l.LookupTimeout = 0 },
+		"LookupRatePerPartner":              func(l *Limits) { l.LookupRatePerPartner = 0 },
 	} {
 		l := testLimits(Limits{})
 		zero(&l)

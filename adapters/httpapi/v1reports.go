@@ -92,15 +92,20 @@ func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-// startLookup authenticates a /v1 look-up, takes one of the look-up
-// slots for its partner (contract §10: apart from the reports' slots, so
-// one partner's look-ups never take another's report or look-up
-// capacity) and returns its principal, a context bounded by the look-up
-// timeout, and done, which gives the slot back; on failure it has
-// answered.
+// startLookup authenticates a /v1 look-up, checks its partner's rate
+// (overRate: first, as it is the cheapest check, so a look-up past the
+// rate costs no slot and no store call), takes one of the look-up slots
+// for its partner (contract §10: apart from the reports' slots, so one
+// partner's look-ups never take another's report or look-up capacity)
+// and returns its principal, a context bounded by the look-up timeout,
+// and done, which gives the slot back; on failure it has answered.
 func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Principal, ctx context.Context, done func(), ok bool) {
 	p, ok = s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
 	if !ok {
+		return p, nil, nil, false
+	}
+	if err := s.overRate(r, p.User); err != nil {
+		s.v1Error(w, r, err)
 		return p, nil, nil, false
 	}
 	if !s.lookups.enter(p.User) {

@@ -117,13 +117,16 @@ func runEdge(o options) error {
 	}
 	text := edgeTable(o, w.name, attack, alone, during, out)
 	if o.mode == modeListFlood {
+		fmt.Print(text) // the measurement is kept even if what follows fails
 		left, err := env.leftRunning()
 		if err != nil {
-			return err
+			left = fmt.Sprintf("10 s after the flood's clients had gone: not read (%v).\n", err)
 		}
 		text += left
+		fmt.Print(left)
+	} else {
+		fmt.Print(text)
 	}
-	fmt.Print(text)
 	rep := newReport(o, env)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Attack results: %s (%s)\n\n", o.mode, time.Now().UTC().Format(time.RFC3339))

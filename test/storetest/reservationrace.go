@@ -41,12 +41,19 @@ func RunReservationRace(t *testing.T, dsnA, dsnB, check string) bool {
 		_, _, err := a.StoreReport(ctx, r, record("acme", "race", now))
 		stored <- err
 	}()
-	<-held.Seen
+	select {
+	case <-held.Seen:
+	case err := <-stored:
+		t.Fatalf("the report's COMMIT was not held (it answered %v): the race proves nothing", err)
+	}
 	gone, err := b.TombstoneFile(ctx, r.FileName)
 	if err != nil {
 		t.Fatalf("TombstoneFile while the reservation's COMMIT is held: %v", err)
 	}
 	storeErr := <-stored
+	if n := proxy.Held(); n != 1 {
+		t.Fatalf("the proxy held %d statements, want the report's COMMIT", n)
+	}
 	var rows int64
 	if err := mustDB(t, gormstore.MySQL, check).Table(gormstore.StagingTable).Where("file_name = ?", r.FileName).Count(&rows).Error; err != nil {
 		t.Fatal(err)
