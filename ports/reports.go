@@ -37,9 +37,10 @@ type ReportsOptions struct {
 	KeyTTL time.Duration // how long a key is remembered (idempotency.ttl, domain.CheckKeyTTL)
 	Wait   time.Duration // how long a duplicate waits for a first still at work (0: not at all)
 	Poll   time.Duration // how often a waiting duplicate looks again
-	// Stale is the age after which a pending record (written by a release
-	// before group commit) is taken for one whose request died; it must
-	// exceed the longest a report can take (http.report_timeout).
+	// Stale is the age after which a pending record (written only by
+	// version 1.0.0; compat100.go) is taken for one whose request died;
+	// it must exceed the longest a report can take (http.report_timeout).
+	// It goes with compat100 in 2.0.0.
 	Stale time.Duration
 }
 
@@ -198,9 +199,9 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		}
 		now := s.clock.Now()
 		switch {
-		case !existing.ExpiresAt.After(now), existing.State == domain.KeyPending && existing.CreatedAt.Add(s.o.Stale).Before(now):
-			// Remembered long enough, or a claim whose request died: forget
-			// it and store anew.
+		case !existing.ExpiresAt.After(now), s.compat100Dead(existing, now):
+			// Remembered long enough, or 1.0.0's pending record whose
+			// request died: forget it and store anew.
 			if err := s.st.DeleteKey(ctx, existing); err != nil {
 				return domain.Receipt{}, false, storeFailed(err)
 			}
