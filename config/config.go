@@ -118,9 +118,9 @@ type AuthConfig struct {
 	Issuer              string        `mapstructure:"issuer" default:"disbursementd" doc:"iss of issued tokens, and the only one accepted"`
 	Audience            string        `mapstructure:"audience" default:"partner-api" doc:"aud of issued tokens, and the only one accepted"`
 	Leeway              time.Duration `mapstructure:"leeway" default:"60s" doc:"clock skew allowed on exp, nbf and iat"`
-	TokenTTL            time.Duration `mapstructure:"token_ttl" default:"24h" doc:"lifetime of issued tokens; at most 24h"`
+	TokenTTL            time.Duration `mapstructure:"token_ttl" default:"24h" doc:"lifetime of issued tokens: more than 0 and at most 24h"`
 	BcryptCost          int           `mapstructure:"bcrypt_cost" default:"12" doc:"10..16, for users added with users add"`
-	TokenCacheSize      int           `mapstructure:"token_cache_size" default:"10000" doc:"verified tokens kept (each until its exp); 0 = 10000"`
+	TokenCacheSize      int           `mapstructure:"token_cache_size" default:"10000" doc:"verified tokens kept (each until its exp); 0 = the default"`
 	UserStaleness       time.Duration `mapstructure:"user_staleness" default:"30s" doc:"a deactivation takes effect within this; 0s = read the user on every request"`
 	MaxConcurrentHashes int           `mapstructure:"max_concurrent_hashes" default:"0" doc:"bcrypt comparisons run at once; 0 = the number of CPUs"`
 	HashWait            time.Duration `mapstructure:"hash_wait" default:"2s" doc:"how long a login waits for a bcrypt slot before 503 temporarily_unavailable"`
@@ -146,7 +146,7 @@ type ThrottleConfig struct {
 
 // IdempotencyConfig is how long answers are remembered.
 type IdempotencyConfig struct {
-	TTL        time.Duration `mapstructure:"ttl" default:"24h" doc:"how long a report's answer is remembered (at least 24h)"`
+	TTL        time.Duration `mapstructure:"ttl" default:"24h" doc:"how long a report's answer is remembered: at least 24h (the contract keeps keys that long)"`
 	Wait       time.Duration `mapstructure:"wait" default:"30s" doc:"how long a duplicate waits for the first before 409 request_in_progress"`
 	SweepBatch int           `mapstructure:"sweep_batch" default:"1000" doc:"expired records deleted per statement by the sweep"`
 }

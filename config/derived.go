@@ -2,6 +2,7 @@ package config
 
 import (
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -22,9 +23,12 @@ const (
 	maxSQLiteReaders = 4
 	// mysqlWriters is store.batch_writers' auto on MySQL; SQLite's is 1.
 	mysqlWriters = 4
-	// defaultTokenCacheSize is what auth.token_cache_size 0 means.
-	defaultTokenCacheSize = 10_000
 )
+
+// defaults are the settings' defaults, read once: what a setting whose 0
+// means "the default" stands for, so the figure is written in its tag
+// alone.
+var defaults = sync.OnceValue(Defaults)
 
 // derived maps each key whose value may be resolved from others to the
 // value in effect.
@@ -109,10 +113,10 @@ func (u UploadsConfig) MinFree() ByteSize {
 	return u.MinFreeBytes
 }
 
-// TokenCache is auth.token_cache_size, where 0 means 10000.
+// TokenCache is auth.token_cache_size, where 0 means its default.
 func (a AuthConfig) TokenCache() int {
 	if a.TokenCacheSize == 0 {
-		return defaultTokenCacheSize
+		return defaults().Auth.TokenCacheSize
 	}
 	return a.TokenCacheSize
 }

@@ -71,3 +71,20 @@ func (c *Config) RedactedYAML() string {
 		return yamlValue(s, fmt.Sprint(values[s.Key]))
 	}, false)
 }
+
+// refuseMasked refuses a secret, DSN or URL setting that holds the ***
+// that config print and the start-up log write in a secret's place: a
+// printed file loaded back must fail config check, not connect without
+// its password.
+func (c *Config) refuseMasked() error {
+	for _, s := range Settings() {
+		if s.Redact == "" {
+			continue
+		}
+		v, ok := s.field(c).Interface().(string)
+		if ok && (v == "***" || strings.Contains(v, ":***@")) {
+			return keyError(s.Key, "holds ***, the mask config print writes in place of a secret; write the real value")
+		}
+	}
+	return nil
+}

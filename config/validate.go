@@ -2,7 +2,6 @@ package config
 
 import (
 	"net"
-	"slices"
 	"strings"
 	"time"
 
@@ -148,54 +147,6 @@ func (c *Config) finishStore() error {
 	return nil
 }
 
-func (c *Config) finishUploads() error {
-	u := &c.Uploads
-	if u.MaxFileBytes <= 0 {
-		return keyError("uploads.max_file_bytes", "%s, want a size above 0", u.MaxFileBytes)
-	}
-	if len(u.AllowedTypes) == 0 {
-		return keyError("uploads.allowed_types", "empty")
-	}
-	for i, t := range u.AllowedTypes {
-		u.AllowedTypes[i] = strings.ToLower(t)
-		if known := domain.FileTypes(); !slices.Contains(known, u.AllowedTypes[i]) {
-			return keyError("uploads.allowed_types", "%q is not one of %s", t, strings.Join(known, ", "))
-		}
-	}
-	if u.SweepInterval != 0 && u.SweepInterval < time.Second {
-		return keyError("uploads.sweep_interval", "%s, want 0 (off) or at least 1s", u.SweepInterval)
-	}
-	if u.QuarantineRetention < 24*time.Hour {
-		return keyError("uploads.quarantine_retention", "%s, want at least 1d (a quarantined file may be a report whose row a restore lost)", u.QuarantineRetention)
-	}
-	if u.MaxImagePixels < 1 {
-		return keyError("uploads.max_image_pixels", "%d, want at least 1", u.MaxImagePixels)
-	}
-	switch u.Backend {
-	case "fs":
-	case "s3":
-		if u.S3.Bucket == "" {
-			return keyError("uploads.s3.bucket", "required when uploads.backend is s3")
-		}
-	default:
-		return keyError("uploads.backend", "%q, want fs or s3", u.Backend)
-	}
-	if u.S3.Endpoint != "" && !isHTTPURL(u.S3.Endpoint) {
-		return keyError("uploads.s3.endpoint", "%q is not an http(s) URL", u.S3.Endpoint)
-	}
-	if (u.S3.AccessKeyID == "") != (u.S3.SecretAccessKey == "") {
-		return keyError("uploads.s3.access_key_id", "set both uploads.s3.access_key_id and uploads.s3.secret_access_key, or neither (the AWS chain)")
-	}
-	return nil
-}
-
-// FileRules are the uploads settings as the domain's file rules: the one
-// place they are built from configuration (the service and its tests).
-// A Config that Load returned always has valid ones.
-func (u UploadsConfig) FileRules() (domain.FileRules, error) {
-	return domain.NewFileRules(u.AllowedTypes, int64(u.MaxFileBytes), int64(u.MaxImagePixels), u.AllowPDFScripts)
-}
-
 func (c *Config) finishAuth() error {
 	a := &c.Auth
 	if a.PrivateKeyFile == "" {
@@ -207,8 +158,8 @@ func (c *Config) finishAuth() error {
 	if a.Audience == "" {
 		return keyError("auth.audience", "empty")
 	}
-	if a.TokenTTL <= 0 || a.TokenTTL > 24*time.Hour {
-		return keyError("auth.token_ttl", "%s, want more than 0 and at most 24h", a.TokenTTL)
+	if err := domainRule("auth.token_ttl", domain.CheckTokenLifetime(a.TokenTTL)); err != nil {
+		return err
 	}
 	if a.BcryptCost < 10 || a.BcryptCost > 16 {
 		return keyError("auth.bcrypt_cost", "%d, want 10 to 16", a.BcryptCost)
@@ -222,23 +173,6 @@ func (c *Config) finishAuth() error {
 	}
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
-	}
-	return nil
-}
-
-// refuseMasked refuses a secret, DSN or URL setting that holds the ***
-// that config print and the start-up log write in a secret's place: a
-// printed file loaded back must fail config check, not connect without
-// its password.
-func (c *Config) refuseMasked() error {
-	for _, s := range Settings() {
-		if s.Redact == "" {
-			continue
-		}
-		v, ok := s.field(c).Interface().(string)
-		if ok && (v == "***" || strings.Contains(v, ":***@")) {
-			return keyError(s.Key, "holds ***, the mask config print writes in place of a secret; write the real value")
-		}
 	}
 	return nil
 }
@@ -273,8 +207,8 @@ func (c *Config) finishRest() error {
 	if c.Idempotency.Wait < 0 {
 		return keyError("idempotency.wait", "%s, want 0 or more", c.Idempotency.Wait)
 	}
-	if c.Idempotency.TTL < 24*time.Hour {
-		return keyError("idempotency.ttl", "%s, want at least 24h (the contract keeps keys 24 h)", c.Idempotency.TTL)
+	if err := domainRule("idempotency.ttl", domain.CheckKeyTTL(c.Idempotency.TTL)); err != nil {
+		return err
 	}
 	if r := c.Retention.Reports; r != 0 && r < c.Idempotency.TTL {
 		return keyError("retention.reports", "%s, want 0 (keep forever) or at least idempotency.ttl (%s): a retry's answer names its report", r, c.Idempotency.TTL)
@@ -302,6 +236,15 @@ func (c *Config) finishRest() error {
 		}
 	}
 	return nil
+}
+
+// domainRule names key in the refusal of a domain rule (domain/bounds.go)
+// that checked its value; nil when the rule accepted it.
+func domainRule(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return keyError(key, "%s", err.Error())
 }
 
 func between(key string, n, lo, hi int) error {

@@ -11,7 +11,7 @@ import (
 // alive: each lives idempotency.ttl after the upgrade to 1.1.0.
 
 // KeyPending is the state 1.0.0 wrote a record in before its report was
-// stored (a claim taken first). 1.1.0 writes a record and its report in
+// stored (a pending record, written first). 1.1.0 writes a record and its report in
 // one commit, always KeyDone, so a pending record is 1.0.0's: one that
 // never completed is stale after ReportsOptions.Stale, and the sweep
 // reports and removes it.

@@ -22,23 +22,14 @@ type FileRules struct{ limits filecheck.Limits }
 // NewFileRules returns the rules that allow the types named in allowed
 // (some of FileTypes), files of at most maxBytes decoded bytes and
 // images of at most maxImagePixels declared pixels, and PDFs with active
-// content only when allowPDFScripts is set. It refuses an empty or
-// unknown type list and a bound below 1: none has a default here (the
-// defaults are config's).
+// content only when allowPDFScripts is set. It refuses what
+// CheckFileTypes, CheckMaxFileBytes and CheckMaxImagePixels refuse: none
+// has a default here (the defaults are config's).
 func NewFileRules(allowed []string, maxBytes, maxImagePixels int64, allowPDFScripts bool) (FileRules, error) {
-	if len(allowed) == 0 {
-		return FileRules{}, fmt.Errorf("file rules: no allowed type, want some of %s", strings.Join(FileTypes(), ", "))
-	}
-	for _, t := range allowed {
-		if !slices.Contains(FileTypes(), t) {
-			return FileRules{}, fmt.Errorf("file rules: allowed type %q is not one of %s", t, strings.Join(FileTypes(), ", "))
+	for _, err := range []error{CheckFileTypes(allowed), CheckMaxFileBytes(maxBytes), CheckMaxImagePixels(maxImagePixels)} {
+		if err != nil {
+			return FileRules{}, fmt.Errorf("file rules: %w", err)
 		}
-	}
-	if maxBytes < 1 {
-		return FileRules{}, fmt.Errorf("file rules: maximum file size %d, want at least 1 byte", maxBytes)
-	}
-	if maxImagePixels < 1 {
-		return FileRules{}, fmt.Errorf("file rules: maximum image pixels %d, want at least 1", maxImagePixels)
 	}
 	return FileRules{filecheck.Limits{Allowed: slices.Clone(allowed), MaxBytes: maxBytes,
 		MaxImagePixels: maxImagePixels, AllowPDFScripts: allowPDFScripts}}, nil
@@ -73,6 +64,21 @@ func inspectFile(b64 string, rules FileRules) (*File, *fieldErr) {
 	}
 	return f, nil
 }
+
+// problem codes of the file rules of contract §7, beside the file codes of
+// parse.go.
+const (
+	// CodeFileActiveContent: a PDF that carries scripts, launch actions,
+	// attachments, rich media or XFA forms.
+	CodeFileActiveContent = "file_active_content"
+	// CodeFileImageTooLarge: an image whose header declares no size, a
+	// width or height of 0, or more pixels than FileRules.MaxImagePixels.
+	CodeFileImageTooLarge = "file_image_too_large"
+	// CodeFileTruncated: a file that stops before its end: a PDF without
+	// %%EOF in its last KiB, a PNG without IEND, a JPEG without its end
+	// marker.
+	CodeFileTruncated = "file_truncated"
+)
 
 // fileCodes are the problem codes of filecheck's findings; a test keeps
 // every filecheck.Kind in it.

@@ -6,39 +6,70 @@ import (
 	"strconv"
 )
 
-// StoredForm is the text of a field's value as the staging table keeps
-// it: decimals as written at their scale, dates as YYYY-MM-DD, integers in
-// decimal, booleans as 1 or 0, text as validated.
-func StoredForm(f Field, v Value) string {
-	switch f.Type {
-	case TypeMoney, TypeRate:
-		return v.Dec.String()
-	case TypeDate:
-		return v.Date.Format("2006-01-02")
-	case TypeInteger:
-		return strconv.FormatInt(v.Int, 10)
-	case TypeBoolean:
-		if v.Bool {
-			return "1"
-		}
-		return "0"
-	}
-	return v.Str
+// StoredKind is how the store keeps a field's value: as text, or as a
+// number for integers and booleans.
+type StoredKind uint8
+
+// The stored kinds.
+const (
+	StoredText    StoredKind = iota // decimals, dates and text
+	StoredInteger                   // an integer
+	StoredBoolean                   // 1 or 0
+)
+
+// Stored is a field's value in its stored form. Its Kind is the only
+// thing a reader (a store, an encoder, a screen) asks about the field's
+// type.
+type Stored struct {
+	Kind StoredKind
+	Int  int64 // StoredInteger's integer; StoredBoolean's 1 or 0
+	text string
 }
 
-// StoredValue is StoredForm as a statement parameter: integers and
-// booleans stay numbers, everything else is StoredForm's text.
-func StoredValue(f Field, v Value) any {
+// StoredOf is the one place a field's type decides its stored form:
+// decimals as written at their scale, dates as YYYY-MM-DD, integers,
+// booleans as 1 or 0, text as validated.
+func StoredOf(f Field, v Value) Stored {
 	switch f.Type {
+	case TypeMoney, TypeRate:
+		return Stored{text: v.Dec.String()}
+	case TypeDate:
+		return Stored{text: v.Date.Format("2006-01-02")}
 	case TypeInteger:
-		return v.Int
+		return Stored{Kind: StoredInteger, Int: v.Int}
 	case TypeBoolean:
 		if v.Bool {
-			return int64(1)
+			return Stored{Kind: StoredBoolean, Int: 1}
 		}
-		return int64(0)
+		return Stored{Kind: StoredBoolean}
 	}
-	return StoredForm(f, v)
+	return Stored{text: v.Str}
+}
+
+// Text is the stored form as the staging table's text keeps it: numbers
+// in decimal (a boolean as 1 or 0).
+func (s Stored) Text() string {
+	if s.Kind == StoredText {
+		return s.text
+	}
+	return strconv.FormatInt(s.Int, 10)
+}
+
+// Bool is a StoredBoolean's value.
+func (s Stored) Bool() bool { return s.Int == 1 }
+
+// StoredForm is the text of a field's value as the staging table keeps
+// it (StoredOf's Text).
+func StoredForm(f Field, v Value) string { return StoredOf(f, v).Text() }
+
+// StoredValue is StoredForm as a statement parameter: integers and
+// booleans stay numbers (int64), everything else is StoredForm's text.
+func StoredValue(f Field, v Value) any {
+	s := StoredOf(f, v)
+	if s.Kind == StoredText {
+		return s.text
+	}
+	return s.Int
 }
 
 // Identity returns the hex SHA-256 of the canonical report (contract §4,
@@ -69,20 +100,6 @@ func (c *Catalogue) Identity(r *Report) string {
 		h.Write(r.File.SHA256[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// ValidIdempotencyKey checks an Idempotency-Key header: 1 to 255
-// printable ASCII characters.
-func ValidIdempotencyKey(k string) bool {
-	if len(k) < 1 || len(k) > 255 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // KeyHash is the stored form of a submission's idempotency key, scoped so

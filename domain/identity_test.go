@@ -101,3 +101,27 @@ func TestStoredValueIsTheStoredForm(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredOfKinds: the one switch on a field's type gives integers and
+// booleans a number kind (true as 1, false as 0) and everything else
+// text, whose Text is what the staging table keeps.
+func TestStoredOfKinds(t *testing.T) {
+	for _, tt := range []struct {
+		typ  domain.FieldType
+		v    domain.Value
+		kind domain.StoredKind
+		text string
+	}{
+		{domain.TypeInteger, domain.Value{Int: -42}, domain.StoredInteger, "-42"},
+		{domain.TypeBoolean, domain.Value{Bool: true}, domain.StoredBoolean, "1"},
+		{domain.TypeBoolean, domain.Value{}, domain.StoredBoolean, "0"},
+		{domain.TypeMoney, domain.Value{Dec: domain.Decimal{Units: 1433490000, Scale: 2}}, domain.StoredText, "14334900.00"},
+		{domain.TypeDate, domain.Value{Date: time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)}, domain.StoredText, "2026-11-26"},
+		{domain.TypeString, domain.Value{Str: "007"}, domain.StoredText, "007"},
+	} {
+		s := domain.StoredOf(domain.Field{Type: tt.typ}, tt.v)
+		if s.Kind != tt.kind || s.Text() != tt.text || s.Kind == domain.StoredBoolean && s.Bool() != tt.v.Bool {
+			t.Errorf("%v %+v: kind %d, text %q, bool %v; want kind %d, text %q", tt.typ, tt.v, s.Kind, s.Text(), s.Bool(), tt.kind, tt.text)
+		}
+	}
+}

@@ -25,12 +25,6 @@ type StoredReport struct {
 	Report *Report
 }
 
-// The bounds of a page of receipts (contract §8).
-const (
-	PageDefault = 100 // receipts in a page when the partner names no limit
-	PageMax     = 500 // the most receipts a page may hold
-)
-
 // MsgNotFound is the message of a report that is not the partner's, or
 // not there: the answer never tells which.
 const MsgNotFound = "Reporte no encontrado"

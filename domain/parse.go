@@ -35,20 +35,6 @@ const (
 	rateIntMax = 100000
 )
 
-// problem codes of the file rules of contract §7, beside the file codes above.
-const (
-	// CodeFileActiveContent: a PDF that carries scripts, launch actions,
-	// attachments, rich media or XFA forms.
-	CodeFileActiveContent = "file_active_content"
-	// CodeFileImageTooLarge: an image whose header declares no size, a
-	// width or height of 0, or more pixels than FileRules.MaxImagePixels.
-	CodeFileImageTooLarge = "file_image_too_large"
-	// CodeFileTruncated: a file that stops before its end: a PDF without
-	// %%EOF in its last KiB, a PNG without IEND, a JPEG without its end
-	// marker.
-	CodeFileTruncated = "file_truncated"
-)
-
 // dianIDCodes are the DIAN numeric codes of the identification types.
 var dianIDCodes = map[string]string{
 	"11": "RC", "12": "TI", "13": "CC", "22": "CE", "31": "NIT",
@@ -194,7 +180,7 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 			return v, true, bad(CodeInvalidType, "se esperaba texto, llegó "+raw.Kind.String())
 		}
 		if n := int64(len(text)); !ValidCreditNumber(text) || n < f.RangeMin || n > f.RangeMax {
-			return v, true, bad(CodeInvalidFormat, "de "+strconv.FormatInt(f.RangeMin, 10)+" a "+strconv.FormatInt(f.RangeMax, 10)+" caracteres entre A-Z, a-z, 0-9 y guion")
+			return v, true, bad(CodeInvalidFormat, creditNumberBound(f.RangeMin, f.RangeMax).Es)
 		}
 		v.Str = text
 	case TypeFile:
@@ -202,10 +188,6 @@ func parseValue(f *Field, raw RawValue) (v Value, present bool, fe *fieldErr) {
 	}
 	return v, true, nil
 }
-
-// CreditNumberMaxLen is the longest credit number that may name a file;
-// fields.csv may narrow it, never widen it.
-const CreditNumberMaxLen = 30
 
 // parseRate reads a rate with at most f.Decimals fraction digits and checks
 // it against f's range in whole percent. The value keeps the store's scale.
@@ -221,22 +203,6 @@ func parseRate(f *Field, text string) (Decimal, *fieldErr) {
 		return d, bad(CodeOutOfRange, "debe estar entre "+strconv.FormatInt(f.RangeMin, 10)+" y "+strconv.FormatInt(f.RangeMax, 10)+" (porcentaje)")
 	}
 	return d, nil
-}
-
-// ValidCreditNumber reports whether s may name a file: 1 to
-// CreditNumberMaxLen of A-Z a-z 0-9 and '-'. Nothing else, so no path, dot
-// or look-alike passes.
-func ValidCreditNumber(s string) bool {
-	if len(s) < 1 || len(s) > CreditNumberMaxLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func parseBool(raw RawValue, text string) (bool, bool) {

@@ -30,7 +30,7 @@ type IdempotencyRecord struct {
 	KeyHash       string // hex SHA-256 of the scoped key (see ports)
 	PayloadSHA256 string // the report's identity, to tell a replay from a reused key
 	State         KeyState
-	Nonce         string // identifies one claim, so only its owner completes or removes it
+	Nonce         string // identifies one record, so only its writer completes or removes it
 	ReportID      int64
 	FileName      string
 	CreatedAt     time.Time

@@ -85,12 +85,13 @@ type ShownField struct {
 func ShownFields(r *Report) []ShownField {
 	out := make([]ShownField, 0, r.Len())
 	for f, v := range r.Values() {
-		text := StoredForm(f, v)
+		s := StoredOf(f, v)
+		text := s.Text()
 		switch {
 		case f.IsIdentification():
 			text = MaskIdentification(text)
-		case f.Type == TypeBoolean:
-			text = strconv.FormatBool(v.Bool)
+		case s.Kind == StoredBoolean:
+			text = strconv.FormatBool(s.Bool())
 		}
 		out = append(out, ShownField{Field: f, Text: text})
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"time"
 )
 
@@ -22,6 +23,15 @@ type TokenPolicy struct {
 	Audience string
 	Lifetime time.Duration // issued lifetime, and the longest accepted
 	Leeway   time.Duration
+}
+
+// Validate checks the policy against the contract (§5): an issuer, an
+// audience, and a lifetime that CheckTokenLifetime accepts.
+func (p TokenPolicy) Validate() error {
+	if p.Issuer == "" || p.Audience == "" {
+		return errors.New("a token policy needs an issuer and an audience")
+	}
+	return CheckTokenLifetime(p.Lifetime)
 }
 
 // NewClaims returns the claims for a token issued to u at now.

@@ -17,24 +17,17 @@ type User struct {
 	PasswordChangedAt time.Time
 }
 
-// Limits of what a login attempt may carry (contract §7): anything longer
-// is refused before any password work.
-const (
-	MaxUserNameBytes = 64
-	MaxPasswordBytes = 1024
-)
-
-// ValidateUserName checks a user name for users add: 1 to 64 printable
-// ASCII characters without spaces. Names are compared byte for byte on
-// every store, so "ACME" and "acme" are two users.
+// ValidateUserName checks a user name for users add: UserNameBound, 1
+// to MaxUserNameBytes printable ASCII characters without spaces. Names
+// are compared byte for byte on every store, so "ACME" and "acme" are
+// two users.
 func ValidateUserName(name string) error {
-	if len(name) < 1 || len(name) > MaxUserNameBytes {
-		return NewError(ErrInvalidInput, "invalid_user", "the user name must be 1 to 64 characters long")
+	ok := len(name) >= 1 && len(name) <= MaxUserNameBytes
+	for i := 0; ok && i < len(name); i++ {
+		ok = name[i] > ' ' && name[i] <= '~'
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c <= ' ' || c > '~' {
-			return NewError(ErrInvalidInput, "invalid_user", "the user name takes printable ASCII characters without spaces only")
-		}
+	if !ok {
+		return NewError(ErrInvalidInput, "invalid_user", "the user name must be "+UserNameBound.En)
 	}
 	return nil
 }

@@ -40,15 +40,15 @@ type AuthOptions struct {
 
 // NewAuth returns the use case on exchanger (the configured login), the
 // verifier of tokens, the claim rules and the clock. It refuses a missing
-// one, and options that contradict each other: a budget on without a
+// one, a policy that domain.TokenPolicy.Validate refuses, and options that contradict each other: a budget on without a
 // throttle or without a window, a staleness without a cache of user
 // statuses, a cache without the user store.
 func NewAuth(exchanger CredentialExchange, verifier TokenVerifier, policy domain.TokenPolicy, clock Clock, o AuthOptions) (*Auth, error) {
-	switch {
-	case exchanger == nil || verifier == nil || clock == nil:
+	if exchanger == nil || verifier == nil || clock == nil {
 		return nil, errors.New("ports: NewAuth needs a credential exchange, a token verifier and a clock")
-	case policy.Issuer == "" || policy.Audience == "" || policy.Lifetime <= 0:
-		return nil, fmt.Errorf("ports: NewAuth: a token policy with an issuer, an audience and a lifetime, not %+v", policy)
+	}
+	if err := policy.Validate(); err != nil {
+		return nil, fmt.Errorf("ports: NewAuth: %w", err)
 	}
 	for _, r := range []ThrottleRule{o.PerUser, o.PerAddr} {
 		if r.Limit > 0 && (o.Throttle == nil || r.Window <= 0) {
@@ -93,7 +93,7 @@ func (at LoginAttempt) pairs() []Credentials {
 		out = append(out, *at.Raw)
 	}
 	return slices.DeleteFunc(out, func(c Credentials) bool {
-		return c.User == "" || c.Password == "" || len(c.User) > domain.MaxUserNameBytes || len(c.Password) > domain.MaxPasswordBytes
+		return !domain.LoginFits(c.User, c.Password)
 	})
 }
 

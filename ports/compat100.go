@@ -10,10 +10,31 @@ import (
 
 // This file is compat100: the compatibility with the idempotency records of
 // version 1.0.0, which keyed a report by its raw body's hash (with
-// domain.Compat100KeyHash and the store's Compat100Until). It is removed in
-// 2.0.0 (CHANGELOG.md, "Deprecated"): by then no record of 1.0.0 can be
-// alive, since each lives idempotency.ttl after the upgrade to 1.1.0 and
-// 2.0.0 is reached only from a 1.x release.
+// domain.Compat100KeyHash and the store's Compat100Until) and wrote a
+// pending record before storing its report (domain.KeyPending: taken over
+// after ReportsOptions.Stale, removed by the sweep as FoundPendingRecord).
+// It is removed in 2.0.0 (CHANGELOG.md, "Deprecated"): by then no record of
+// 1.0.0 can be alive, since each lives idempotency.ttl after the upgrade to
+// 1.1.0 and 2.0.0 is reached only from a 1.x release.
+
+// FoundPendingRecord is the sweep's finding of a pending record whose
+// request died. Its value keeps the word operators already see, a label
+// of disbursementd_sweep_findings_total and disbursementd_sweep_failures_total
+// and a key of the sweep's log line and of reconcile's output: the kind
+// goes away in 2.0.0 with this file, and renaming it first would break
+// their alerts and dashboards for a word about to disappear.
+const FoundPendingRecord = "pending_claim"
+
+// FoundPendingClaim is FoundPendingRecord's former name, kept for the
+// callers not yet renamed (test/soak); it goes in 2.0.0 with it.
+const FoundPendingClaim = FoundPendingRecord
+
+// compat100Dead reports whether rec is a pending record of version 1.0.0
+// older than ReportsOptions.Stale: its request died, so its key is taken
+// over.
+func (s *Reports) compat100Dead(rec domain.IdempotencyRecord, now time.Time) bool {
+	return rec.State == domain.KeyPending && rec.CreatedAt.Add(s.o.Stale).Before(now)
+}
 
 // SetCompat100Until says until when records written by version 1.0.0 (keyed
 // by the raw body's hash, not the report's identity) may still be alive.

@@ -48,14 +48,14 @@ type SweepStore interface {
 	// TombstoneFile decides, in the store that decides rows, that the file
 	// name is removed: true when no report can store a row naming it any
 	// more (the caller may remove the file); false when a report has
-	// claimed it, or is claiming it in a transaction not yet settled (the
-	// file stays). StoreReport of a report whose file name has a tombstone
+	// reserved it, or is reserving it in a transaction not yet settled
+	// (the file stays). StoreReport of a report whose file name has a tombstone
 	// fails and stores nothing.
 	TombstoneFile(ctx context.Context, name string) (bool, error)
-	// UncheckedClaims returns up to limit files of stored rows, created
-	// before before, that MarkChecked has not yet marked, oldest first. A
-	// row is listed once it has committed, however late.
-	UncheckedClaims(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error)
+	// UncheckedReservations returns up to limit files of stored rows,
+	// created before before, that MarkChecked has not yet marked, oldest
+	// first. A row is listed once it has committed, however late.
+	UncheckedReservations(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error)
 	// MarkChecked marks the files of stored rows as checked.
 	MarkChecked(ctx context.Context, names []string) error
 	// PurgeTombstones deletes at most limit tombstones created before
@@ -65,8 +65,9 @@ type SweepStore interface {
 	// afterID, in id order.
 	FileRows(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error)
 	// PurgeKeys deletes at most limit idempotency records that are pending
-	// since before pendingBefore or expired before expiredBefore, and says
-	// how many of each it deleted; without apply it only counts them all.
+	// since before pendingBefore (only release 1.0.0 wrote pending records:
+	// compat100.go) or expired before expiredBefore, and says how many of
+	// each it deleted; without apply it only counts them all.
 	PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (pending, expired int64, err error)
 }
 

@@ -24,13 +24,13 @@ var _ CredentialExchange = (*Login)(nil)
 
 // NewLogin returns the built-in login on the user store, the password
 // hasher, the token issuer, the claims' policy and the clock; it refuses
-// a missing one.
+// a missing one, and a policy that domain.TokenPolicy.Validate refuses.
 func NewLogin(users UserStore, hasher PasswordHasher, issuer TokenIssuer, policy domain.TokenPolicy, clock Clock) (*Login, error) {
-	switch {
-	case users == nil || hasher == nil || issuer == nil || clock == nil:
+	if users == nil || hasher == nil || issuer == nil || clock == nil {
 		return nil, errors.New("ports: NewLogin needs a user store, a password hasher, a token issuer and a clock")
-	case policy.Issuer == "" || policy.Audience == "" || policy.Lifetime <= 0:
-		return nil, fmt.Errorf("ports: NewLogin: a token policy with an issuer, an audience and a lifetime, not %+v", policy)
+	}
+	if err := policy.Validate(); err != nil {
+		return nil, fmt.Errorf("ports: NewLogin: %w", err)
 	}
 	return &Login{users: users, hasher: hasher, issuer: issuer, policy: policy, clock: clock}, nil
 }
@@ -41,7 +41,7 @@ func NewLogin(users UserStore, hasher PasswordHasher, issuer TokenIssuer, policy
 // cannot answer or no comparison could start in time.
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
 	invalid := domain.InvalidClient()
-	if user == "" || password == "" || len(user) > domain.MaxUserNameBytes || len(password) > domain.MaxPasswordBytes {
+	if !domain.LoginFits(user, password) {
 		return "", invalid
 	}
 	unavailable := func(err error) error {

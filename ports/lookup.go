@@ -3,7 +3,6 @@ package ports
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -119,13 +118,13 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	case f.Limit == 0:
 		f.Limit = domain.PageDefault
 	case f.Limit < 1 || f.Limit > domain.PageMax:
-		return Page{}, domain.InvalidParameter("limit", "de 1 a "+strconv.Itoa(domain.PageMax))
+		return Page{}, domain.InvalidParameter("limit", domain.PageLimitBound.Es)
 	}
 	if f.CreditNumber != "" && !domain.ValidCreditNumber(f.CreditNumber) {
-		return Page{}, domain.InvalidParameter("numero_credito", "de 1 a 30 caracteres entre A-Z, a-z, 0-9 y guion")
+		return Page{}, domain.InvalidParameter("numero_credito", domain.CreditNumberBound.Es)
 	}
 	if f.IdempotencyKey != "" && !domain.ValidIdempotencyKey(f.IdempotencyKey) {
-		return Page{}, domain.InvalidParameter("idempotency_key", "de 1 a 255 caracteres ASCII imprimibles")
+		return Page{}, domain.InvalidParameter("idempotency_key", domain.IdempotencyKeyBound.Es)
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.From.After(f.To) {
 		// Contract §10: a range that ends before it starts is a mistake,

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lender/disbursementd/domain"
@@ -143,5 +144,17 @@ func TestReportQueriesRefuseBadParameters(t *testing.T) {
 				t.Fatalf("List(%+v) = %v; want invalid_request naming %s", tt.query, err, tt.param)
 			}
 		})
+	}
+	// The bounds are told in the domain's words, which the partner guide
+	// quotes.
+	for param, lq := range map[string]ports.ListQuery{
+		"limit": {Limit: 501}, "numero_credito": {CreditNumber: "../x"}, "idempotency_key": {IdempotencyKey: "a\x01"},
+	} {
+		want := map[string]domain.Bound{"limit": domain.PageLimitBound, "numero_credito": domain.CreditNumberBound,
+			"idempotency_key": domain.IdempotencyKeyBound}[param].Es
+		lq.User = "acme"
+		if _, err := q.List(context.Background(), lq); err == nil || !strings.HasSuffix(err.Error(), param+" inválido: "+want+" ("+param+")") {
+			t.Errorf("%s: %v, want the message to end with %q", param, err, want)
+		}
 	}
 }

@@ -15,8 +15,8 @@ type PurgeStore interface {
 	// file) with ids above afterID, in id order.
 	ReportsAfter(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error)
 	// DeleteReports deletes the reports of rows, in one transaction, and
-	// turns their files' claims into tombstones (no report can name those
-	// files again), and says how many reports it deleted.
+	// turns their files' reservations into tombstones (no report can name
+	// those files again), and says how many reports it deleted.
 	DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error)
 }
 

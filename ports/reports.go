@@ -34,27 +34,30 @@ type Reports struct {
 
 // ReportsOptions are the idempotency bounds of the reports use case.
 type ReportsOptions struct {
-	KeyTTL time.Duration // how long a key is remembered (idempotency.ttl, ≥ 24 h)
+	KeyTTL time.Duration // how long a key is remembered (idempotency.ttl, domain.CheckKeyTTL)
 	Wait   time.Duration // how long a duplicate waits for a first still at work (0: not at all)
 	Poll   time.Duration // how often a waiting duplicate looks again
-	// Stale is the age after which a pending record (written by a release
-	// before group commit) is taken for one whose request died; it must
-	// exceed the longest a report can take (http.report_timeout).
+	// Stale is the age after which a pending record (written only by
+	// version 1.0.0; compat100.go) is taken for one whose request died;
+	// it must exceed the longest a report can take (http.report_timeout).
+	// It goes with compat100 in 2.0.0.
 	Stale time.Duration
 }
 
 // NewReports returns the use case on its catalogue and file rules, store,
-// upload store and clock. It refuses a missing one, a zero KeyTTL, Poll
-// or Stale, and a negative Wait.
+// upload store and clock. It refuses a missing one, a KeyTTL that
+// domain.CheckKeyTTL refuses, a zero Poll or Stale, and a negative Wait.
 func NewReports(cat *domain.Catalogue, rules domain.FileRules, store ReportStore, uploads UploadStore, clock Clock, o ReportsOptions) (*Reports, error) {
 	switch {
 	case cat == nil || store == nil || uploads == nil || clock == nil:
 		return nil, errors.New("ports: NewReports needs a catalogue, a report store, an upload store and a clock")
 	case len(rules.Allowed()) == 0:
 		return nil, errors.New("ports: NewReports needs file rules (domain.NewFileRules)")
-	case o.KeyTTL <= 0 || o.Poll <= 0 || o.Stale <= 0 || o.Wait < 0:
-		return nil, fmt.Errorf("ports: NewReports: key TTL %s, poll %s and stale bound %s must be above 0, wait %s not below",
-			o.KeyTTL, o.Poll, o.Stale, o.Wait)
+	case o.Poll <= 0 || o.Stale <= 0 || o.Wait < 0:
+		return nil, fmt.Errorf("ports: NewReports: poll %s and stale bound %s must be above 0, wait %s not below", o.Poll, o.Stale, o.Wait)
+	}
+	if err := domain.CheckKeyTTL(o.KeyTTL); err != nil {
+		return nil, fmt.Errorf("ports: NewReports: %w", err)
 	}
 	return &Reports{cat: cat, rules: rules, st: store, uploads: uploads, clock: clock, o: o}, nil
 }
@@ -94,7 +97,7 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 	now := s.clock.Now().UTC().Truncate(time.Millisecond)
 	if sub.IdempotencyKey != "" && !domain.ValidIdempotencyKey(sub.IdempotencyKey) {
 		return domain.Receipt{}, domain.NewError(domain.ErrInvalidInput, "invalid_idempotency_key",
-			"Idempotency-Key inválida: de 1 a 255 caracteres ASCII imprimibles")
+			"Idempotency-Key inválida: "+domain.IdempotencyKeyBound.Es)
 	}
 	rep, err := s.cat.MapReportWith(sub.Members, s.rules, now, sub.Read)
 	if err != nil {
@@ -196,9 +199,9 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		}
 		now := s.clock.Now()
 		switch {
-		case !existing.ExpiresAt.After(now), existing.State == domain.KeyPending && existing.CreatedAt.Add(s.o.Stale).Before(now):
-			// Remembered long enough, or a claim whose request died: forget
-			// it and store anew.
+		case !existing.ExpiresAt.After(now), s.compat100Dead(existing, now):
+			// Remembered long enough, or 1.0.0's pending record whose
+			// request died: forget it and store anew.
 			if err := s.st.DeleteKey(ctx, existing); err != nil {
 				return domain.Receipt{}, false, storeFailed(err)
 			}

@@ -229,8 +229,8 @@ func TestSubmitConcurrentDuplicates(t *testing.T) {
 	}
 }
 
-// TestSubmitInProgressPastTheBound: a pending claim (written by an older
-// version during a rolling upgrade) makes a duplicate wait, then 409; once
+// TestSubmitInProgressPastTheBound: a pending record (written by version
+// 1.0.0 during a rolling upgrade) makes a duplicate wait, then 409; once
 // older than Stale it is taken for dead and taken over.
 func TestSubmitInProgressPastTheBound(t *testing.T) {
 	store, up := fixtures(sysclock.Clock{})

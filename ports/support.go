@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -141,11 +140,11 @@ func (q SupportQuery) check() error {
 	}
 	switch {
 	case q.User != "" && domain.ValidateUserName(q.User) != nil:
-		return bad("user", "1 to 64 printable ASCII characters without spaces")
+		return bad("user", domain.UserNameBound.En)
 	case q.CreditNumber != "" && !domain.ValidCreditNumber(q.CreditNumber):
-		return bad("credit", "1 to 30 of A-Z, a-z, 0-9 and -")
+		return bad("credit", domain.CreditNumberBound.En)
 	case q.IdempotencyKey != "" && !domain.ValidIdempotencyKey(q.IdempotencyKey):
-		return bad("key", "1 to 255 printable ASCII characters")
+		return bad("key", domain.IdempotencyKeyBound.En)
 	case q.IdempotencyKey != "" && q.User == "":
 		return bad("key", "give the partner too (--user): a key is a partner's own")
 	case !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To):
@@ -153,7 +152,7 @@ func (q SupportQuery) check() error {
 	case q.Before < 0:
 		return bad("before", "a report id")
 	case q.Limit < 0 || q.Limit > SupportPageMax:
-		return bad("limit", "1 to "+strconv.Itoa(SupportPageMax))
+		return bad("limit", domain.PageLimitBound.En)
 	}
 	return nil
 }

@@ -142,6 +142,15 @@ func TestSupportRefusesBadParameters(t *testing.T) {
 		if !errors.Is(err, domain.ErrInvalidInput) || !strings.Contains(err.Error(), "invalid "+name+":") {
 			t.Errorf("%s: %v", name, err)
 		}
+		// A bound is told in the domain's words.
+		bounds := map[string]domain.Bound{"user": domain.UserNameBound, "credit": domain.CreditNumberBound, "limit": domain.PageLimitBound}
+		if b, ok := bounds[name]; ok && err != nil && err.Error() != "invalid "+name+": "+b.En {
+			t.Errorf("%s: %v, want the bound %q", name, err, b.En)
+		}
+	}
+	_, err := s.List(context.Background(), ports.SupportQuery{User: "acme", IdempotencyKey: "a\x01"})
+	if want := "invalid key: " + domain.IdempotencyKeyBound.En; err == nil || err.Error() != want {
+		t.Errorf("a key with a control character: %v, want %q", err, want)
 	}
 	if calls != 0 {
 		t.Errorf("the store was asked %d times", calls)

@@ -11,9 +11,9 @@ import (
 // sweep: serve runs it at start and every uploads.sweep_interval, the
 // command reconcile on demand): it removes upload leftovers (temporary
 // files), moves published files that no row names into quarantine,
-// deletes quarantined files past their retention, pending claims and
-// expired idempotency records, and reports rows whose file is missing
-// (those it cannot mend).
+// deletes quarantined files past their retention, release 1.0.0's pending
+// records (compat100.go) and expired idempotency records, and reports rows
+// whose file is missing (those it cannot mend).
 //
 // Invariants: the sweep never deletes a partner's file that is not in
 // quarantine: a published file without a row may be one whose row was
@@ -22,11 +22,11 @@ import (
 // there again. Nothing younger than the stale bound is touched: a report
 // still in flight, on this replica or another, may own it. A published
 // file leaves its place only once the store has recorded its tombstone,
-// which no report can claim past: a report whose COMMIT reaches the
-// database late either landed first (the file stays) or fails (no row
-// names the file). One thing the sweep cannot do (a file it cannot move,
-// a statement that fails) is recorded as a Failure and the run goes on
-// with the rest.
+// past which no report can reserve the file: a report whose COMMIT
+// reaches the database late either landed first (the file stays) or fails
+// (no row names the file). One thing the sweep cannot do (a file it
+// cannot move, a statement that fails) is recorded as a Failure and the
+// run goes on with the rest.
 type Sweep struct {
 	store   SweepStore
 	uploads UploadInventory
@@ -79,18 +79,17 @@ const (
 
 // Finding kinds.
 const (
-	FoundLeftover     = "leftover"           // a temporary file or unfinished upload
-	FoundOrphanFile   = "orphan_file"        // a published file no row names: moved to quarantine
-	FoundExpiredFile  = "quarantine_expired" // a quarantined file past QuarantineRetention: deleted
-	FoundPendingClaim = "pending_claim"      // a claim whose request died
-	FoundExpiredKey   = "expired_key"        // an idempotency record past its TTL
-	FoundTombstone    = "old_tombstone"      // a removed file's tombstone past TombstoneTTL
-	FoundMissingFile  = "missing_file"       // a row whose file is not there (reported only)
+	FoundLeftover    = "leftover"           // a temporary file or unfinished upload
+	FoundOrphanFile  = "orphan_file"        // a published file no row names: moved to quarantine
+	FoundExpiredFile = "quarantine_expired" // a quarantined file past QuarantineRetention: deleted
+	FoundExpiredKey  = "expired_key"        // an idempotency record past its TTL
+	FoundTombstone   = "old_tombstone"      // a removed file's tombstone past TombstoneTTL
+	FoundMissingFile = "missing_file"       // a row whose file is not there (reported only)
 )
 
 // FindingKinds lists the kinds, in the order a report shows them. They
 // also name the failures: a failure has the kind of the work it stopped.
-var FindingKinds = []string{FoundLeftover, FoundOrphanFile, FoundExpiredFile, FoundPendingClaim, FoundExpiredKey, FoundTombstone, FoundMissingFile}
+var FindingKinds = []string{FoundLeftover, FoundOrphanFile, FoundExpiredFile, FoundPendingRecord, FoundExpiredKey, FoundTombstone, FoundMissingFile}
 
 // maxListed bounds the findings and failures a run keeps by name; the
 // counts are whole.
@@ -179,9 +178,9 @@ func (r *Sweep) Run(ctx context.Context, apply bool, check RowCheck) (SweepRepor
 	return rep, nil
 }
 
-// keys deletes pending claims older than cutoff, records past their TTL
-// and tombstones past TombstoneTTL, in bounded batches. A failed
-// statement ends its own kind's purge, not the other's.
+// keys deletes pending records older than cutoff (compat100.go), records
+// past their TTL and tombstones past TombstoneTTL, in bounded batches. A
+// failed statement ends its own kind's purge, not the other's.
 func (r *Sweep) keys(ctx context.Context, rep *SweepReport, cutoff, now time.Time, apply bool) {
 	for {
 		pending, expired, err := r.store.PurgeKeys(ctx, cutoff, now, r.o.Batch, apply)
@@ -189,7 +188,7 @@ func (r *Sweep) keys(ctx context.Context, rep *SweepReport, cutoff, now time.Tim
 			rep.fail(FoundExpiredKey, "", fmt.Errorf("purge idempotency records: %w", err))
 			break
 		}
-		rep.Counts[FoundPendingClaim] += pending
+		rep.Counts[FoundPendingRecord] += pending
 		rep.Counts[FoundExpiredKey] += expired
 		if !apply || pending+expired < int64(r.o.Batch) {
 			break

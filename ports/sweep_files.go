@@ -70,7 +70,7 @@ func (r *Sweep) orphan(ctx context.Context, rep *SweepReport, o StoredObject, ap
 			return
 		}
 		if !gone {
-			return // a report's row has claimed it: its COMMIT landed late
+			return // a report's row has reserved it: its COMMIT landed late
 		}
 		if err := r.uploads.Quarantine(ctx, o.Name); err != nil {
 			rep.fail(FoundOrphanFile, o.Name, fmt.Errorf("move to quarantine: %w", err))
@@ -113,20 +113,20 @@ func (r *Sweep) quarantine(ctx context.Context, rep *SweepReport, now time.Time,
 }
 
 // newRows checks the files of the rows stored since the last run, each
-// once: the claims not yet checked, older than cutoff. A row whose commit
+// once: the reservations not yet checked, older than cutoff. A row whose commit
 // landed late is among them at the next run. A file that is missing is
 // reported; nothing can mend it, so an operator must look. A row whose
 // check failed stays unchecked, for the next run.
 func (r *Sweep) newRows(ctx context.Context, rep *SweepReport, cutoff time.Time) {
 	failed := map[string]bool{}
 	for ctx.Err() == nil {
-		claims, err := r.store.UncheckedClaims(ctx, cutoff, r.o.Batch+len(failed))
+		reserved, err := r.store.UncheckedReservations(ctx, cutoff, r.o.Batch+len(failed))
 		if err != nil {
 			rep.fail(FoundMissingFile, "", fmt.Errorf("read rows to check: %w", err))
 			return
 		}
 		var names []string
-		for _, c := range claims {
+		for _, c := range reserved {
 			if failed[c.FileName] {
 				continue // failed in this run already: the next run tries again
 			}
@@ -143,7 +143,7 @@ func (r *Sweep) newRows(ctx context.Context, rep *SweepReport, cutoff time.Time)
 			rep.fail(FoundMissingFile, "", fmt.Errorf("record checked rows: %w", err))
 			return
 		}
-		if len(claims) < r.o.Batch+len(failed) {
+		if len(reserved) < r.o.Batch+len(failed) {
 			return
 		}
 	}

@@ -169,7 +169,7 @@ func TestSweepGoesOnPastFailures(t *testing.T) {
 	if !errors.Is(err, ports.ErrSweepIncomplete) || rep.Failed[ports.FoundMissingFile] != 1 || rep.Counts[ports.FoundOrphanFile] != 1 {
 		t.Fatalf("rows whose check fails: %+v %+v %v; want the check failed, the stuck file quarantined now", rep.Failed, rep.Counts, err)
 	}
-	if left, _ := store.UncheckedClaims(ctx, clock.Now(), 10); len(left) != 1 {
+	if left, _ := store.UncheckedReservations(ctx, clock.Now(), 10); len(left) != 1 {
 		t.Fatalf("unchecked rows after a failed check: %+v; want the new row left for the next run", left)
 	}
 	up.FailOn = nil
@@ -177,7 +177,7 @@ func TestSweepGoesOnPastFailures(t *testing.T) {
 	if err != nil || rep.FailureCount() != 0 {
 		t.Fatalf("once nothing fails: %+v %v", rep, err)
 	}
-	if left, _ := store.UncheckedClaims(ctx, clock.Now(), 10); len(left) != 0 {
+	if left, _ := store.UncheckedReservations(ctx, clock.Now(), 10); len(left) != 0 {
 		t.Fatalf("rows still unchecked: %+v", left)
 	}
 }

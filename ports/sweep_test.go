@@ -87,7 +87,7 @@ func TestReconcileAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{ports.FoundLeftover: 1, ports.FoundOrphanFile: 1, ports.FoundPendingClaim: 1,
+	want := map[string]int64{ports.FoundLeftover: 1, ports.FoundOrphanFile: 1, ports.FoundPendingRecord: 1,
 		ports.FoundExpiredKey: 1, ports.FoundMissingFile: 1}
 	for kind, n := range want {
 		if dry.Counts[kind] != n {
@@ -104,7 +104,7 @@ func TestReconcileAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingClaim, ports.FoundExpiredKey} {
+	for _, kind := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingRecord, ports.FoundExpiredKey} {
 		if again.Counts[kind] != 0 {
 			t.Errorf("after apply: %d %s left", again.Counts[kind], kind)
 		}

@@ -104,6 +104,7 @@ func TestConstructorsRefuseWhatTheyNeed(t *testing.T) {
 		"reports without uploads":      func() error { _, err := ports.NewReports(cat, rules, store, nil, clock, reportsOptions()); return err },
 		"reports without a clock":      func() error { _, err := ports.NewReports(cat, rules, store, up, nil, reportsOptions()); return err },
 		"reports without a key TTL":    reports(func(o *ports.ReportsOptions) { o.KeyTTL = 0 }),
+		"reports with keys kept < 24h": reports(func(o *ports.ReportsOptions) { o.KeyTTL = domain.MinKeyTTL - time.Second }),
 		"reports without a poll":       reports(func(o *ports.ReportsOptions) { o.Poll = 0 }),
 		"reports without stale bound":  reports(func(o *ports.ReportsOptions) { o.Stale = 0 }),
 		"reports with a negative wait": reports(func(o *ports.ReportsOptions) { o.Wait = -time.Second }),
@@ -121,9 +122,21 @@ func TestConstructorsRefuseWhatTheyNeed(t *testing.T) {
 		"login without hasher":               func() error { _, err := ports.NewLogin(users, nil, keys, policy, clock); return err },
 		"login without issuer":               func() error { _, err := ports.NewLogin(users, hasher, nil, policy, clock); return err },
 		"login without policy":               func() error { _, err := ports.NewLogin(users, hasher, keys, domain.TokenPolicy{}, clock); return err },
-		"users without a store":              func() error { _, err := ports.NewUsers(nil, hasher, clock); return err },
-		"users without hasher":               func() error { _, err := ports.NewUsers(users, nil, clock); return err },
-		"users without a clock":              func() error { _, err := ports.NewUsers(users, hasher, nil); return err },
+		"login with a policy past 24h": func() error {
+			long := policy
+			long.Lifetime = domain.MaxTokenLifetime + time.Second
+			_, err := ports.NewLogin(users, hasher, keys, long, clock)
+			return err
+		},
+		"auth with a policy past 24h": func() error {
+			long := policy
+			long.Lifetime = domain.MaxTokenLifetime + time.Second
+			_, err := ports.NewAuth(login, keys, long, clock, ports.AuthOptions{})
+			return err
+		},
+		"users without a store": func() error { _, err := ports.NewUsers(nil, hasher, clock); return err },
+		"users without hasher":  func() error { _, err := ports.NewUsers(users, nil, clock); return err },
+		"users without a clock": func() error { _, err := ports.NewUsers(users, hasher, nil); return err },
 	} {
 		if build() == nil {
 			t.Errorf("%s: built", name)

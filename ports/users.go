@@ -25,10 +25,8 @@ func NewUsers(store UserStore, hasher PasswordHasher, clock Clock) (*Users, erro
 	return &Users{store: store, hasher: hasher, clock: clock}, nil
 }
 
-// MinPasswordLength is the shortest password users add accepts.
-const MinPasswordLength = 12
-
-// Add creates an active user with a hashed password.
+// Add creates an active user with a hashed password
+// (domain.CheckNewPassword).
 func (s *Users) Add(ctx context.Context, name, nit, password string) (domain.User, error) {
 	if err := domain.ValidateUserName(name); err != nil {
 		return domain.User{}, err
@@ -37,7 +35,7 @@ func (s *Users) Add(ctx context.Context, name, nit, password string) (domain.Use
 	if err != nil {
 		return domain.User{}, err
 	}
-	if err := checkPassword(password); err != nil {
+	if err := domain.CheckNewPassword(password); err != nil {
 		return domain.User{}, err
 	}
 	hash, err := s.hasher.Hash(password)
@@ -52,22 +50,12 @@ func (s *Users) Add(ctx context.Context, name, nit, password string) (domain.Use
 	return u, nil
 }
 
-// checkPassword is the rule of a new password (users add and passwd):
-// 12 to 72 bytes, 72 being bcrypt's limit.
-func checkPassword(password string) error {
-	if len(password) < MinPasswordLength || len(password) > 72 {
-		return domain.NewError(domain.ErrInvalidInput, "weak_password",
-			fmt.Sprintf("the password must be %d to 72 bytes long", MinPasswordLength))
-	}
-	return nil
-}
-
 // ChangePassword gives a user a new password (the same rule as Add) and
 // returns when it changed: tokens issued before that second are refused
 // from then on, within the replicas' auth.user_staleness (Auth).
 // domain.ErrNotFound when there is no such user.
 func (s *Users) ChangePassword(ctx context.Context, name, password string) (time.Time, error) {
-	if err := checkPassword(password); err != nil {
+	if err := domain.CheckNewPassword(password); err != nil {
 		return time.Time{}, err
 	}
 	hash, err := s.hasher.Hash(password)

@@ -16,7 +16,7 @@ import (
 // mid-commit, files mid-write. After a restart, the service's own sweep
 // (at start and every uploads.sweep_interval, once things are older than
 // the stale bound) leaves no temp file, no file without its row and no
-// pending claim; every acknowledged report has exactly one row and its
+// pending record; every acknowledged report has exactly one row and its
 // file; and every report that got no answer, sent again with its
 // Idempotency-Key, is stored once.
 func TestSIGKILLUnderLoad(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
-	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fixture"
 )
 
@@ -101,7 +100,7 @@ func TestDocsExpiresIn(t *testing.T) {
 }
 
 // TestDocsUsersAddPasswords: every password piped into a users add
-// example is one that users add accepts (12 to 72 bytes), and a comment
+// example is one that users add accepts (domain.CheckNewPassword), and a comment
 // on such a line that names an exit code for an existing user names the
 // real one.
 func TestDocsUsersAddPasswords(t *testing.T) {
@@ -122,8 +121,8 @@ func TestDocsUsersAddPasswords(t *testing.T) {
 					continue
 				}
 				found++
-				if l := len(m[2]); l < ports.MinPasswordLength || l > 72 {
-					t.Errorf("%s:%d: password %q is %d bytes; users add takes %d to 72", path, n+1, m[2], l, ports.MinPasswordLength)
+				if err := domain.CheckNewPassword(m[2]); err != nil {
+					t.Errorf("%s:%d: password %q is %d bytes; users add refuses it: %v", path, n+1, m[2], len(m[2]), err)
 				}
 			}
 			if m := exitComment.FindStringSubmatch(line); m != nil && m[1] != strconv.Itoa(app.ExitExists) {

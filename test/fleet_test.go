@@ -163,7 +163,7 @@ func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop
 // bucket take reports with files; one is SIGKILLed mid-load. Its reports
 // in flight, retried with their Idempotency-Key on another replica, are
 // stored once; after the stale bound, reconcile --apply leaves no object
-// without a row and no pending claim; every acknowledged report has
+// without a row and no pending record; every acknowledged report has
 // exactly one row and its object; and the login throttle holds one
 // budget across the replicas.
 func TestFleetReplicaKilledMidLoad(t *testing.T) {

@@ -70,19 +70,19 @@ func TestStoreCertificationRetriesGalera(t *testing.T) {
 	storetest.RunCertificationRetries(t, storetest.MustOpenReplicas(t, storetest.MustCreateGaleraDatabase(t)), 30)
 }
 
-// TestClaimRaceGalera: a file is never swept while its row commits, with
+// TestReservationRaceGalera: a file is never swept while its row commits, with
 // the report and the sweep on one node and on two (CONTRACT §7, third
 // round: "A row that commits keeps its file").
-func TestClaimRaceGalera(t *testing.T) {
+func TestReservationRaceGalera(t *testing.T) {
 	t.Run("one node: the sweep waits and is refused", func(t *testing.T) {
 		dsns := storetest.MustCreateGaleraDatabase(t)
-		if storetest.RunClaimRace(t, dsns[0], dsns[0], dsns[0]) {
-			t.Error("the tombstone was taken through the node that held the claim")
+		if storetest.RunReservationRace(t, dsns[0], dsns[0], dsns[0]) {
+			t.Error("the tombstone was taken through the node that held the reservation")
 		}
 	})
 	t.Run("two nodes: first committer wins", func(t *testing.T) {
 		dsns := storetest.MustCreateGaleraDatabase(t)
-		storetest.RunClaimRace(t, dsns[0], dsns[1], dsns[2])
+		storetest.RunReservationRace(t, dsns[0], dsns[1], dsns[2])
 	})
 }
 

@@ -117,7 +117,7 @@ func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.D
 // TestLateCommitKeepsFileMySQL is issue 17's reproduction A: a 3 s report
 // timeout, the sweep every second, the report's COMMIT held 12 s by the
 // proxy. The sweep finds the file old and named by no committed row while
-// the COMMIT is held; its tombstone waits for the report's claim and
+// the COMMIT is held; its tombstone waits for the report's reservation and
 // fails when the COMMIT lands, so the file stays with its row.
 func TestLateCommitKeepsFileMySQL(t *testing.T) {
 	lc := &lateCommit{}

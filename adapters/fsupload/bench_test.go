@@ -27,7 +27,7 @@ func BenchmarkSave200K(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			saveConcurrently(b, s, file, c)
-			b.ReportMetric(float64(s.cur.Load().sync.count.Load())/float64(b.N), "dirsyncs/op")
+			b.ReportMetric(float64(s.cur.Load().sync.ended())/float64(b.N), "dirsyncs/op")
 		})
 	}
 }

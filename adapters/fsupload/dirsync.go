@@ -3,7 +3,6 @@ package fsupload
 import (
 	"os"
 	"sync"
-	"sync/atomic"
 )
 
 // dirSync shares directory fsyncs among concurrent callers. A caller
@@ -22,8 +21,6 @@ type dirSync struct {
 	finished uint64 // the number of the last fsync that ended
 	failed   uint64 // the number of the last fsync that failed
 	err      error  // its error
-
-	count atomic.Int64 // fsyncs made, for tests and benchmarks
 }
 
 func newDirSync(dir *os.File) *dirSync {
@@ -63,7 +60,6 @@ func (d *dirSync) wait(want uint64) error {
 		n := d.started
 		d.mu.Unlock()
 		err := d.fsync()
-		d.count.Add(1)
 		d.mu.Lock()
 		d.running = false
 		d.finished = n

@@ -74,7 +74,7 @@ func TestDirSyncOneFsyncServesEveryoneWaiting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := d.count.Load(); got != 2 {
+	if got := d.ended(); got != 2 {
 		t.Fatalf("%d fsyncs for 9 callers in two groups, want 2", got)
 	}
 }

@@ -244,8 +244,8 @@ func (c *committer) commit(ctx context.Context, live []*request) {
 // batch that others still wait for. A caller whose time is up while its
 // batch runs is answered on its own, its outcome unknown (submit); its row
 // may still commit, and then keeps its file: the sweep removes a file only
-// through a tombstone that a committed claim refuses (claims.go), so it
-// does not depend on when a commit lands.
+// through a tombstone that a committed reservation refuses
+// (reservations.go), so it does not depend on when a commit lands.
 func batchContext(live []*request) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	left := atomic.Int64{}

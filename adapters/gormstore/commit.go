@@ -57,19 +57,19 @@ func (c *stmtCache) close() {
 
 // batchTx runs the group commit's prepared statements in one transaction.
 type batchTx struct {
-	tx                        *sql.Tx
-	staging, key, undo, claim *sql.Stmt
+	tx                          *sql.Tx
+	staging, key, undo, reserve *sql.Stmt
 }
 
 func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
 	return st.ExecContext(ctx, args...)
 }
 
-// commitBatch inserts each request's staging row, record and file claim
-// in one transaction and commits once. A request whose key is taken has
-// its staging row removed again and is reported conflicted. When a
-// request's statement fails, it returns that request's index and the
-// error, having rolled back; a failed commit is a *commitError, with the
+// commitBatch inserts each request's staging row, record and file
+// reservation in one transaction and commits once. A request whose key is
+// taken has its staging row removed again and is reported conflicted.
+// When a request's statement fails, it returns that request's index and
+// the error, having rolled back; a failed commit is a *commitError, with the
 // per-request results as they were before it, and index -1.
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
 	b := &batchTx{}
@@ -83,7 +83,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	// Prepared once per connection (database/sql keeps them), then one
 	// round trip an execution in the binary protocol: MySQL parses the
 	// 101-column INSERT once, not per report, and nothing is interpolated.
-	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.claim} {
+	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.reserve} {
 		var err error
 		if prep[i], err = s.write.stmts.get(ctx, q); err != nil {
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
@@ -94,7 +94,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
 	b.tx = tx
-	b.staging, b.key, b.undo, b.claim = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
+	b.staging, b.key, b.undo, b.reserve = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
 		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3])
 	out := make([]result, len(reqs))
 	for i, q := range reqs {
@@ -113,9 +113,10 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 }
 
 // insertOne inserts q's staging row, its record and, when it names a
-// file, the claim on the file's name; a taken key undoes the row. A
-// tombstone under the name (the sweep removed the file) refuses the claim:
-// the request fails like a refused row, and nothing of it is stored.
+// file, the reservation of the file's name; a taken key undoes the row. A
+// tombstone under the name (the sweep removed the file) refuses the
+// reservation: the request fails like a refused row, and nothing of it is
+// stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
 	res, err := b.exec(ctx, b.staging, stagingArgs(s.columns, q.r)...)
 	if err != nil {
@@ -136,8 +137,8 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 	}
 	if n > 0 {
 		if q.r.FileName != "" {
-			if _, err := b.exec(ctx, b.claim, q.r.FileName, id, q.r.ReceivedAt.UTC()); err != nil {
-				return result{}, fmt.Errorf("claim file %s: %w", q.r.FileName, err)
+			if _, err := b.exec(ctx, b.reserve, q.r.FileName, id, q.r.ReceivedAt.UTC()); err != nil {
+				return result{}, fmt.Errorf("reserve file %s: %w", q.r.FileName, err)
 			}
 		}
 		return result{kind: stored, id: id}, nil

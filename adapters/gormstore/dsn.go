@@ -56,8 +56,9 @@ func withLockWait(dsn string, d time.Duration) (string, error) {
 
 // MySQLDSN checks a go-sql-driver DSN and adds parseTime, loc=UTC and
 // charset=utf8mb4 when missing. clientFoundRows is turned off whatever the
-// DSN says: the store reads "rows affected" as rows changed (a claim
-// taken, a user updated), which that flag would turn into rows matched.
+// DSN says: the store reads "rows affected" as rows changed (a
+// reservation taken, a user updated), which that flag would turn into
+// rows matched.
 func MySQLDSN(dsn string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {

@@ -113,10 +113,10 @@ func (c shiftedClock) Now() time.Time { return time.Now().Add(time.Duration(c)) 
 
 // TestLateCommitKeepsFileStore: a report's COMMIT is held while the sweep
 // runs beside it and finds its file old and named by no committed row.
-// The sweep's tombstone waits for the report's uncommitted claim (SQLite's
+// The sweep's tombstone waits for the report's uncommitted reservation (SQLite's
 // one writer, in this process or in another one such as `reconcile
 // --apply`; MariaDB's row lock) and then fails: the file stays, and the row
-// lands with it. Without the claim the sweep would remove the file before
+// lands with it. Without the reservation the sweep would remove the file before
 // the row committed.
 func TestLateCommitKeepsFileStore(t *testing.T) {
 	eachDriver(t, func(t *testing.T, driver string, fresh func(testing.TB) string) {

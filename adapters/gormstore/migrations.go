@@ -28,7 +28,9 @@ func (m Migration) stmts(driver string) []string {
 var migrationFiles embed.FS
 
 // shipped names the released migrations; their SQL is in
-// migrations/NNNN.<driver>.sql.
+// migrations/NNNN.<driver>.sql. The names are released text too (each is
+// written into schema_migrations): migration 3's "file claims" are what
+// the code now calls reservations (reservations.go).
 var shipped = []struct {
 	version int
 	name    string

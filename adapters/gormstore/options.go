@@ -47,8 +47,11 @@ type Options struct {
 	BatchWriters int
 	// Clock makes every timestamp the store writes itself.
 	Clock ports.Clock
-	// Migrations are the schema changes Migrate applies; nil: the released
-	// ones (Migrations). Tests add one to prove the next field's path.
+	// Migrations are the schema changes Migrate applies; nil, as the
+	// service always leaves it: the released ones (Migrations). Only tests
+	// set it, to stop before a release's migration or to add the next
+	// field's; they are in other packages (test/migration*_test.go), which
+	// an export_test.go seam cannot reach, so it stays an option.
 	Migrations []Migration
 }
 

@@ -19,19 +19,44 @@ func (s *Store) ReportsAfter(ctx context.Context, afterID int64, limit int) ([]d
 	if limit <= 0 {
 		return nil, nil
 	}
-	var rows []struct {
-		ID         int64
-		FileName   *string
-		ReceivedAt time.Time
-	}
-	err := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
-		Where("id > ?", afterID).Order("id").Limit(limit).Scan(&rows).Error
+	out, err := s.stagingPage(ctx, afterID, limit, false)
 	if err != nil {
 		return nil, fmt.Errorf("reports after id %d: %w", afterID, err)
 	}
+	return out, nil
+}
+
+// stagingPage returns up to limit staging rows with ids above afterID, in
+// id order (on the primary key); with namingFile, only rows that name a
+// file.
+func (s *Store) stagingPage(ctx context.Context, afterID int64, limit int, namingFile bool) ([]domain.FileRow, error) {
+	q := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at AS row_time").
+		Where("id > ?", afterID)
+	if namingFile {
+		q = q.Where("file_name IS NOT NULL")
+	}
+	return scanFileRows(q.Order("id").Limit(limit))
+}
+
+// scanFileRows reads the page q selects (id, file_name and row_time; the
+// first two may be NULL) as file rows: the one scan of the purge's and
+// reconcile's pages of staging rows and of the sweep's unchecked
+// reservations.
+func scanFileRows(q *gorm.DB) ([]domain.FileRow, error) {
+	var rows []struct {
+		ID       *int64
+		FileName *string
+		RowTime  time.Time
+	}
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, err
+	}
 	out := make([]domain.FileRow, len(rows))
 	for i, r := range rows {
-		out[i] = domain.FileRow{ID: r.ID, ReceivedAt: r.ReceivedAt.UTC()}
+		out[i] = domain.FileRow{ReceivedAt: r.RowTime.UTC()}
+		if r.ID != nil {
+			out[i].ID = *r.ID
+		}
 		if r.FileName != nil {
 			out[i].FileName = *r.FileName
 		}
@@ -40,8 +65,8 @@ func (s *Store) ReportsAfter(ctx context.Context, afterID int64, limit int) ([]d
 }
 
 // DeleteReports deletes the staging rows of rows and, in the same
-// transaction, turns their files' claims into tombstones: no report can
-// claim those names again. Their idempotency records are left to the
+// transaction, turns their files' reservations into tombstones: no report
+// can reserve those names again. Their idempotency records are left to the
 // sweep: the purge takes only reports older than idempotency.ttl, whose
 // records have expired (ports.Purge refuses a shorter retention).
 func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error) {
@@ -68,7 +93,7 @@ func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64
 			return nil
 		}
 		return tx.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN ? AND state = ?",
-			fileTombstone, now, names, fileClaimed).Error
+			fileTombstone, now, names, fileReserved).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete %d reports: %w", len(ids), err)

@@ -12,7 +12,7 @@ type statements struct {
 	staging       string // INSERT of one staging row
 	key           string // INSERT of one idempotency record that skips a taken key
 	undo          string // DELETE of a staging row whose key was taken
-	claim         string // INSERT of the claim on a stored report's file name
+	reserve       string // INSERT of the reservation of a stored report's file name
 	readKey       string // the record of user and key hash
 	readKeyLocked string // the same, waiting for a transaction that holds it (MySQL)
 }
@@ -37,7 +37,7 @@ func buildStatements(driver string, cols []column) statements {
 		undo:    fmt.Sprintf("DELETE FROM %s WHERE id = ?", StagingTable),
 		// A plain INSERT: a tombstone under the name (the sweep took the
 		// file) makes it fail, and with it the report's row.
-		claim:   "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileClaimed + "', ?, ?, 0)",
+		reserve: "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileReserved + "', ?, ?, 0)",
 		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
 	}
 	key := "INSERT INTO idempotency_keys (" + keyNames + ") VALUES (" + placeholders(9) + ")"
@@ -98,7 +98,10 @@ func nullInt(n int64) any {
 // StagingInsert returns the group commit's INSERT of one staging row and
 // its arguments for r: the statement the store runs, for tools that
 // measure or fill the database without the service (the load tool's
-// storage ceiling, test fixtures).
+// storage ceiling, test fixtures). The service never calls it; it is
+// exported because those tools are other packages (test/load,
+// test/storetest, the migration tests in test/), which an export_test.go
+// seam cannot reach.
 func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) (string, []any) {
 	cols := columnsFor(cat)
 	return buildStatements(driver, cols).staging, stagingArgs(cols, r)

@@ -34,28 +34,19 @@ func (s *Store) FileRows(ctx context.Context, afterID int64, limit int) ([]domai
 	if limit <= 0 {
 		return nil, nil
 	}
-	var rows []struct {
-		ID         int64
-		FileName   string
-		ReceivedAt time.Time
-	}
-	err := s.read.orm.WithContext(ctx).Table(StagingTable).Select("id, file_name, received_at").
-		Where("id > ? AND file_name IS NOT NULL", afterID).Order("id").Limit(limit).Scan(&rows).Error
+	out, err := s.stagingPage(ctx, afterID, limit, true)
 	if err != nil {
 		return nil, fmt.Errorf("file rows: %w", err)
-	}
-	out := make([]domain.FileRow, len(rows))
-	for i, r := range rows {
-		out[i] = domain.FileRow{ID: r.ID, FileName: r.FileName, ReceivedAt: r.ReceivedAt.UTC()}
 	}
 	return out, nil
 }
 
-// PurgeKeys deletes at most limit records: pending claims created before
-// pendingBefore (found on ix_idempotency_state_created), then records
-// expired before expiredBefore (on ix_idempotency_expires). Each DELETE
-// names at most limit ids, so no statement holds many locks or runs long.
-// Without apply it counts them all.
+// PurgeKeys deletes at most limit records: pending records (written only
+// by version 1.0.0: ports/compat100.go) created before pendingBefore
+// (found on ix_idempotency_state_created), then records expired before
+// expiredBefore (on ix_idempotency_expires). Each DELETE names at most
+// limit ids, so no statement holds many locks or runs long. Without apply
+// it counts them all.
 func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
 	if limit <= 0 {
 		return 0, 0, fmt.Errorf("purge keys: limit %d, want > 0", limit)

@@ -39,7 +39,7 @@ func DecodeObject(body []byte, maxMembers int) ([]domain.RawField, error) {
 		}
 		if errors.Is(err, errTooManyMembers) {
 			return nil, &domain.Error{Kind: domain.ErrInvalidInput, Code: "too_many_members",
-				Message: "El cuerpo tiene más de " + itoa(int64(maxMembers)) + " miembros JSON; un reporte tiene 92 campos"}
+				Message: "El cuerpo tiene más de " + itoa(int64(maxMembers)) + " miembros JSON; un reporte tiene " + itoa(int64(len(domain.DefaultCatalogue().Fields))) + " campos"}
 		}
 		return nil, badBody("JSON mal formado: " + err.Error())
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,10 @@ func TestMemberBoundDecidedWhileScanning(t *testing.T) {
 		var de *domain.Error
 		if !errors.As(err, &de) || de.Code != "too_many_members" || !errors.Is(err, domain.ErrInvalidInput) {
 			t.Errorf("%s: %v, want too_many_members", name, err)
+		}
+		// The message counts the catalogue's fields, not a number of its own.
+		if want := "un reporte tiene " + strconv.Itoa(len(domain.DefaultCatalogue().Fields)) + " campos"; de == nil || !strings.HasSuffix(de.Message, want) {
+			t.Errorf("%s: %v, want it to end with %q", name, err, want)
 		}
 	}
 	bomb := []byte(members(33 << 20 / 6))

@@ -86,7 +86,7 @@ func listQuery(raw string) (ports.ListQuery, error) {
 			q.Cursor = val
 		case "limit":
 			if q.Limit, err = strconv.Atoi(val); err != nil || q.Limit == 0 {
-				return q, domain.InvalidParameter(key, "un entero de 1 a "+strconv.Itoa(domain.PageMax))
+				return q, domain.InvalidParameter(key, domain.PageLimitBound.Es)
 			}
 		case "received_from", "received_to":
 			t, ok := domain.ParseInstant(val)

@@ -165,13 +165,15 @@ func fieldsJSON(rep *domain.Report) (json.RawMessage, error) {
 			return nil, err
 		}
 		b = append(append(b, key...), ':')
-		switch f.Type {
-		case domain.TypeInteger:
-			b = strconv.AppendInt(b, v.Int, 10)
-		case domain.TypeBoolean:
-			b = strconv.AppendBool(b, v.Bool)
+		// The wire's spelling of the stored form: numbers and booleans
+		// as JSON's, the rest as strings.
+		switch s := domain.StoredOf(f, v); s.Kind {
+		case domain.StoredInteger:
+			b = strconv.AppendInt(b, s.Int, 10)
+		case domain.StoredBoolean:
+			b = strconv.AppendBool(b, s.Bool())
 		default:
-			text, err := json.Marshal(domain.StoredForm(f, v))
+			text, err := json.Marshal(s.Text())
 			if err != nil {
 				return nil, err
 			}

@@ -52,7 +52,13 @@ func (s *Store) Exists(ctx context.Context, name string) (bool, error) {
 	return false, fmt.Errorf("s3 uploads %s: head %s: %w", s.where, name, err)
 }
 
-// RemoveLeftover refuses: Walk reports no leftovers in a bucket.
+// RemoveLeftover is there for ports.UploadInventory, whose sweep removes
+// the temporary files of the directory store, and always refuses: a
+// bucket has no leftovers. Save writes an object with one PUT, which
+// stores all or nothing, and never starts a multipart upload, so Walk
+// never reports an object as Temp and the sweep never calls this. What it
+// could be given is a published object, which is not a leftover and must
+// stay (the shared upload suite checks that it refuses one).
 func (s *Store) RemoveLeftover(_ context.Context, o ports.StoredObject) error {
 	return fmt.Errorf("s3 uploads %s: %s is not a leftover (a failed PUT stores nothing)", s.where, o.Name)
 }

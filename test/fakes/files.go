@@ -9,7 +9,7 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// fileEntry is a claim (report > 0) or a tombstone (report 0) on a file
+// fileEntry is a reservation (report > 0) or a tombstone (report 0) on a file
 // name, as the real store keeps them in upload_files.
 type fileEntry struct {
 	report  int64
@@ -17,7 +17,7 @@ type fileEntry struct {
 	checked bool
 }
 
-// TombstoneFile tombstones name unless a row claims it.
+// TombstoneFile tombstones name unless a row has reserved it.
 func (m *ReportStore) TombstoneFile(_ context.Context, name string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -32,9 +32,9 @@ func (m *ReportStore) TombstoneFile(_ context.Context, name string) (bool, error
 	return false, nil
 }
 
-// UncheckedClaims returns claims not yet checked, created before before,
-// oldest first.
-func (m *ReportStore) UncheckedClaims(_ context.Context, before time.Time, limit int) ([]domain.FileRow, error) {
+// UncheckedReservations returns reservations not yet checked, created
+// before before, oldest first.
+func (m *ReportStore) UncheckedReservations(_ context.Context, before time.Time, limit int) ([]domain.FileRow, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []domain.FileRow
@@ -50,7 +50,7 @@ func (m *ReportStore) UncheckedClaims(_ context.Context, before time.Time, limit
 	return out, nil
 }
 
-// MarkChecked marks claims checked.
+// MarkChecked marks reservations checked.
 func (m *ReportStore) MarkChecked(_ context.Context, names []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -13,7 +13,7 @@ import (
 )
 
 // ReportStore is an in-memory ports.ReportStore and ports.SweepStore:
-// the unique key is the map key; files are claimed and tombstoned under
+// the unique key is the map key; files are reserved and tombstoned under
 // their name as the real store does (files.go).
 type ReportStore struct {
 	mu    sync.Mutex
@@ -68,7 +68,7 @@ func (m *ReportStore) StoreReport(ctx context.Context, r domain.StagedReport, re
 	}
 	if r.FileName != "" {
 		if _, taken := m.files[r.FileName]; taken {
-			return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: claim file %s: taken", r.FileName)
+			return 0, domain.IdempotencyRecord{}, fmt.Errorf("store report: reserve file %s: taken", r.FileName)
 		}
 		m.files[r.FileName] = &fileEntry{report: int64(len(m.rows) + 1), at: r.ReceivedAt}
 	}
@@ -103,7 +103,7 @@ func (m *ReportStore) DeleteKey(_ context.Context, rec domain.IdempotencyRecord)
 	return nil
 }
 
-// PutKey stores a record as is (a pending claim of an older version, an
+// PutKey stores a record as is (a pending record of version 1.0.0, an
 // expired record), for tests.
 func (m *ReportStore) PutKey(rec domain.IdempotencyRecord) {
 	m.mu.Lock()
@@ -167,7 +167,7 @@ func (m *ReportStore) FileRows(_ context.Context, afterID int64, limit int) ([]d
 	return out, nil
 }
 
-// PurgeKeys deletes pending claims older than pendingBefore and records
+// PurgeKeys deletes pending records older than pendingBefore and records
 // expired before expiredBefore, at most limit.
 func (m *ReportStore) PurgeKeys(_ context.Context, pendingBefore, expiredBefore time.Time, limit int, apply bool) (int64, int64, error) {
 	if limit <= 0 {

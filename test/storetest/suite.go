@@ -39,12 +39,12 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		claim := record("acme", "k-full", now)
-		claim.FileName = "partner_CR-FULL-1_x.pdf"
+		rec := record("acme", "k-full", now)
+		rec.FileName = "partner_CR-FULL-1_x.pdf"
 		staged := domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PartnerNIT: "900123456-8",
 			FileName: "partner_CR-FULL-1_x.pdf", FileSize: 1234, FileSHA256: fmt.Sprintf("%064x", 7),
 			RequestID: "req-1", IdempotencyKey: "k-full", PayloadSHA256: fmt.Sprintf("%064x", 9)}
-		id, _, err := st.StoreReport(ctx, staged, claim)
+		id, _, err := st.StoreReport(ctx, staged, rec)
 		if err != nil || id <= 0 {
 			t.Fatalf("StoreReport = %d, %v", id, err)
 		}
@@ -68,9 +68,9 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 				t.Errorf("column %s = %q, want %q", col, row[col], want)
 			}
 		}
-		rec, err := st.GetKey(ctx, "acme", claim.KeyHash)
-		if err != nil || rec.State != domain.KeyDone || rec.ReportID != id || rec.FileName != staged.FileName {
-			t.Fatalf("key after commit = %+v, %v", rec, err)
+		got, err := st.GetKey(ctx, "acme", rec.KeyHash)
+		if err != nil || got.State != domain.KeyDone || got.ReportID != id || got.FileName != staged.FileName {
+			t.Fatalf("key after commit = %+v, %v", got, err)
 		}
 	})
 
@@ -208,7 +208,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 
 	runGroupCommit(t, open, now)
 	runSweepQueries(t, open, now)
-	runFileClaims(t, open, now)
+	runFileReservations(t, open, now)
 	runLookups(t, open, now)
 	runArchive(t, open, now)
 }

@@ -14,8 +14,8 @@ import (
 
 const reconcileHelp = `Looks for what a crash or a database restore can leave behind, all of it
 older than the stale bound (http.report_timeout + 5s): temporary files,
-published files that no stored report names, pending claims, idempotency
-records past their TTL, tombstones of removed files past idempotency.ttl,
+published files that no stored report names, pending idempotency records
+of release 1.0.0 (pending_claim), idempotency records past their TTL, tombstones of removed files past idempotency.ttl,
 quarantined files past uploads.quarantine_retention; and every row whose
 file is missing (reported only: a file cannot be made again). Without
 --apply it only lists what it found and why; with --apply it clears it:
@@ -26,7 +26,7 @@ quarantined file with its age and whether a report names it again (its
 row came back with a later backup): such a file goes back with
 --restore-quarantined NAME. serve runs the same sweep at start and every
 uploads.sweep_interval. Safe beside running replicas: a file leaves its
-place only once the database has recorded that no report can claim it.
+place only once the database has recorded that no report can reserve it.
 
 Exit codes: 0 done; 1 a row's file is missing, or something could not be
 done (each is printed), or the database or upload store does not answer;
@@ -65,12 +65,12 @@ func reconcileRunner(fs *flag.FlagSet) runner {
 
 // verbs say what a run did with each kind, or would do.
 var verbs = map[string][2]string{
-	ports.FoundLeftover:     {"would remove", "removed"},
-	ports.FoundOrphanFile:   {"would quarantine", "quarantined"},
-	ports.FoundExpiredFile:  {"would delete", "deleted"},
-	ports.FoundPendingClaim: {"would remove", "removed"},
-	ports.FoundExpiredKey:   {"would remove", "removed"},
-	ports.FoundTombstone:    {"would remove", "removed"},
+	ports.FoundLeftover:      {"would remove", "removed"},
+	ports.FoundOrphanFile:    {"would quarantine", "quarantined"},
+	ports.FoundExpiredFile:   {"would delete", "deleted"},
+	ports.FoundPendingRecord: {"would remove", "removed"},
+	ports.FoundExpiredKey:    {"would remove", "removed"},
+	ports.FoundTombstone:     {"would remove", "removed"},
 }
 
 func reconcile(ctx context.Context, sweep *ports.Sweep, apply bool, io IO) int {

@@ -13,17 +13,17 @@ import (
 	"github.com/lender/disbursementd/test/faultproxy"
 )
 
-// RunClaimRace is the late COMMIT against the sweep, between two
+// RunReservationRace is the late COMMIT against the sweep, between two
 // replicas: replica A stores a report naming a file while the fault proxy
 // holds its COMMIT; meanwhile replica B's sweep tombstones the file's
 // name. Whoever the database lets win, the file's fate and the row agree:
 // a tombstone taken means no row names the file (A's report fails, its
 // outcome known), a row stored means the tombstone was refused. On one
-// server (or one Galera node) B waits on A's claim and is refused; on two
+// server (or one Galera node) B waits on A's reservation and is refused; on two
 // Galera nodes nothing waits, B's tombstone commits first and A's COMMIT
 // loses certification, is run again and meets the tombstone. It returns
 // whether B's tombstone was taken.
-func RunClaimRace(t *testing.T, dsnA, dsnB, check string) bool {
+func RunReservationRace(t *testing.T, dsnA, dsnB, check string) bool {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	cfg, err := mysqldrv.ParseDSN(dsnA)
@@ -48,7 +48,7 @@ func RunClaimRace(t *testing.T, dsnA, dsnB, check string) bool {
 	}
 	gone, err := b.TombstoneFile(ctx, r.FileName)
 	if err != nil {
-		t.Fatalf("TombstoneFile while the claim's COMMIT is held: %v", err)
+		t.Fatalf("TombstoneFile while the reservation's COMMIT is held: %v", err)
 	}
 	storeErr := <-stored
 	if n := proxy.Held(); n != 1 {

@@ -9,31 +9,34 @@ import (
 )
 
 // A file's fate is decided by the database that decides its row. The batch
-// that stores a report inserts a claim on its file name (upload_files) in
-// the row's transaction; the sweep removes a published file only after it
-// has committed a tombstone under the same key. The key is unique, so one
-// of them wins: a claim not yet committed holds the key (MySQL's row lock,
-// SQLite's one writer), the tombstone waits for it and fails once it has
-// landed; a committed tombstone makes a later claim fail, and with it that
-// report's row. No clock decides it, however late a COMMIT arrives.
+// that stores a report inserts a reservation of its file name
+// (upload_files) in the row's transaction; the sweep removes a published
+// file only after it has committed a tombstone under the same key. The key
+// is unique, so one of them wins: a reservation not yet committed holds the
+// key (MySQL's row lock, SQLite's one writer), the tombstone waits for it
+// and fails once it has landed; a committed tombstone makes a later
+// reservation fail, and with it that report's row. No clock decides it,
+// however late a COMMIT arrives.
 
-// filesTable keeps one entry per file name: a claim or a tombstone.
+// filesTable keeps one entry per file name: a reservation or a tombstone.
+// The table and its state values keep the names migration 3 released them
+// under (upload_files, 'claimed'): released migrations are frozen text.
 const filesTable = "upload_files"
 
 // The states of an upload_files entry.
 const (
-	fileClaimed   = "claimed"   // a committed row names the file
-	fileTombstone = "tombstone" // the sweep took the file: no row may claim it
+	fileReserved  = "claimed"   // a committed row names the file (the released value)
+	fileTombstone = "tombstone" // the sweep took the file: no row may reserve it
 )
 
 // TombstoneFile records that the sweep removes the file name, unless a
-// report claims it. It returns true when the tombstone is committed (or
-// was already): from then on no report can store a row naming the file.
-// It returns false when a committed claim names the file, or when a claim
-// still being written holds the key past the database's lock wait: the
-// file stays. A claim whose row has since been deleted by hand is turned
-// into a tombstone (the retention purge tombstones its rows' claims
-// itself).
+// report has reserved it. It returns true when the tombstone is committed
+// (or was already): from then on no report can store a row naming the
+// file. It returns false when a committed reservation names the file, or
+// when a reservation still being written holds the key past the
+// database's lock wait: the file stays. A reservation whose row has since
+// been deleted by hand is turned into a tombstone (the retention purge
+// tombstones its rows' reservations itself).
 func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	now := s.clock.Now().UTC()
 	db := s.write.orm.WithContext(ctx)
@@ -43,7 +46,7 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	case err == nil:
 		return true, nil
 	case isRetryable(err):
-		return false, nil // a claim is being written and has not settled: not ours to decide now
+		return false, nil // a reservation is being written and has not settled: not ours to decide now
 	case !isDuplicate(err):
 		return false, fmt.Errorf("tombstone %s: %w", name, err)
 	}
@@ -54,8 +57,8 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	if state == fileTombstone {
 		return true, nil // an earlier run's, which did not get to remove the file
 	}
-	// A committed claim: its row was committed with it, so a row still
-	// naming the file keeps it.
+	// A committed reservation: its row was committed with it, so a row
+	// still naming the file keeps it.
 	var rows int64
 	if err := db.Table(StagingTable).Where("file_name = ?", name).Count(&rows).Error; err != nil {
 		return false, fmt.Errorf("tombstone %s: look for its row: %w", name, err)
@@ -64,49 +67,39 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	res := db.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name = ? AND state = ?",
-		fileTombstone, now, name, fileClaimed)
+		fileTombstone, now, name, fileReserved)
 	if res.Error != nil {
 		return false, fmt.Errorf("tombstone %s: %w", name, res.Error)
 	}
 	return res.RowsAffected == 1, nil
 }
 
-// UncheckedClaims returns up to limit claims not yet checked for their
-// file and created before before, oldest first (on
-// ix_upload_files_checked). A claim becomes visible when its row commits,
-// however late, and stays unchecked until MarkChecked: so every stored row
-// is checked once, whenever it landed.
-func (s *Store) UncheckedClaims(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error) {
+// UncheckedReservations returns up to limit reservations not yet checked
+// for their file and created before before, oldest first (on
+// ix_upload_files_checked). A reservation becomes visible when its row
+// commits, however late, and stays unchecked until MarkChecked: so every
+// stored row is checked once, whenever it landed.
+func (s *Store) UncheckedReservations(ctx context.Context, before time.Time, limit int) ([]domain.FileRow, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	var rows []struct {
-		FileName  string
-		ReportID  *int64
-		CreatedAt time.Time
-	}
-	err := s.read.orm.WithContext(ctx).Table(filesTable).Select("file_name, report_id, created_at").
-		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit).Scan(&rows).Error
+	q := s.read.orm.WithContext(ctx).Table(filesTable).Select("report_id AS id, file_name, created_at AS row_time").
+		Where("checked = 0 AND created_at < ?", before.UTC()).Order("created_at, file_name").Limit(limit)
+	out, err := scanFileRows(q)
 	if err != nil {
-		return nil, fmt.Errorf("unchecked claims: %w", err)
-	}
-	out := make([]domain.FileRow, len(rows))
-	for i, r := range rows {
-		out[i] = domain.FileRow{FileName: r.FileName, ReceivedAt: r.CreatedAt.UTC()}
-		if r.ReportID != nil {
-			out[i].ID = *r.ReportID
-		}
+		return nil, fmt.Errorf("unchecked reservations: %w", err)
 	}
 	return out, nil
 }
 
-// MarkChecked marks claims as checked for their file (one statement).
+// MarkChecked marks reservations as checked for their file (one
+// statement).
 func (s *Store) MarkChecked(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
 	if err := s.write.orm.WithContext(ctx).Exec("UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN ?", names).Error; err != nil {
-		return fmt.Errorf("mark claims checked: %w", err)
+		return fmt.Errorf("mark reservations checked: %w", err)
 	}
 	return nil
 }

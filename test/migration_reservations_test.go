@@ -12,11 +12,11 @@ import (
 	"github.com/lender/disbursementd/test/storetest"
 )
 
-// TestMigrationClaimsEarlierFiles: migration 3 claims the file of every
-// row stored before it, so the sweep never takes those files for orphans,
+// TestMigrationReservesEarlierFiles: migration 3 reserves the file of
+// every row stored before it, so the sweep never takes those files for orphans,
 // on SQLite and MariaDB. On MariaDB, where each DDL statement commits on
 // its own, a run stopped half-way runs again cleanly.
-func TestMigrationClaimsEarlierFiles(t *testing.T) {
+func TestMigrationReservesEarlierFiles(t *testing.T) {
 	ctx := context.Background()
 	cat := domain.DefaultCatalogue()
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
@@ -29,7 +29,7 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 			if _, err := old.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			// Rows as release 1.1.0 wrote them: no claims.
+			// Rows as release 1.1.0 wrote them: no reservations.
 			db, err := storetest.OpenSQL(driver, d)
 			if err != nil {
 				t.Fatal(err)
@@ -68,8 +68,8 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 			if gone, err := st.TombstoneFile(ctx, "partner_CR-PRE3-X_20260101T000000000Z.pdf"); err != nil || !gone {
 				t.Fatalf("TombstoneFile of a name no row names = %v, %v; want true", gone, err)
 			}
-			if got, err := st.UncheckedClaims(ctx, now.Add(time.Hour), 10); err != nil || len(got) != 0 {
-				t.Fatalf("UncheckedClaims after the backfill = %+v, %v; want none (checked by their release's sweep)", got, err)
+			if got, err := st.UncheckedReservations(ctx, now.Add(time.Hour), 10); err != nil || len(got) != 0 {
+				t.Fatalf("UncheckedReservations after the backfill = %+v, %v; want none (checked by their release's sweep)", got, err)
 			}
 			if driver != gormstore.MySQL {
 				return
@@ -83,7 +83,7 @@ func TestMigrationClaimsEarlierFiles(t *testing.T) {
 			}
 			var n int
 			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM upload_files").Scan(&n); err != nil || n != 3 {
-				t.Fatalf("%d upload_files entries (%v), want 3: two claims and a tombstone", n, err)
+				t.Fatalf("%d upload_files entries (%v), want 3: two reservations and a tombstone", n, err)
 			}
 		})
 	}

@@ -10,10 +10,11 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-// runFileClaims checks that the store decides a file's fate as it decides
-// its row: a stored report claims its file name, the sweep's tombstone
-// takes a name no report has claimed, and whichever comes first wins.
-func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
+// runFileReservations checks that the store decides a file's fate as it
+// decides its row: a stored report reserves its file name, the sweep's
+// tombstone takes a name no report has reserved, and whichever comes first
+// wins.
+func runFileReservations(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 	ctx := context.Background()
 	withFile := func(credit string, at time.Time) domain.StagedReport {
 		r := staged(t, "acme", credit, at)
@@ -22,12 +23,12 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		return r
 	}
 
-	t.Run("claims: a tombstone refuses the report that would name its file", func(t *testing.T) {
+	t.Run("reservations: a tombstone refuses the report that would name its file", func(t *testing.T) {
 		h := open(t)
 		r := withFile("CR-TOMB-1", now)
 		gone, err := h.Sweep.TombstoneFile(ctx, r.FileName)
 		if err != nil || !gone {
-			t.Fatalf("TombstoneFile of an unclaimed name = %v, %v; want true", gone, err)
+			t.Fatalf("TombstoneFile of an unreserved name = %v, %v; want true", gone, err)
 		}
 		rec := record("acme", "tomb-1", now)
 		_, _, err = h.Store.StoreReport(ctx, r, rec)
@@ -50,19 +51,19 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		}
 	})
 
-	t.Run("claims: a stored report's file cannot be tombstoned", func(t *testing.T) {
+	t.Run("reservations: a stored report's file cannot be tombstoned", func(t *testing.T) {
 		h := open(t)
-		r := withFile("CR-CLAIM-1", now)
-		if _, _, err := h.Store.StoreReport(ctx, r, record("acme", "claim-1", now)); err != nil {
+		r := withFile("CR-RESERVE-1", now)
+		if _, _, err := h.Store.StoreReport(ctx, r, record("acme", "reserve-1", now)); err != nil {
 			t.Fatal(err)
 		}
 		if gone, err := h.Sweep.TombstoneFile(ctx, r.FileName); err != nil || gone {
-			t.Fatalf("TombstoneFile of a claimed name = %v, %v; want false", gone, err)
+			t.Fatalf("TombstoneFile of a reserved name = %v, %v; want false", gone, err)
 		}
-		// A report whose key was taken claims nothing.
-		dup := withFile("CR-CLAIM-1", now)
-		dup.FileName = "partner_CR-CLAIM-1_dup.pdf"
-		if _, _, err := h.Store.StoreReport(ctx, dup, record("acme", "claim-1", now)); !errors.Is(err, domain.ErrConflict) {
+		// A report whose key was taken reserves nothing.
+		dup := withFile("CR-RESERVE-1", now)
+		dup.FileName = "partner_CR-RESERVE-1_dup.pdf"
+		if _, _, err := h.Store.StoreReport(ctx, dup, record("acme", "reserve-1", now)); !errors.Is(err, domain.ErrConflict) {
 			t.Fatalf("duplicate = %v; want ErrConflict", err)
 		}
 		if gone, err := h.Sweep.TombstoneFile(ctx, dup.FileName); err != nil || !gone {
@@ -70,7 +71,7 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		}
 	})
 
-	t.Run("claims: each stored file is listed for its check once", func(t *testing.T) {
+	t.Run("reservations: each stored file is listed for its check once", func(t *testing.T) {
 		h := open(t)
 		var names []string
 		for i := range 5 {
@@ -84,20 +85,20 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 			t.Fatal(err)
 		}
 		// Older than two minutes ago: the first three, oldest first.
-		got, err := h.Sweep.UncheckedClaims(ctx, now.Add(-2*time.Minute), 10)
+		got, err := h.Sweep.UncheckedReservations(ctx, now.Add(-2*time.Minute), 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 3 || got[0].FileName != names[0] || got[2].FileName != names[2] || got[0].ID <= 0 {
-			t.Fatalf("UncheckedClaims = %+v; want the files of the three oldest rows", got)
+			t.Fatalf("UncheckedReservations = %+v; want the files of the three oldest rows", got)
 		}
 		if !got[0].ReceivedAt.Equal(now.Add(-5 * time.Minute)) {
-			t.Fatalf("claim time %v, want the row's %v", got[0].ReceivedAt, now.Add(-5*time.Minute))
+			t.Fatalf("reservation time %v, want the row's %v", got[0].ReceivedAt, now.Add(-5*time.Minute))
 		}
 		if err := h.Sweep.MarkChecked(ctx, []string{got[0].FileName, got[1].FileName}); err != nil {
 			t.Fatal(err)
 		}
-		got, err = h.Sweep.UncheckedClaims(ctx, now.Add(time.Minute), 2)
+		got, err = h.Sweep.UncheckedReservations(ctx, now.Add(time.Minute), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,15 +107,15 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		}
 	})
 
-	t.Run("claims: old tombstones purged in bounded batches", func(t *testing.T) {
+	t.Run("reservations: old tombstones purged in bounded batches", func(t *testing.T) {
 		h := open(t)
 		for i := range 5 {
 			if _, err := h.Sweep.TombstoneFile(ctx, fmt.Sprintf("partner_CR-OLDTOMB-%d_x.pdf", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		r := withFile("CR-KEEP-CLAIM", now)
-		if _, _, err := h.Store.StoreReport(ctx, r, record("acme", "keep-claim", now)); err != nil {
+		r := withFile("CR-KEEP-RESERVED", now)
+		if _, _, err := h.Store.StoreReport(ctx, r, record("acme", "keep-reserved", now)); err != nil {
 			t.Fatal(err)
 		}
 		later := time.Now().Add(time.Hour)
@@ -142,7 +143,7 @@ func runFileClaims(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 			t.Fatalf("purged %d tombstones, want 5", total)
 		}
 		if gone, err := h.Sweep.TombstoneFile(ctx, r.FileName); err != nil || gone {
-			t.Fatalf("the purge took a claim: TombstoneFile = %v, %v", gone, err)
+			t.Fatalf("the purge took a reservation: TombstoneFile = %v, %v", gone, err)
 		}
 	})
 }
