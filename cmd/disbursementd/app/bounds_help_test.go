@@ -15,8 +15,8 @@ func TestUsersHelpStatesTheDomainBounds(t *testing.T) {
 	password := fmt.Sprintf("%d to %d bytes", domain.MinPasswordLength, domain.MaxPasswordLength)
 	for name, text := range map[string]string{
 		"users":        usersHelp,
-		"users add":    userSubcommands["add"].help,
-		"users passwd": userSubcommands["passwd"].help,
+		"users add":    usersCommand.list["add"].help,
+		"users passwd": usersCommand.list["passwd"].help,
 	} {
 		if !strings.Contains(text, password) {
 			t.Errorf("%s help does not say %q", name, password)
