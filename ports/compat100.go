@@ -25,10 +25,6 @@ import (
 // their alerts and dashboards for a word about to disappear.
 const FoundPendingRecord = "pending_claim"
 
-// FoundPendingClaim is FoundPendingRecord's former name, kept for the
-// callers not yet renamed (test/soak); it goes in 2.0.0 with it.
-const FoundPendingClaim = FoundPendingRecord
-
 // compat100Dead reports whether rec is a pending record of version 1.0.0
 // older than ReportsOptions.Stale: its request died, so its key is taken
 // over.

@@ -45,7 +45,7 @@ func (s *soak) finalReconcile() error {
 	if err != nil {
 		return err
 	}
-	for _, kind := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingClaim, ports.FoundMissingFile} {
+	for _, kind := range []string{ports.FoundLeftover, ports.FoundOrphanFile, ports.FoundPendingRecord, ports.FoundMissingFile} {
 		if left[kind] != 0 {
 			s.res.violation("after the final reconcile --apply, reconcile still finds %s: %d", kind, left[kind])
 		}
