@@ -60,7 +60,7 @@ type HTTPConfig struct {
 	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
 	LookupSlots            int            `mapstructure:"lookup_slots" default:"16" doc:"GET /v1/reports look-ups (a page or one report) run at once, apart from reports' slots; beyond it 503 overloaded"`
 	LookupSlotsPerPartner  int            `mapstructure:"lookup_slots_per_partner" default:"4" doc:"of those, look-ups of one partner (token subject); beyond it 503 overloaded"`
-	LookupRatePerPartner   int            `mapstructure:"lookup_rate_per_partner" default:"50" doc:"look-ups one partner (token subject) may start per second on each replica, in bursts of as many; beyond it 429 slow_down with Retry-After, before any slot is taken"`
+	LookupRatePerPartner   int            `mapstructure:"lookup_rate_per_partner" default:"50" doc:"look-ups one partner (token subject) may start per second on each replica, in bursts of as many; beyond it a look-up waits for its turn when that comes within a second, else 429 slow_down with Retry-After, before any slot is taken"`
 	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
 	MaxProblems            int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
 }

@@ -45,6 +45,7 @@ func TestLookupRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.lookRate.maxWait = 0 // the refusals alone; TestLookupRateWaits is of the waits
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	h.srv, h.url = srv, ts.URL
@@ -133,6 +134,7 @@ func TestLookupRate(t *testing.T) {
 func TestLookupRateBound(t *testing.T) {
 	const perSecond, keys = 2, 3
 	l := newLookupRate(perSecond, keys)
+	l.maxWait = 0 // the refusals alone; TestLookupRateWaits is of the waits
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	for i := range 10 * keys {
 		if _, ok := l.take(fmt.Sprint("partner-", i), t0); !ok {
@@ -156,5 +158,72 @@ func TestLookupRateBound(t *testing.T) {
 	}
 	if _, ok := l.take("another", t0.Add(time.Second/perSecond+refill)); !ok || l.buckets.Len() != 1 {
 		t.Fatalf("a second after the others' last look-up: %d buckets, want only the new one", l.buckets.Len())
+	}
+}
+
+// TestLookupRateWaits: a look-up past its partner's rate whose turn comes
+// within a second waits for it (holding no slot) and then runs, counted in
+// lookups_delayed_total; one whose turn is further off is refused at once
+// with 429 and Retry-After; a waiting look-up whose client goes away gives
+// its turn back. The clock stands still, so the turns are exactly those of
+// the burst and the second's reservations.
+func TestLookupRateWaits(t *testing.T) {
+	h := newHarness(t, Limits{LookupRatePerPartner: 2, LookupSlots: 8, LookupSlotsPerPartner: 8})
+	clock := &stepClock{now: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	free := &heldLookup{started: make(chan string, 16), release: make(chan struct{})}
+	close(free.release) // every look-up answers at once
+	s := *h.srv
+	s.Validator, s.Lookup, s.Clock = free, free, clock
+	srv, err := New(s, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	h.srv, h.url = srv, ts.URL
+	acme := map[string]string{"Authorization": "Bearer good"}
+	for i := range 2 {
+		if a := h.do(t, "GET", "/v1/reports", acme, ""); a.status != 200 {
+			t.Fatalf("look-up %d of the burst: %d %s", i+1, a.status, a.raw)
+		}
+	}
+	// The next two turns are half a second and a second off: both wait
+	// and run.
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if a := h.do(t, "GET", "/v1/reports", acme, ""); a.status != 200 {
+				t.Errorf("look-up %d past the burst, its turn within a second: %d %s", i+1, a.status, a.raw)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := counterValue(t, srv.metrics.LookupsDelayed); n != 2 {
+		t.Fatalf("lookups_delayed_total = %v, want 2", n)
+	}
+	// The next turn is 1.5 s off: refused at once.
+	a := h.do(t, "GET", "/v1/reports", acme, "")
+	if a.status != 429 || a.body["code"] != "slow_down" || a.header.Get("Retry-After") != "1" {
+		t.Fatalf("a look-up whose turn is 1.5 s off: %d %v %s; want 429 slow_down, Retry-After 1", a.status, a.header, a.raw)
+	}
+	if n := counterValue(t, srv.metrics.LookupsThrottled); n != 1 {
+		t.Fatalf("lookups_throttled_total = %v, want 1", n)
+	}
+	// Half a second later one turn is within a second again; a look-up
+	// that takes it and is cancelled while waiting gives it back, so the
+	// next one may take it.
+	clock.add(500 * time.Millisecond)
+	wait, ok := srv.lookRate.take("acme", clock.Now())
+	if !ok || wait != time.Second {
+		t.Fatalf("the reserved turn: %v, %s; want a wait of 1s", ok, wait)
+	}
+	if _, ok := srv.lookRate.take("acme", clock.Now()); ok {
+		t.Fatal("a second turn reserved past the second")
+	}
+	srv.lookRate.giveBack("acme")
+	if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
+		t.Fatal("the turn given back was not taken again")
 	}
 }

@@ -30,6 +30,9 @@ type Metrics struct {
 	// LookupsThrottled counts look-ups turned away with 429 for passing
 	// their partner's rate (http.lookup_rate_per_partner).
 	LookupsThrottled prometheus.Counter
+	// LookupsDelayed counts look-ups past their partner's rate that
+	// waited for their turn (within a second) instead of a 429.
+	LookupsDelayed prometheus.Counter
 	// MissingFiles counts stored rows whose file the sweep found missing
 	// (each row once); the sweep also logs each.
 	MissingFiles  prometheus.Counter
@@ -67,7 +70,9 @@ func NewMetrics() *Metrics {
 	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
 		Help: "Reports turned away at once with 503 overloaded: http.max_in_flight being processed, a bound on bodies being received full, or http.max_bytes_in_flight reserved; and look-ups turned away with 503 overloaded, their look-up slots full."})
 	m.LookupsThrottled = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_throttled_total",
-		Help: "Look-ups (GET /v1/reports, /v1/reports/{id}) turned away at once with 429 slow_down: their partner had started http.lookup_rate_per_partner look-ups in the last second on this replica."})
+		Help: "Look-ups (GET /v1/reports, /v1/reports/{id}) turned away at once with 429 slow_down: their partner had started http.lookup_rate_per_partner look-ups in the last second on this replica, and its next turn was more than a second off."})
+	m.LookupsDelayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_delayed_total",
+		Help: "Look-ups past their partner's http.lookup_rate_per_partner that waited for their turn (at most a second, holding no slot) instead of a 429."})
 	m.MissingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
 		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
 	m.BodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
@@ -81,7 +86,7 @@ func NewMetrics() *Metrics {
 	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
 		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
-		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.LookupsThrottled, m.MissingFiles, m.BodiesTooSlow, m.receiving,
+		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.LookupsThrottled, m.LookupsDelayed, m.MissingFiles, m.BodiesTooSlow, m.receiving,
 		m.bytesReserved, m.ReportsReplayed, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
