@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,5 +228,30 @@ func TestLookupRateWaits(t *testing.T) {
 	srv.lookRate.giveBack("acme")
 	if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
 		t.Fatal("the turn given back was not taken again")
+	}
+
+	// A look-up whose client goes while it waits gives its turn back:
+	// ten seconds on (a full bucket), the burst spent, a look-up whose
+	// turn is half a second off is cancelled by its client after 100 ms;
+	// the next turn is then half a second off again, not a second.
+	clock.add(10 * time.Second)
+	for range 2 {
+		if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
+			t.Fatal("the burst, ten seconds on, refused")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/reports", nil)
+	req.Header.Set("Authorization", "Bearer good")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a look-up half a second from its turn answered %d within its client's 100 ms", resp.StatusCode)
+	}
+	for srv.lookRate.waiting.Load() != 0 || counterValue(t, srv.metrics.LookupsDelayed) != 3 {
+		runtime.Gosched() // the server sees its client gone
+	}
+	if wait, ok := srv.lookRate.take("acme", clock.Now()); !ok || wait != 500*time.Millisecond {
+		t.Fatalf("after a waiting look-up's client went: %v, %s; want its turn, half a second off", ok, wait)
 	}
 }
