@@ -123,6 +123,22 @@ galera_stop_node() {
   kill -9 "$pid" 2>/dev/null || true
 }
 
+# galera_join N: starts node N and waits until it has joined, Synced. A
+# join can time out on a busy machine (the group's install message is not
+# committed within evs.inactive_timeout: "failed to reach primary view");
+# the node is then stopped and started again, three tries in all.
+galera_join() {
+  local n=$1 try
+  for try in 1 2 3; do
+    galera_start_node "$n"
+    galera_wait_synced "$n" && return 0
+    [ "$try" = 3 ] && break
+    echo "galera node $n did not join (try $try of 3); starting it again" >&2
+    galera_stop_node "$n"
+  done
+  return 1
+}
+
 start_galera() {
   GALERA_BIN=$(command -v mariadbd || echo /usr/sbin/mariadbd)
   [ -x "$GALERA_BIN" ] || { echo "mariadbd not found" >&2; return 1; }
@@ -151,8 +167,7 @@ start_galera() {
   galera_start_node 1 --wsrep-new-cluster
   galera_wait_synced 1 || return 1
   for n in 2 3; do
-    galera_start_node "$n"
-    galera_wait_synced "$n" || return 1
+    galera_join "$n" || return 1
   done
   local size
   size=$(galera_client 1 -N -e "SHOW STATUS LIKE 'wsrep_cluster_size'" | cut -f2)
