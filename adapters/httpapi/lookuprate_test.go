@@ -11,25 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/fakes"
 )
-
-// stepClock is a clock that moves only when the test moves it.
-type stepClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // TestLookupRate: past its rate (3 a second here) a partner's look-ups
 // get 429 slow_down, a problem with Retry-After in whole seconds, at once:
@@ -41,7 +25,7 @@ func (c *stepClock) add(d time.Duration) {
 func TestLookupRate(t *testing.T) {
 	h := newHarness(t, Limits{LookupRatePerPartner: 3, LookupSlots: 4, LookupSlotsPerPartner: 1})
 	held := &heldLookup{started: make(chan string, 16), release: make(chan struct{})}
-	clock := &stepClock{now: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	clock := fakes.NewClock(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	s := *h.srv
 	s.Validator, s.Lookup, s.Clock = held, held, clock
 	srv, err := New(s, NewMetrics())
@@ -106,9 +90,9 @@ func TestLookupRate(t *testing.T) {
 	}
 	wait := throttled("acme's look-up, its slot free and its rate spent", "/v1/reports")
 
-	clock.add(time.Duration(wait) * time.Second)
+	clock.Add(time.Duration(wait) * time.Second)
 	expect("acme's look-up after Retry-After", acme, "/v1/reports/1", 200, "")
-	clock.add(time.Second)
+	clock.Add(time.Second)
 	for i := range 3 {
 		expect(fmt.Sprintf("acme's look-up %d of its burst a second later", i+1), acme, "/v1/reports", 200, "")
 	}
@@ -172,7 +156,7 @@ func TestLookupRateBound(t *testing.T) {
 // the burst and the second's reservations.
 func TestLookupRateWaits(t *testing.T) {
 	h := newHarness(t, Limits{LookupRatePerPartner: 2, LookupSlots: 8, LookupSlotsPerPartner: 8})
-	clock := &stepClock{now: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)}
+	clock := fakes.NewClock(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	free := &heldLookup{started: make(chan string, 16), release: make(chan struct{})}
 	close(free.release) // every look-up answers at once
 	s := *h.srv
@@ -217,7 +201,7 @@ func TestLookupRateWaits(t *testing.T) {
 	// Half a second later one turn is within a second again; a look-up
 	// that takes it and is cancelled while waiting gives it back, so the
 	// next one may take it.
-	clock.add(500 * time.Millisecond)
+	clock.Add(500 * time.Millisecond)
 	wait, ok := srv.lookRate.take("acme", clock.Now())
 	if !ok || wait != time.Second {
 		t.Fatalf("the reserved turn: %v, %s; want a wait of 1s", ok, wait)
@@ -234,7 +218,7 @@ func TestLookupRateWaits(t *testing.T) {
 	// ten seconds on (a full bucket), the burst spent, a look-up whose
 	// turn is half a second off is cancelled by its client after 100 ms;
 	// the next turn is then half a second off again, not a second.
-	clock.add(10 * time.Second)
+	clock.Add(10 * time.Second)
 	for range 2 {
 		if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
 			t.Fatal("the burst, ten seconds on, refused")
