@@ -36,8 +36,9 @@ func SeedAtSize(tb testing.TB, driver, dsn string) time.Duration {
 	tb.Helper()
 	ctx := context.Background()
 	seed := func(user, prefix string, n int) error { return SeedRows(ctx, driver, dsn, user, prefix, n) }
+	analyze := func() error { return Analyze(ctx, driver, dsn) }
 	if driver == gormstore.SQLite {
-		seed = seedCommand(tb, dsn)
+		seed, analyze = seedCommand(tb, dsn)
 	}
 	start := time.Now()
 	if err := seed(SizeUser, "k-", SizeRows); err != nil {
@@ -47,27 +48,30 @@ func SeedAtSize(tb testing.TB, driver, dsn string) time.Duration {
 		tb.Fatal(err)
 	}
 	took := time.Since(start)
-	if err := Analyze(ctx, driver, dsn); err != nil {
+	if err := analyze(); err != nil {
 		tb.Fatal(err)
 	}
 	return took
 }
 
-// seedCommand seeds the SQLite store at path through the seed command
-// (test/storetest/seed), built without the race detector: SQLite is Go
-// code here, and instrumented it takes many minutes over a million rows.
-func seedCommand(tb testing.TB, path string) func(user, prefix string, n int) error {
+// seedCommand seeds and analyzes the SQLite store at path through the seed
+// command (test/storetest/seed), built without the race detector: SQLite
+// is Go code here, and instrumented each takes minutes over a million rows
+// (in the test process the ANALYZE alone took about 195 of the test's 263 s).
+func seedCommand(tb testing.TB, path string) (seed func(user, prefix string, n int) error, analyze func() error) {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "seed")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/lender/disbursementd/test/storetest/seed").CombinedOutput(); err != nil {
 		tb.Fatalf("build the seed command: %v\n%s", err, out)
 	}
-	return func(user, prefix string, n int) error {
-		if out, err := exec.Command(bin, gormstore.SQLite, path, user, prefix, strconv.Itoa(n)).CombinedOutput(); err != nil {
-			return fmt.Errorf("seed: %v\n%s", err, out)
+	run := func(args ...string) error {
+		if out, err := exec.Command(bin, append([]string{gormstore.SQLite, path}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("seed %v: %v\n%s", args, err, out)
 		}
 		return nil
 	}
+	return func(user, prefix string, n int) error { return run(user, prefix, strconv.Itoa(n)) },
+		func() error { return run("analyze") }
 }
 
 // SeedRows inserts n rows of user into the migrated store at driver and
