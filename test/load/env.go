@@ -254,11 +254,18 @@ func (e *environment) tokenFor(name string) (string, error) {
 }
 
 func (e *environment) close() {
-	for _, c := range append(append([]*exec.Cmd{}, e.svcs...), e.sink) {
+	for _, c := range e.svcs {
 		if c != nil && c.Process != nil {
 			_ = c.Process.Signal(os.Interrupt)
 			_ = c.Wait()
 		}
+	}
+	// The sink holds nothing to finish, and a tool started from a shell's
+	// background job inherits SIGINT ignored (the sink installs no
+	// handler), so an interrupt left it, and this wait, running.
+	if c := e.sink; c != nil && c.Process != nil {
+		_ = c.Process.Kill()
+		_ = c.Wait()
 	}
 	if e.serverDSN != "" {
 		if cfg, err := mysqldrv.ParseDSN(e.serverDSN); err == nil {
