@@ -5,8 +5,9 @@
 //     keys, password hashing, throttles, caches and the clock — each
 //     implemented by an adapter;
 //   - the use cases that implement the driving ports, one file each:
-//     reports.go (a partner reports a disbursement), auth.go (tokens in
-//     and out, with login throttling), login.go (the built-in login),
+//     reports.go (a partner reports a disbursement), auth.go and
+//     auth_throttle.go (tokens in and out, with login throttling),
+//     login.go (the built-in login),
 //     users.go (the users commands), sweep.go, sweep_files.go and
 //     quarantine.go (the crash sweep and its quarantine), purge.go (the
 //     retention purge), lookup.go, cursor.go and support.go (the
