@@ -103,6 +103,21 @@ func newHarness(t *testing.T, limits Limits) *harness {
 	return h
 }
 
+// rebuild serves h from a new Server made by New from a copy of h's,
+// changed by change, on a listener of its own.
+func (h *harness) rebuild(t *testing.T, change func(*Server)) {
+	t.Helper()
+	s := *h.srv
+	change(&s)
+	srv, err := New(s, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	h.srv, h.url = srv, ts.URL
+}
+
 type lockedWriter struct {
 	b  *bytes.Buffer
 	mu *sync.Mutex

@@ -159,15 +159,7 @@ func TestLookupRateWaits(t *testing.T) {
 	clock := fakes.NewClock(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	free := &heldLookup{started: make(chan string, 16), release: make(chan struct{})}
 	close(free.release) // every look-up answers at once
-	s := *h.srv
-	s.Validator, s.Lookup, s.Clock = free, free, clock
-	srv, err := New(s, NewMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	h.srv, h.url = srv, ts.URL
+	h.rebuild(t, func(s *Server) { s.Validator, s.Lookup, s.Clock = free, free, clock })
 	acme := map[string]string{"Authorization": "Bearer good"}
 	for i := range 2 {
 		if a := h.do(t, "GET", "/v1/reports", acme, ""); a.status != 200 {
@@ -187,7 +179,7 @@ func TestLookupRateWaits(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := counterValue(t, srv.metrics.LookupsDelayed); n != 2 {
+	if n := counterValue(t, h.srv.metrics.LookupsDelayed); n != 2 {
 		t.Fatalf("lookups_delayed_total = %v, want 2", n)
 	}
 	// The next turn is 1.5 s off: refused at once.
@@ -195,22 +187,22 @@ func TestLookupRateWaits(t *testing.T) {
 	if a.status != 429 || a.body["code"] != "slow_down" || a.header.Get("Retry-After") != "1" {
 		t.Fatalf("a look-up whose turn is 1.5 s off: %d %v %s; want 429 slow_down, Retry-After 1", a.status, a.header, a.raw)
 	}
-	if n := counterValue(t, srv.metrics.LookupsThrottled); n != 1 {
+	if n := counterValue(t, h.srv.metrics.LookupsThrottled); n != 1 {
 		t.Fatalf("lookups_throttled_total = %v, want 1", n)
 	}
 	// Half a second later one turn is within a second again; a look-up
 	// that takes it and is cancelled while waiting gives it back, so the
 	// next one may take it.
 	clock.Add(500 * time.Millisecond)
-	wait, ok := srv.lookRate.take("acme", clock.Now())
+	wait, ok := h.srv.lookRate.take("acme", clock.Now())
 	if !ok || wait != time.Second {
 		t.Fatalf("the reserved turn: %v, %s; want a wait of 1s", ok, wait)
 	}
-	if _, ok := srv.lookRate.take("acme", clock.Now()); ok {
+	if _, ok := h.srv.lookRate.take("acme", clock.Now()); ok {
 		t.Fatal("a second turn reserved past the second")
 	}
-	srv.lookRate.giveBack("acme")
-	if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
+	h.srv.lookRate.giveBack("acme")
+	if _, ok := h.srv.lookRate.take("acme", clock.Now()); !ok {
 		t.Fatal("the turn given back was not taken again")
 	}
 
@@ -220,22 +212,28 @@ func TestLookupRateWaits(t *testing.T) {
 	// the next turn is then half a second off again, not a second.
 	clock.Add(10 * time.Second)
 	for range 2 {
-		if _, ok := srv.lookRate.take("acme", clock.Now()); !ok {
+		if _, ok := h.srv.lookRate.take("acme", clock.Now()); !ok {
 			t.Fatal("the burst, ten seconds on, refused")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/reports", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/v1/reports", nil)
 	req.Header.Set("Authorization", "Bearer good")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("a look-up half a second from its turn answered %d within its client's 100 ms", resp.StatusCode)
 	}
-	for srv.lookRate.waiting.Load() != 0 || counterValue(t, srv.metrics.LookupsDelayed) != 3 {
-		runtime.Gosched() // the server sees its client gone
+	// The server sees its client gone; a wait that never ends fails here,
+	// not at the package's timeout.
+	for gone := time.Now().Add(10 * time.Second); h.srv.lookRate.waiting.Load() != 0 || counterValue(t, h.srv.metrics.LookupsDelayed) != 3; {
+		if time.Now().After(gone) {
+			t.Fatalf("10 s after its client went: %d look-ups still waiting, lookups_delayed_total %v (want 0 and 3)",
+				h.srv.lookRate.waiting.Load(), counterValue(t, h.srv.metrics.LookupsDelayed))
+		}
+		runtime.Gosched()
 	}
-	if wait, ok := srv.lookRate.take("acme", clock.Now()); !ok || wait != 500*time.Millisecond {
+	if wait, ok := h.srv.lookRate.take("acme", clock.Now()); !ok || wait != 500*time.Millisecond {
 		t.Fatalf("after a waiting look-up's client went: %v, %s; want its turn, half a second off", ok, wait)
 	}
 }

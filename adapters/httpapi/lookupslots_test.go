@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -53,15 +52,7 @@ func (h *heldLookup) Get(ctx context.Context, user string, id int64) (domain.Sto
 func TestLookupSlots(t *testing.T) {
 	h := newHarness(t, Limits{LookupSlots: 3, LookupSlotsPerPartner: 2, LookupTimeout: 4 * time.Second, MaxInFlight: 1})
 	held := &heldLookup{started: make(chan string, 8), release: make(chan struct{})}
-	s := *h.srv
-	s.Validator, s.Lookup = held, held
-	srv, err := New(s, NewMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	h.srv, h.url = srv, ts.URL
+	h.rebuild(t, func(s *Server) { s.Validator, s.Lookup = held, held })
 	acme := map[string]string{"Authorization": "Bearer good"}
 	beta := map[string]string{"Authorization": "Bearer good-beta"}
 

@@ -47,18 +47,12 @@ func requestLine(t *testing.T, h *harness, a answer) map[string]any {
 // withDebugLog is h with its server logging from DEBUG up.
 func withDebugLog(t *testing.T, h *harness, change func(*Server)) {
 	t.Helper()
-	s := *h.srv
-	s.Log = slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if change != nil {
-		change(&s)
-	}
-	srv, err := New(s, NewMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	h.srv, h.url = srv, ts.URL
+	h.rebuild(t, func(s *Server) {
+		s.Log = slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		if change != nil {
+			change(s)
+		}
+	})
 }
 
 // refusedReport is what the real catalogue answers a body with a missing

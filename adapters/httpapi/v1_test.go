@@ -37,15 +37,7 @@ func newV1Harness(t *testing.T, limits Limits) (*harness, *fakeV1) {
 	h := newHarness(t, limits)
 	v1 := &fakeV1{stored: domain.StoredReport{StoredReceipt: domain.StoredReceipt{CreditNumber: "CR-1",
 		ReceivedAt: time.Date(2026, 11, 26, 10, 0, 0, 123e6, time.UTC)}}}
-	s := *h.srv
-	s.Validator, s.Lookup = v1, v1
-	srv, err := New(s, NewMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	h.srv, h.url = srv, ts.URL
+	h.rebuild(t, func(s *Server) { s.Validator, s.Lookup = v1, v1 })
 	return h, v1
 }
 
