@@ -1,4 +1,4 @@
-package test
+package gormstore_test
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
-	"github.com/lender/disbursementd/adapters/memstate"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -22,19 +21,6 @@ func TestReportStoreSQLite(t *testing.T) {
 func TestReportStoreMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	storetest.RunReportStore(t, storetest.MySQLHarness)
-}
-
-func TestLoginThrottleMemory(t *testing.T) {
-	storetest.RunLoginThrottle(t, func(tb testing.TB) storetest.ThrottleSubject {
-		th, err := memstate.NewThrottle(1000)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		// Its time is the now its callers pass, which Pass moves on.
-		now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-		return storetest.ThrottleSubject{LoginThrottle: th, Now: func() time.Time { return now },
-			Pass: func(d time.Duration) { now = now.Add(d) }}
-	})
 }
 
 func TestLoginThrottleSQLite(t *testing.T) {

@@ -1,4 +1,4 @@
-package test
+package storetest_test
 
 import (
 	"reflect"

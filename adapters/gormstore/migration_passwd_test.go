@@ -1,4 +1,4 @@
-package test
+package gormstore_test
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func TestMigrationPasswordChanges(t *testing.T) {
 			}
 			defer db.Close()
 			if _, err := db.ExecContext(ctx, "INSERT INTO users (username, password_hash, nit, active, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)",
-				partner, "$2a$10$old", "900123456", now, now); err != nil {
+				"acme", "$2a$10$old", "900123456", now, now); err != nil {
 				t.Fatal(err)
 			}
 			_ = old.Close()
@@ -51,15 +51,15 @@ func TestMigrationPasswordChanges(t *testing.T) {
 			if applied, err := st.Migrate(ctx); err != nil || !slices.Contains(applied, 5) {
 				t.Fatalf("Migrate = %v, %v; want it to apply 5", applied, err)
 			}
-			u, err := st.GetUser(ctx, partner)
+			u, err := st.GetUser(ctx, "acme")
 			if err != nil || u.PasswordHash != "$2a$10$old" || !u.PasswordChangedAt.IsZero() {
 				t.Fatalf("after the upgrade: %+v, %v", u, err)
 			}
 			at := now.Add(time.Second).Truncate(time.Microsecond)
-			if err := st.ChangePassword(ctx, partner, "$2a$10$new", at); err != nil {
+			if err := st.ChangePassword(ctx, "acme", "$2a$10$new", at); err != nil {
 				t.Fatal(err)
 			}
-			if u, _ := st.GetUser(ctx, partner); !u.PasswordChangedAt.Equal(at) || u.PasswordHash != "$2a$10$new" {
+			if u, _ := st.GetUser(ctx, "acme"); !u.PasswordChangedAt.Equal(at) || u.PasswordHash != "$2a$10$new" {
 				t.Fatalf("after ChangePassword: %+v", u)
 			}
 		})

@@ -1,4 +1,4 @@
-package test
+package gormstore_test
 
 import (
 	"context"
