@@ -17,6 +17,7 @@ import (
 // ports.ErrRecordGone with no record, never a made-up one; a record that
 // is there is the conflict's answer.
 func TestTakenKeyWhoseRecordIsGone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(SQLite, filepath.Join(t.TempDir(), "gone.db"), testOptions(), domain.DefaultCatalogue())
 	if err != nil {

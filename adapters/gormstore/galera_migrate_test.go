@@ -23,6 +23,7 @@ import (
 // schema outdated on every node (what serve with auto_migrate: false
 // refuses), and after it, current on every node.
 func TestMigrationUnderWritesGalera(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	writers := storetest.MustOpenReplicas(t, dsns) // the released schema, migrated

@@ -15,19 +15,23 @@ import (
 // its own node, and with all of them writing through one node.
 
 func TestReportStoreGaleraSpread(t *testing.T) {
+	t.Parallel()
 	storetest.GaleraDSNs(t)
 	storetest.RunReportStore(t, storetest.GaleraSpreadHarness)
 }
 
 func TestReportStoreGaleraOneNode(t *testing.T) {
+	t.Parallel()
 	storetest.GaleraDSNs(t)
 	storetest.RunReportStore(t, storetest.GaleraOneNodeHarness)
 }
 
 func TestLoginThrottleGalera(t *testing.T) {
+	t.Parallel()
 	storetest.GaleraDSNs(t)
 	storetest.RunLoginThrottle(t, func(tb testing.TB) storetest.ThrottleSubject { return storetest.GaleraThrottles(tb)[1] })
 	t.Run("two replicas on two nodes", func(t *testing.T) {
+		t.Parallel()
 		storetest.RunLoginThrottleReplicas(t, func(tb testing.TB) (storetest.ThrottleSubject, storetest.ThrottleSubject) {
 			ths := storetest.GaleraThrottles(tb)
 			return ths[0], ths[1]
@@ -36,6 +40,7 @@ func TestLoginThrottleGalera(t *testing.T) {
 	// The contract's bound across nodes: 40 wrong passwords for one user at
 	// once, over 3 replicas on 3 nodes, get throttle.user_failures checks.
 	t.Run("40 concurrent takes over 3 nodes: the user budget", func(t *testing.T) {
+		t.Parallel()
 		storetest.RunThrottleSpread(t, storetest.GaleraThrottles(t), 40, config.Defaults().Throttle.UserFailures)
 	})
 }
@@ -47,7 +52,9 @@ func TestLoginThrottleGalera(t *testing.T) {
 // is run again and finds the key taken. Either way its 30 batch-mates are
 // stored and the key names one row.
 func TestStoreHeldCommitBatchGalera(t *testing.T) {
+	t.Parallel()
 	t.Run("one node", func(t *testing.T) {
+		t.Parallel()
 		dsns := storetest.MustCreateGaleraDatabase(t)
 		got := storetest.RunHeldCommitBatch(t, dsns[0], dsns[0], dsns[0], 12*time.Second)
 		if got.First != nil || !storetest.IsLockWait(got.Retry) {
@@ -55,6 +62,7 @@ func TestStoreHeldCommitBatchGalera(t *testing.T) {
 		}
 	})
 	t.Run("two nodes", func(t *testing.T) {
+		t.Parallel()
 		dsns := storetest.MustCreateGaleraDatabase(t)
 		got := storetest.RunHeldCommitBatch(t, dsns[0], dsns[1], dsns[2], 12*time.Second)
 		if got.Retry != nil || !errors.Is(got.First, domain.ErrConflict) {
@@ -67,6 +75,7 @@ func TestStoreHeldCommitBatchGalera(t *testing.T) {
 // retried as a whole transaction, never answered as store_failed when a
 // retry stores the report.
 func TestStoreCertificationRetriesGalera(t *testing.T) {
+	t.Parallel()
 	storetest.RunCertificationRetries(t, storetest.MustOpenReplicas(t, storetest.MustCreateGaleraDatabase(t)), 30)
 }
 
@@ -74,13 +83,16 @@ func TestStoreCertificationRetriesGalera(t *testing.T) {
 // the report and the sweep on one node and on two (CONTRACT §7, third
 // round: "A row that commits keeps its file").
 func TestReservationRaceGalera(t *testing.T) {
+	t.Parallel()
 	t.Run("one node: the sweep waits and is refused", func(t *testing.T) {
+		t.Parallel()
 		dsns := storetest.MustCreateGaleraDatabase(t)
 		if storetest.RunReservationRace(t, dsns[0], dsns[0], dsns[0]) {
 			t.Error("the tombstone was taken through the node that held the reservation")
 		}
 	})
 	t.Run("two nodes: first committer wins", func(t *testing.T) {
+		t.Parallel()
 		dsns := storetest.MustCreateGaleraDatabase(t)
 		storetest.RunReservationRace(t, dsns[0], dsns[1], dsns[2])
 	})
@@ -90,6 +102,7 @@ func TestReservationRaceGalera(t *testing.T) {
 // applied, or cannot be read back, on a node of the cluster (rows counted
 // on another node).
 func TestStoreReportLostCommitGalera(t *testing.T) {
+	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	storetest.RunLostCommitOn(t, dsns[0], dsns[1])
 }

@@ -19,12 +19,8 @@ import (
 func eachDriver(t *testing.T, fn func(t *testing.T, driver string, fresh func(testing.TB) string)) {
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
 		t.Run(driver, func(t *testing.T) {
-			fn(t, driver, func(tb testing.TB) string {
-				if driver == gormstore.MySQL {
-					return storetest.MustCreateDatabase(tb)
-				}
-				return storetest.SQLitePath(tb)
-			})
+			t.Parallel()
+			fn(t, driver, func(tb testing.TB) string { return storetest.FreshDSN(tb, driver) })
 		})
 	}
 }
@@ -44,6 +40,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // stored, not failed because of its neighbour's deadline. The batch's
 // COMMIT is held until the near report has given up.
 func TestBatchOutlivesAMemberNearItsDeadline(t *testing.T) {
+	t.Parallel()
 	eachDriver(t, func(t *testing.T, driver string, fresh func(testing.TB) string) {
 		dsn := fresh(t)
 		st := storetest.MustOpen(t, driver, dsn, gormstore.Options{BatchWriters: 1})
@@ -119,6 +116,7 @@ func (c shiftedClock) Now() time.Time { return time.Now().Add(time.Duration(c)) 
 // lands with it. Without the reservation the sweep would remove the file before
 // the row committed.
 func TestLateCommitKeepsFileStore(t *testing.T) {
+	t.Parallel()
 	eachDriver(t, func(t *testing.T, driver string, fresh func(testing.TB) string) {
 		for _, where := range []string{"same process", "another process"} {
 			t.Run(where, func(t *testing.T) {

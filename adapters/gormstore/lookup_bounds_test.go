@@ -22,6 +22,7 @@ const slowStatement = "SELECT SLEEP(30) /* slow look-up */"
 // request is cancelled leaves nothing running on the server 10 s later
 // (contract §10). The report pool's sessions carry no such bound.
 func TestLookupStatementBoundMySQL(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{LookupTimeout: 2 * time.Second})
 	admin, err := storetest.OpenSQL(gormstore.MySQL, dsn)
@@ -90,6 +91,7 @@ func TestLookupStatementBoundMySQL(t *testing.T) {
 // inside the engine when its context ends (the driver's interrupt), at
 // the bound or on a cancel.
 func TestLookupStatementBoundSQLite(t *testing.T) {
+	t.Parallel()
 	st := storetest.MustOpen(t, gormstore.SQLite, storetest.SQLitePath(t), gormstore.Options{LookupTimeout: 200 * time.Millisecond})
 	// Counts to 10^10 unless interrupted: hours of work.
 	slow := "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10000000000) SELECT COUNT(*) FROM c"

@@ -21,12 +21,14 @@ import (
 // entries at 10^6 rows is the store suite's (storetest.RunLookupsAtSize);
 // this test keeps the plan of each shape visible and quick to check.
 func TestLookupPlansSQLite(t *testing.T) {
+	t.Parallel()
 	path := storetest.SQLitePath(t)
 	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{})
 	lookupPlans(t, st, gormstore.SQLite, path)
 }
 
 func TestLookupPlansMySQL(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
 	lookupPlans(t, st, gormstore.MySQL, dsn)

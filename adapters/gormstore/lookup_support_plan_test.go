@@ -16,12 +16,14 @@ import (
 // index meant for it, never a scan of the table, on the table lookupPlans
 // uses. The plans are logged for the lead's note (go test -v).
 func TestArchivePlansSQLite(t *testing.T) {
+	t.Parallel()
 	path := storetest.SQLitePath(t)
 	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{})
 	archivePlans(t, st, gormstore.SQLite, path)
 }
 
 func TestArchivePlansMySQL(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
 	archivePlans(t, st, gormstore.MySQL, dsn)

@@ -17,71 +17,51 @@ import (
 // running the migrations again changes nothing, and on MariaDB a run
 // stopped half-way is run again.
 func TestMigrationKeysetIndexes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cat := domain.DefaultCatalogue()
-	var before []gormstore.Migration
-	for _, m := range gormstore.Migrations() {
-		if m.Version < 6 {
-			before = append(before, m)
+	onReleasedBefore(t, 6, func(t *testing.T, r released) {
+		if err := storetest.SeedRows(ctx, r.driver, r.dsn, "acme", "k-", 1000); err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
-		t.Run(driver, func(t *testing.T) {
-			d := storetest.SQLitePath(t)
-			if driver == gormstore.MySQL {
-				d = storetest.MustCreateDatabase(t)
-			}
-			old := openStore(t, driver, d, cat, before)
-			if _, err := old.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := storetest.SeedRows(ctx, driver, d, "acme", "k-", 1000); err != nil {
-				t.Fatal(err)
-			}
-			_ = old.Close()
+		_ = r.old.Close()
 
-			st := openStore(t, driver, d, cat, nil)
+		st := openStore(t, r.driver, r.dsn, cat, nil)
+		if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
+			t.Fatalf("Migrate = %v, %v; want [6]", applied, err)
+		}
+		if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
+			t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)
+		}
+		if r.driver == gormstore.MySQL {
+			// MySQL commits each DDL statement: a run stopped after the
+			// DROP is run again, its indexes there and the dropped one
+			// gone.
+			if _, err := r.db.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 6"); err != nil {
+				t.Fatal(err)
+			}
 			if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
-				t.Fatalf("Migrate = %v, %v; want [6]", applied, err)
+				t.Fatalf("Migrate after a run stopped half-way = %v, %v; want [6]", applied, err)
 			}
-			if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
-				t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)
+		}
+		var seen []int64
+		f := ports.ReportFilter{User: "acme", From: storetest.SizeBase, Limit: 300}
+		for {
+			page, err := st.ListReports(ctx, f)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if driver == gormstore.MySQL {
-				// MySQL commits each DDL statement: a run stopped after the
-				// DROP is run again, its indexes there and the dropped one
-				// gone.
-				db, err := storetest.OpenSQL(driver, d)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
-				if _, err := db.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 6"); err != nil {
-					t.Fatal(err)
-				}
-				if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
-					t.Fatalf("Migrate after a run stopped half-way = %v, %v; want [6]", applied, err)
-				}
+			for _, r := range page {
+				seen = append(seen, r.ID)
 			}
-			var seen []int64
-			f := ports.ReportFilter{User: "acme", From: storetest.SizeBase, Limit: 300}
-			for {
-				page, err := st.ListReports(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range page {
-					seen = append(seen, r.ID)
-				}
-				if len(page) < f.Limit {
-					break
-				}
-				f.After = page[len(page)-1].Position
+			if len(page) < f.Limit {
+				break
 			}
-			// Seeded rows go up in time with their ids.
-			if len(seen) != 1000 || !slices.IsSorted(seen) || seen[0] != 1 {
-				t.Fatalf("pages after the upgrade: %d ids, sorted %v, first %v", len(seen), slices.IsSorted(seen), seen[:min(3, len(seen))])
-			}
-		})
-	}
+			f.After = page[len(page)-1].Position
+		}
+		// Seeded rows go up in time with their ids.
+		if len(seen) != 1000 || !slices.IsSorted(seen) || seen[0] != 1 {
+			t.Fatalf("pages after the upgrade: %d ids, sorted %v, first %v", len(seen), slices.IsSorted(seen), seen[:min(3, len(seen))])
+		}
+	})
 }

@@ -2,6 +2,7 @@ package gormstore_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,46 @@ func storeWith(t *testing.T, st *gormstore.Store, cat *domain.Catalogue, credit 
 	return id
 }
 
+// released is a database as the releases before a migration left it: the
+// store that migrated it (closed before the upgrade) and a handle of the
+// test's own, to write rows as those releases did.
+type released struct {
+	driver, dsn string
+	old         *gormstore.Store
+	db          *sql.DB
+}
+
+// onReleasedBefore runs fn on SQLite and on MariaDB, each a parallel
+// subtest on a fresh database migrated up to migration version, not
+// including it.
+func onReleasedBefore(t *testing.T, version int, fn func(t *testing.T, r released)) {
+	var before []gormstore.Migration
+	for _, m := range gormstore.Migrations() {
+		if m.Version < version {
+			before = append(before, m)
+		}
+	}
+	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			r := released{driver: driver, dsn: storetest.FreshDSN(t, driver)}
+			r.old = openStore(t, driver, r.dsn, domain.DefaultCatalogue(), before)
+			if _, err := r.old.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			db, err := storetest.OpenSQL(driver, r.dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			r.db = db
+			fn(t, r)
+		})
+	}
+}
+
+// openStore opens a store of cat with migrations migs (nil: the shipped
+// ones), unmigrated, closed at cleanup.
 func openStore(t *testing.T, driver, dsn string, cat *domain.Catalogue, migs []gormstore.Migration) *gormstore.Store {
 	t.Helper()
 	st, err := gormstore.Open(driver, dsn, storetest.WithOptions(driver, gormstore.Options{Migrations: migs}), cat)
@@ -68,18 +109,14 @@ func openStore(t *testing.T, driver, dsn string, cat *domain.Catalogue, migs []g
 // four ways: a fresh SQLite and MariaDB, and a SQLite and MariaDB that
 // run the released schema with rows in them and are then upgraded.
 func TestMigrationAddsAField(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cat, migs := nextField(t)
 	last := migs[len(migs)-1].Version
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
-		dsn := func(t *testing.T) string {
-			if driver == gormstore.MySQL {
-				return storetest.MustCreateDatabase(t)
-			}
-			return storetest.SQLitePath(t)
-		}
 		t.Run(driver+"/fresh", func(t *testing.T) {
-			d := dsn(t)
+			t.Parallel()
+			d := storetest.FreshDSN(t, driver)
 			st := openStore(t, driver, d, cat, migs)
 			applied, err := st.Migrate(ctx)
 			if err != nil || len(applied) != len(migs) {
@@ -91,7 +128,8 @@ func TestMigrationAddsAField(t *testing.T) {
 			}
 		})
 		t.Run(driver+"/upgraded", func(t *testing.T) {
-			d := dsn(t)
+			t.Parallel()
+			d := storetest.FreshDSN(t, driver)
 			old := openStore(t, driver, d, domain.DefaultCatalogue(), nil)
 			if _, err := old.Migrate(ctx); err != nil {
 				t.Fatal(err)

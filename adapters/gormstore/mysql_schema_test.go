@@ -17,6 +17,7 @@ import (
 // InnoDB's row-size limit in strict mode (error 1118), while the staging
 // table migrates and holds DECIMAL, DATE and utf8mb4 where they belong.
 func TestMySQLSchemaFitsInnoDB(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
 	db, err := storetest.OpenDB(gormstore.MySQL, dsn)
@@ -82,6 +83,7 @@ func TestMySQLSchemaFitsInnoDB(t *testing.T) {
 // indexes behind without its version recorded; the next migrate must
 // finish it instead of failing on them forever.
 func TestMySQLMigrationStoppedHalfway(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{}) // migrated
 	db, err := storetest.OpenDB(gormstore.MySQL, dsn)

@@ -33,6 +33,7 @@ func TestMySQLDSNKeepsRowsAffectedMeaningChanged(t *testing.T) {
 // TestStoreErrorsMaskTheDSNsPassword: whatever a malformed DSN makes the
 // driver say, the store's error names store.dsn and shows no password.
 func TestStoreErrorsMaskTheDSNsPassword(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{
 		"disb:dsn-secret@tcp(db:3306)disb",
 		"disb:dsn-secret@tcp(db:3306/disb",

@@ -15,6 +15,7 @@ import (
 // hold rows not yet checkpointed and their index, get the database file's
 // mode, not 0666 less the umask (they were 0644 beside a 0640 database).
 func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o022) // the usual umask, under which the driver made them 0644
 	defer syscall.Umask(old)
 	for _, mode := range []os.FileMode{0o640, 0o600} {

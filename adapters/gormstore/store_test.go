@@ -62,6 +62,7 @@ func TestCloseStopsEverything(t *testing.T) {
 // TestClockStampsTimes: the store's own timestamps come from the clock
 // it is given.
 func TestClockStampsTimes(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	path := storetest.SQLitePath(t)
 	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{Clock: fixedClock(at)})
@@ -101,12 +102,10 @@ func (c fixedClock) Now() time.Time { return time.Time(c) }
 // an upgrade, the latest expiry of the records made before migration 2 is
 // when the service may stop looking reports up the old way. On both stores.
 func TestCompat100Until(t *testing.T) {
+	t.Parallel()
 	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
 		t.Run(driver, func(t *testing.T) {
-			dsn := storetest.SQLitePath(t)
-			if driver == gormstore.MySQL {
-				dsn = storetest.MustCreateDatabase(t)
-			}
+			dsn := storetest.FreshDSN(t, driver)
 			st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
 			ctx := context.Background()
 			if until, err := st.Compat100Until(ctx); err != nil || !until.IsZero() {
@@ -142,6 +141,7 @@ func TestCompat100Until(t *testing.T) {
 // configuration and chooses none itself: a bound left at zero is an error
 // at Open, not a default.
 func TestOpenRefusesZeroBounds(t *testing.T) {
+	t.Parallel()
 	for name, zero := range map[string]func(*gormstore.Options){
 		"MaxOpenConns":    func(o *gormstore.Options) { o.MaxOpenConns = 0 },
 		"MaxIdleConns":    func(o *gormstore.Options) { o.MaxIdleConns = 0 },

@@ -11,43 +11,58 @@ import (
 )
 
 func TestReportStoreFake(t *testing.T) {
+	t.Parallel()
 	storetest.RunReportStore(t, storetest.FakeHarness)
 }
 
 func TestReportStoreSQLite(t *testing.T) {
+	t.Parallel()
 	storetest.RunReportStore(t, storetest.SQLiteHarness)
 }
 
 func TestReportStoreMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	storetest.RunReportStore(t, storetest.MySQLHarness)
 }
 
 func TestLoginThrottleSQLite(t *testing.T) {
+	t.Parallel()
 	storetest.RunLoginThrottle(t, storetest.SQLiteThrottle)
-	t.Run("two replicas", func(t *testing.T) { storetest.RunLoginThrottleReplicas(t, storetest.SQLiteThrottles) })
+	t.Run("two replicas", func(t *testing.T) {
+		t.Parallel()
+		storetest.RunLoginThrottleReplicas(t, storetest.SQLiteThrottles)
+	})
 	t.Run("key rows capped per kind", func(t *testing.T) {
+		t.Parallel()
 		path := storetest.SQLitePath(t)
 		storetest.RunThrottleCap(t, gormstore.SQLite, path, storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{}))
 	})
 }
 
 func TestLoginThrottleMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	storetest.RunLoginThrottle(t, storetest.MySQLThrottle)
-	t.Run("two replicas", func(t *testing.T) { storetest.RunLoginThrottleReplicas(t, storetest.MySQLThrottles) })
+	t.Run("two replicas", func(t *testing.T) {
+		t.Parallel()
+		storetest.RunLoginThrottleReplicas(t, storetest.MySQLThrottles)
+	})
 	t.Run("key rows capped per kind", func(t *testing.T) {
+		t.Parallel()
 		dsn := storetest.MustCreateDatabase(t)
 		storetest.RunThrottleCap(t, gormstore.MySQL, dsn, storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{}))
 	})
 }
 
 func TestStoreReportLostCommitMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	storetest.RunLostCommitMySQL(t)
 }
 
 func TestStoreMySQLPoolBounded(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	storetest.RunPoolBoundMySQL(t)
 }
@@ -55,10 +70,18 @@ func TestStoreMySQLPoolBounded(t *testing.T) {
 // TestLookupsAtSizeSQLite and TestLookupsAtSizeMySQL: a page reads at
 // most limit + 1 index entries on 10^6 rows of one partner (contract §10).
 func TestLookupsAtSizeSQLite(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("10^6 rows take minutes: not in -short (CI runs it)")
+	}
 	storetest.RunLookupsAtSize(t, gormstore.SQLite)
 }
 
 func TestLookupsAtSizeMySQL(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("10^6 rows take minutes: not in -short (CI runs it)")
+	}
 	storetest.ServerDSN(t)
 	storetest.RunLookupsAtSize(t, gormstore.MySQL)
 }
@@ -67,6 +90,7 @@ func TestLookupsAtSizeMySQL(t *testing.T) {
 // fails alone, within store.lock_wait_timeout; its 30 batch-mates are
 // stored (issue 25; CONTRACT §10 "Lock waits").
 func TestStoreHeldCommitBatchMySQL(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	got := storetest.RunHeldCommitBatch(t, dsn, dsn, dsn, 12*time.Second)
 	if got.First != nil {

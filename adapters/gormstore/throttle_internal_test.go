@@ -13,6 +13,7 @@ import (
 // letter, then the SHA-256 of "kind:value"), so replicas of the release
 // before this one share the budgets during a rolling upgrade.
 func TestThrottleKeysStoredAsBefore(t *testing.T) {
+	t.Parallel()
 	for _, k := range ports.ThrottleKinds {
 		if _, ok := kindOf(k); !ok {
 			t.Errorf("kind %s has no stored kind", k)

@@ -19,6 +19,7 @@ import (
 // did not sign the server's certificate, a server name the certificate
 // does not carry, and a DSN without TLS are refused, each with its reason.
 func TestMySQLTLSWithPrivateCA(t *testing.T) {
+	t.Parallel()
 	db, files := storetest.MustStartMariaDBTLS(t)
 	caFile, otherFile := files.CA, files.OtherCA
 	ctx := context.Background()

@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -52,23 +50,7 @@ func MustCreateGaleraDatabase(tb testing.TB) []string {
 	if err != nil {
 		tb.Fatalf("%s: %v", EnvGaleraDSNs, err)
 	}
-	admin, closeAdmin, err := adminDB(cfg)
-	if err != nil {
-		tb.Fatalf("connect to the test cluster: %v", err)
-	}
-	defer closeAdmin()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "disb_galera_" + hex.EncodeToString(b[:])
-	if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci").Error; err != nil {
-		tb.Fatalf("create database: %v", err)
-	}
-	tb.Cleanup(func() {
-		if a, closeA, err := adminDB(cfg); err == nil {
-			a.Exec("DROP DATABASE IF EXISTS " + name)
-			closeA()
-		}
-	})
+	name := createDatabase(tb, cfg, "disb_galera_", "the test cluster")
 	out := make([]string, len(nodes))
 	for i, n := range nodes {
 		c, err := mysqldrv.ParseDSN(n)

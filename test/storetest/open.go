@@ -6,8 +6,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,6 +95,16 @@ func MustOpen(tb testing.TB, driver, dsn string, opts gormstore.Options) *gormst
 // SQLitePath is a fresh SQLite file in the test's temp directory.
 func SQLitePath(tb testing.TB) string { return filepath.Join(tb.TempDir(), "test.db") }
 
+// FreshDSN is an empty database of driver: a SQLite file in the test's
+// temp directory, or a database on the test server (MustCreateDatabase).
+func FreshDSN(tb testing.TB, driver string) string {
+	tb.Helper()
+	if driver == gormstore.MySQL {
+		return MustCreateDatabase(tb)
+	}
+	return SQLitePath(tb)
+}
+
 // MustOpenSQLite opens a migrated SQLite store in a temp directory.
 func MustOpenSQLite(tb testing.TB) *gormstore.Store {
 	tb.Helper()
@@ -125,14 +133,21 @@ func MustCreateDatabase(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("%s: %v", EnvDSN, err)
 	}
+	cfg.DBName = createDatabase(tb, cfg, "disb_test_", "test MariaDB")
+	return cfg.FormatDSN()
+}
+
+// createDatabase creates an empty database named prefix and 12 random hex
+// digits on the server cfg reaches (what names it in a failure), drops it
+// at cleanup, and returns its name.
+func createDatabase(tb testing.TB, cfg *mysqldrv.Config, prefix, what string) string {
+	tb.Helper()
 	admin, closeAdmin, err := adminDB(cfg)
 	if err != nil {
-		tb.Fatalf("connect to test MariaDB: %v", err)
+		tb.Fatalf("connect to %s: %v", what, err)
 	}
 	defer closeAdmin()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "disb_test_" + hex.EncodeToString(b[:])
+	name := prefix + randomHex(6)
 	if err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci").Error; err != nil {
 		tb.Fatalf("create database: %v", err)
 	}
@@ -142,8 +157,7 @@ func MustCreateDatabase(tb testing.TB) string {
 			closeA()
 		}
 	})
-	cfg.DBName = name
-	return cfg.FormatDSN()
+	return name
 }
 
 // adminDB connects to the test server without a database.

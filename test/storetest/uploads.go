@@ -31,210 +31,247 @@ type UploadHarness struct {
 	Leftover func() (string, error)
 }
 
-// RunUploadStore is the one upload-store suite every adapter runs.
+// RunUploadStore is the one upload-store suite every adapter runs: each
+// of uploadTests on a store of its own, in parallel.
 func RunUploadStore(t *testing.T, open func(testing.TB) UploadHarness) {
+	runEach(t, open, uploadTests)
+}
+
+// uploadTests are the upload-store suite, by name: saving, reading,
+// walking and removing here, the quarantine in uploads_quarantine.go.
+var uploadTests = []namedTest[UploadHarness]{
+	{"round trip", testUploadRoundTrip},
+	{"a file at the size limit round trip", testUploadAtSizeLimit},
+	{"never overwrites: a taken name moves the timestamp on", testUploadNeverOverwrites},
+	{"concurrent saves of one credit and time get distinct names", testUploadConcurrentNames},
+	{"bad credit numbers are refused before storage is touched", testUploadBadCredit},
+	{"a cancelled save stores nothing", testUploadCancelled},
+	{"remove; a missing file is no error", testUploadRemove},
+	{"walk lists files with their times, and leftovers", testUploadWalk},
+	{"exists", testUploadExists},
+	{"check", testUploadCheck},
+	{"quarantine: moved aside, not walked, not served, and back", testQuarantineAndBack},
+	{"quarantine: names that are not upload names are refused", testQuarantineRefusesNames},
+}
+
+// uploadAt is the time the upload suite saves its files at.
+var uploadAt = time.Date(2026, 11, 26, 10, 20, 30, 123e6, time.UTC)
+
+// testUploadRoundTrip: a PDF and a PNG read back as saved, under the names their credit number and time give.
+func testUploadRoundTrip(t *testing.T, h UploadHarness) {
 	ctx := context.Background()
-	at := time.Date(2026, 11, 26, 10, 20, 30, 123e6, time.UTC)
+	at := uploadAt
+	for _, c := range []struct {
+		data []byte
+		ext  string
+	}{{fixture.PDF(64 << 10), "pdf"}, {fixture.PNG, "png"}} {
+		name, err := h.Store.Save(ctx, "CR-RT-1", at, fixture.File(c.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := domain.FileName("CR-RT-1", at, c.ext); name != want {
+			t.Fatalf("Save named the file %s, want %s", name, want)
+		}
+		mustHold(t, h, name, c.data)
+		if ok, err := h.Store.Exists(ctx, name); !ok || err != nil {
+			t.Fatalf("Exists(%s) = %v, %v", name, ok, err)
+		}
+		at = at.Add(time.Second)
+	}
+}
 
-	t.Run("round trip", func(t *testing.T) {
-		h := open(t)
-		for _, c := range []struct {
-			data []byte
-			ext  string
-		}{{fixture.PDF(64 << 10), "pdf"}, {fixture.PNG, "png"}} {
-			name, err := h.Store.Save(ctx, "CR-RT-1", at, fixture.File(c.data))
+// testUploadAtSizeLimit: a file at the size limit round trip.
+func testUploadAtSizeLimit(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	data, file := LimitFile()
+	name, err := h.Store.Save(ctx, "CR-BIG-1", at, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustHold(t, h, name, data)
+}
+
+// testUploadNeverOverwrites: never overwrites: a taken name moves the timestamp on.
+func testUploadNeverOverwrites(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	taken := domain.FileName("CR-OW-1", at, "pdf")
+	if err := h.Put(taken, []byte("keep me")); err != nil {
+		t.Fatal(err)
+	}
+	data := fixture.PDF(2000)
+	name, err := h.Store.Save(ctx, "CR-OW-1", at, fixture.File(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := domain.FileName("CR-OW-1", at.Add(time.Millisecond), "pdf"); name != want {
+		t.Fatalf("Save over a taken name used %s, want %s", name, want)
+	}
+	mustHold(t, h, taken, []byte("keep me"))
+	mustHold(t, h, name, data)
+}
+
+// testUploadConcurrentNames: concurrent saves of one credit and time get distinct names.
+func testUploadConcurrentNames(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	const n = 10
+	names := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name, err := h.Store.Save(ctx, "CR-CC-1", at, fixture.File(fixture.PDF(1000+i)))
 			if err != nil {
-				t.Fatal(err)
+				t.Error(err)
 			}
-			if want := domain.FileName("CR-RT-1", at, c.ext); name != want {
-				t.Fatalf("Save named the file %s, want %s", name, want)
-			}
-			mustHold(t, h, name, c.data)
-			if ok, err := h.Store.Exists(ctx, name); !ok || err != nil {
-				t.Fatalf("Exists(%s) = %v, %v", name, ok, err)
-			}
-			at = at.Add(time.Second)
+			names[i] = name
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, name := range names {
+		if seen[name] {
+			t.Fatalf("name %s given twice: %v", name, names)
 		}
-	})
+		seen[name] = true
+		mustHold(t, h, name, fixture.PDF(1000+i))
+	}
+}
 
-	t.Run("a file at the size limit round trip", func(t *testing.T) {
-		h := open(t)
-		data, file := LimitFile()
-		name, err := h.Store.Save(ctx, "CR-BIG-1", at, file)
+// testUploadBadCredit: bad credit numbers are refused before storage is touched.
+func testUploadBadCredit(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	for _, credit := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("9", 31), "CR.1", "CR 1", "ñ"} {
+		if name, err := h.Store.Save(ctx, credit, at, fixture.File(fixture.PDF(100))); err == nil {
+			t.Errorf("Save accepted credit number %q as %s", credit, name)
+		}
+	}
+	if got := walk(t, h); len(got) != 0 {
+		t.Fatalf("storage touched: %v", got)
+	}
+}
+
+// testUploadCancelled: a cancelled save stores nothing.
+func testUploadCancelled(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if name, err := h.Store.Save(cctx, "CR-CX-1", at, fixture.File(fixture.PDF(100))); err == nil {
+		t.Fatalf("Save with a cancelled context stored %s", name)
+	}
+	for _, o := range walk(t, h) {
+		if !o.Temp {
+			t.Fatalf("a cancelled Save published %s", o.Name)
+		}
+	}
+}
+
+// testUploadRemove: remove; a missing file is no error.
+func testUploadRemove(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	name, err := h.Store.Save(ctx, "CR-RM-1", at, fixture.File(fixture.PDF(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := h.Store.Remove(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := h.Store.Exists(ctx, name); ok || err != nil {
+			t.Fatalf("Exists after Remove = %v, %v", ok, err)
+		}
+	}
+	if err := h.Store.Remove(ctx, domain.FileName("CR-NEVER", at, "pdf")); err != nil {
+		t.Fatalf("Remove of a file never saved: %v", err)
+	}
+}
+
+// testUploadWalk: walk lists files with their times, and leftovers.
+func testUploadWalk(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	before := time.Now()
+	var want []string
+	for i := range 3 {
+		name, err := h.Store.Save(ctx, fmt.Sprintf("CR-WK-%d", i), at, fixture.File(fixture.PDF(100+i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustHold(t, h, name, data)
-	})
-
-	t.Run("never overwrites: a taken name moves the timestamp on", func(t *testing.T) {
-		h := open(t)
-		taken := domain.FileName("CR-OW-1", at, "pdf")
-		if err := h.Put(taken, []byte("keep me")); err != nil {
+		want = append(want, name)
+	}
+	after := time.Now()
+	if err := h.Put("notes.txt", []byte("not the store's")); err != nil {
+		t.Fatal(err)
+	}
+	var leftover string
+	if h.Leftover != nil {
+		var err error
+		if leftover, err = h.Leftover(); err != nil {
 			t.Fatal(err)
 		}
-		data := fixture.PDF(2000)
-		name, err := h.Store.Save(ctx, "CR-OW-1", at, fixture.File(data))
-		if err != nil {
-			t.Fatal(err)
+	}
+	var files []string
+	var temps []ports.StoredObject
+	for _, o := range walk(t, h) {
+		if o.Temp {
+			temps = append(temps, o)
+			continue
 		}
-		if want := domain.FileName("CR-OW-1", at.Add(time.Millisecond), "pdf"); name != want {
-			t.Fatalf("Save over a taken name used %s, want %s", name, want)
+		files = append(files, o.Name)
+		// Object stores keep times to the second.
+		if o.ModTime.Before(before.Add(-2*time.Second)) || o.ModTime.After(after.Add(2*time.Second)) {
+			t.Errorf("%s dated %v, saved between %v and %v", o.Name, o.ModTime, before, after)
 		}
-		mustHold(t, h, taken, []byte("keep me"))
-		mustHold(t, h, name, data)
-	})
+	}
+	sort.Strings(files)
+	sort.Strings(want)
+	if fmt.Sprint(files) != fmt.Sprint(want) {
+		t.Fatalf("Walk listed %v, want %v (and not notes.txt)", files, want)
+	}
+	if err := h.Inventory.RemoveLeftover(ctx, ports.StoredObject{Name: want[0]}); err == nil {
+		t.Fatal("RemoveLeftover removed a published file")
+	}
+	mustHold(t, h, want[0], fixture.PDF(100))
+	if h.Leftover == nil {
+		if len(temps) != 0 {
+			t.Fatalf("leftovers reported where none can be: %v", temps)
+		}
+		return
+	}
+	if len(temps) != 1 || temps[0].Name != leftover {
+		t.Fatalf("Walk reported leftovers %v, want %s", temps, leftover)
+	}
+	if err := h.Inventory.RemoveLeftover(ctx, temps[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range walk(t, h) {
+		if o.Temp {
+			t.Fatalf("leftover %s still there after RemoveLeftover", o.Name)
+		}
+	}
+}
 
-	t.Run("concurrent saves of one credit and time get distinct names", func(t *testing.T) {
-		h := open(t)
-		const n = 10
-		names := make([]string, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				name, err := h.Store.Save(ctx, "CR-CC-1", at, fixture.File(fixture.PDF(1000+i)))
-				if err != nil {
-					t.Error(err)
-				}
-				names[i] = name
-			}()
-		}
-		wg.Wait()
-		seen := map[string]bool{}
-		for i, name := range names {
-			if seen[name] {
-				t.Fatalf("name %s given twice: %v", name, names)
-			}
-			seen[name] = true
-			mustHold(t, h, name, fixture.PDF(1000+i))
-		}
-	})
+// testUploadExists: Exists of a name never saved is false, without an error.
+func testUploadExists(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	at := uploadAt
+	if ok, err := h.Store.Exists(ctx, domain.FileName("CR-NONE", at, "pdf")); ok || err != nil {
+		t.Fatalf("Exists of nothing = %v, %v", ok, err)
+	}
+}
 
-	t.Run("bad credit numbers are refused before storage is touched", func(t *testing.T) {
-		h := open(t)
-		for _, credit := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("9", 31), "CR.1", "CR 1", "ñ"} {
-			if name, err := h.Store.Save(ctx, credit, at, fixture.File(fixture.PDF(100))); err == nil {
-				t.Errorf("Save accepted credit number %q as %s", credit, name)
-			}
-		}
-		if got := walk(t, h); len(got) != 0 {
-			t.Fatalf("storage touched: %v", got)
-		}
-	})
-
-	t.Run("a cancelled save stores nothing", func(t *testing.T) {
-		h := open(t)
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		if name, err := h.Store.Save(cctx, "CR-CX-1", at, fixture.File(fixture.PDF(100))); err == nil {
-			t.Fatalf("Save with a cancelled context stored %s", name)
-		}
-		for _, o := range walk(t, h) {
-			if !o.Temp {
-				t.Fatalf("a cancelled Save published %s", o.Name)
-			}
-		}
-	})
-
-	t.Run("remove; a missing file is no error", func(t *testing.T) {
-		h := open(t)
-		name, err := h.Store.Save(ctx, "CR-RM-1", at, fixture.File(fixture.PDF(100)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 {
-			if err := h.Store.Remove(ctx, name); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := h.Store.Exists(ctx, name); ok || err != nil {
-				t.Fatalf("Exists after Remove = %v, %v", ok, err)
-			}
-		}
-		if err := h.Store.Remove(ctx, domain.FileName("CR-NEVER", at, "pdf")); err != nil {
-			t.Fatalf("Remove of a file never saved: %v", err)
-		}
-	})
-
-	t.Run("walk lists files with their times, and leftovers", func(t *testing.T) {
-		h := open(t)
-		before := time.Now()
-		var want []string
-		for i := range 3 {
-			name, err := h.Store.Save(ctx, fmt.Sprintf("CR-WK-%d", i), at, fixture.File(fixture.PDF(100+i)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, name)
-		}
-		after := time.Now()
-		if err := h.Put("notes.txt", []byte("not the store's")); err != nil {
-			t.Fatal(err)
-		}
-		var leftover string
-		if h.Leftover != nil {
-			var err error
-			if leftover, err = h.Leftover(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var files []string
-		var temps []ports.StoredObject
-		for _, o := range walk(t, h) {
-			if o.Temp {
-				temps = append(temps, o)
-				continue
-			}
-			files = append(files, o.Name)
-			// Object stores keep times to the second.
-			if o.ModTime.Before(before.Add(-2*time.Second)) || o.ModTime.After(after.Add(2*time.Second)) {
-				t.Errorf("%s dated %v, saved between %v and %v", o.Name, o.ModTime, before, after)
-			}
-		}
-		sort.Strings(files)
-		sort.Strings(want)
-		if fmt.Sprint(files) != fmt.Sprint(want) {
-			t.Fatalf("Walk listed %v, want %v (and not notes.txt)", files, want)
-		}
-		if err := h.Inventory.RemoveLeftover(ctx, ports.StoredObject{Name: want[0]}); err == nil {
-			t.Fatal("RemoveLeftover removed a published file")
-		}
-		mustHold(t, h, want[0], fixture.PDF(100))
-		if h.Leftover == nil {
-			if len(temps) != 0 {
-				t.Fatalf("leftovers reported where none can be: %v", temps)
-			}
-			return
-		}
-		if len(temps) != 1 || temps[0].Name != leftover {
-			t.Fatalf("Walk reported leftovers %v, want %s", temps, leftover)
-		}
-		if err := h.Inventory.RemoveLeftover(ctx, temps[0]); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range walk(t, h) {
-			if o.Temp {
-				t.Fatalf("leftover %s still there after RemoveLeftover", o.Name)
-			}
-		}
-	})
-
-	t.Run("exists", func(t *testing.T) {
-		h := open(t)
-		if ok, err := h.Store.Exists(ctx, domain.FileName("CR-NONE", at, "pdf")); ok || err != nil {
-			t.Fatalf("Exists of nothing = %v, %v", ok, err)
-		}
-	})
-
-	t.Run("check", func(t *testing.T) {
-		h := open(t)
-		if err := h.Store.Check(ctx); err != nil {
-			t.Fatal(err)
-		}
-	})
-
-	runQuarantine(t, open)
+// testUploadCheck: Check of a usable store passes.
+func testUploadCheck(t *testing.T, h UploadHarness) {
+	ctx := context.Background()
+	if err := h.Store.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // LimitFile returns a PDF just under the default size limit (20 MiB) and
