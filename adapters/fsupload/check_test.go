@@ -13,6 +13,7 @@ import (
 )
 
 func TestCheckFailsBelowMinFreeBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// More than any disk has: the state a full disk puts the store in.
 	s, err := Open(dir, Options{MinFreeBytes: math.MaxInt64})
@@ -35,6 +36,7 @@ func TestCheckFailsBelowMinFreeBytes(t *testing.T) {
 }
 
 func TestCheckReopensAReplacedDirectory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, dir := mustOpen(t)
 	first, err := s.Save(ctx, "CR-1", time.Now(), fixture.File(fixture.PDF(1000)))
@@ -79,6 +81,7 @@ func TestCheckReopensAReplacedDirectory(t *testing.T) {
 }
 
 func TestCheckSaysWhenTheDirectoryIsRemoved(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, dir := mustOpen(t)
 	if err := os.RemoveAll(dir); err != nil {
@@ -114,6 +117,7 @@ func TestCheckSaysWhenTheDirectoryIsRemoved(t *testing.T) {
 }
 
 func TestCheckFailsOnAReadOnlyDirectory(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("running as root: read-only directories are still writable")
 	}
@@ -129,6 +133,7 @@ func TestCheckFailsOnAReadOnlyDirectory(t *testing.T) {
 // replaced, before any readiness probe, goes to the new directory; with
 // the directory gone it fails and writes nothing.
 func TestSaveFollowsAReplacedDirectory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "uploads")
 	if err := os.Mkdir(dir, 0o750); err != nil {

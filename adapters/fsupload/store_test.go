@@ -25,6 +25,7 @@ func mustOpen(t *testing.T) (*Store, string) {
 }
 
 func TestSaveNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	s, dir := mustOpen(t)
 	at := time.Date(2026, 11, 26, 10, 20, 30, 123e6, time.UTC)
 	// Someone else's file already holds the first name.
@@ -73,6 +74,7 @@ func TestSaveNeverOverwrites(t *testing.T) {
 }
 
 func TestSaveRefusesBadNames(t *testing.T) {
+	t.Parallel()
 	s, dir := mustOpen(t)
 	for _, credit := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("9", 31), "CR.1"} {
 		if _, err := s.Save(context.Background(), credit, time.Now(), fixture.File(fixture.PDF(100))); err == nil {
@@ -85,6 +87,7 @@ func TestSaveRefusesBadNames(t *testing.T) {
 }
 
 func TestOpenAndCheckSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
 	if _, err := Open(filepath.Join(t.TempDir(), "missing"), Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing dir: %v", err)
 	}

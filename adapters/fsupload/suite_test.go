@@ -7,5 +7,6 @@ import (
 )
 
 func TestUploadStoreSuite(t *testing.T) {
+	t.Parallel()
 	storetest.RunUploadStore(t, storetest.FSUploads)
 }

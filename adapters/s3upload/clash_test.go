@@ -18,6 +18,7 @@ import (
 // reserved in the process before the upload, so no body is sent twice for
 // a name clash.
 func TestConcurrentSavesOfOneCreditUploadOnce(t *testing.T) {
+	t.Parallel()
 	cfg := storetest.S3Config(t)
 	cl := storetest.S3Client(cfg)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, cl, cfg) })

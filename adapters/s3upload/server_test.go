@@ -63,6 +63,7 @@ func getObject(t *testing.T, cl *s3.Client, cfg s3upload.Config, key string) ([]
 }
 
 func TestServerVerifiesTheChecksum(t *testing.T) {
+	t.Parallel()
 	st, cl, cfg := openS3(t)
 	ctx := context.Background()
 	at := time.Now()
@@ -123,6 +124,7 @@ func TestServerVerifiesTheChecksum(t *testing.T) {
 }
 
 func TestServerHonoursIfNoneMatch(t *testing.T) {
+	t.Parallel()
 	_, cl, cfg := openS3(t)
 	ctx := context.Background()
 	put := func(data string) error {

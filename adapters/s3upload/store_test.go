@@ -38,6 +38,7 @@ func TestOpenSaysWhatIsMissing(t *testing.T) {
 }
 
 func TestCheckFailsWhenTheBucketDoesNotAnswer(t *testing.T) {
+	t.Parallel()
 	good := storetest.S3Config(t)
 	for name, mod := range map[string]func(*s3upload.Config){
 		"missing bucket":    func(c *s3upload.Config) { c.Bucket = "no-such-bucket-disb" },
@@ -98,6 +99,7 @@ func TestSaveStreams(t *testing.T) {
 // halfway through the body; the client's retry sends the whole content
 // again (decoded anew, not buffered) and the object is whole.
 func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
+	t.Parallel()
 	cfg := storetest.S3Config(t)
 	cl := storetest.S3Client(cfg)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, cl, cfg) })
@@ -144,6 +146,7 @@ func TestSaveRetriesWithTheBodyRewound(t *testing.T) {
 // Go's client would follow a 301 as a GET, whose 200 must not pass for a
 // stored object.
 func TestSaveFailsOnARedirect(t *testing.T) {
+	t.Parallel()
 	var gets atomic.Int32
 	fake := &fakeS3{conditional: true}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -177,6 +180,7 @@ func TestSaveFailsOnARedirect(t *testing.T) {
 // the problem, on a server that lets a second conditional PUT overwrite an
 // object; and the same probe passes on one that refuses it.
 func TestRefusesAServerThatIgnoresIfNoneMatch(t *testing.T) {
+	t.Parallel()
 	for _, conditional := range []bool{false, true} {
 		fake := &fakeS3{conditional: conditional}
 		srv := httptest.NewServer(fake)
