@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -105,8 +106,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 
 	in := mustStart(t)
 	in.addUser(t, partner, nit, password)
-	e := &v1Env{in: in}
-	tok, legacyTok := e.token(t, partner, password), in.token(t, partner, password)
+	tok, legacyTok := v1Token(t, in, partner, password), in.token(t, partner, password)
 	today := time.Now()
 	counts, n, seen := map[string]int{}, 0, map[string]bool{}
 	var wrong []string
@@ -121,7 +121,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 			seen[f.name] = true
 			body := fixture.Minimal(today, fmt.Sprintf("CR-CORPUS-%04d", n))
 			body["Documento Soporte"] = fixture.FileDto(f.data, "")
-			r := e.post(t, "/v1/reports/validate", tok, mustJSON(body))
+			r := call(t, http.MethodPost, in.URL+"/v1/reports/validate", v1Header(tok), mustJSON(body))
 			reason, listed := corpusRefused[f.name]
 			switch {
 			case r.Status == 200 && !listed:

@@ -39,7 +39,7 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 			done := make(chan []*sent)
 			go func() { done <- driveLoad(tok, func(int) string { return p.URL }, 200, 32<<10, stop) }()
 			time.Sleep(1200 * time.Millisecond)
-			p.kill()
+			p.Kill()
 			close(stop)
 			all := <-done
 

@@ -166,7 +166,7 @@ func restoreDrill(t *testing.T, driver, backend string) {
 	b := send("B", 3)
 	d.run(t, "backup", map[string]string{"BACKUP": filepath.Join(backups, "2")})
 	c := send("C", 2)
-	p.kill() // the database host dies
+	p.Kill() // the database host dies
 	d.lose()
 	time.Sleep(8 * time.Second) // a restore starts later than the stale bound (7 s here)
 
@@ -195,7 +195,7 @@ func restoreDrill(t *testing.T, driver, backend string) {
 	}
 
 	// The later backup turns up: restore it the same way.
-	p.kill()
+	p.Kill()
 	out = d.run(t, "restore", map[string]string{"BACKUP": filepath.Join(backups, "2")})
 	for _, name := range b {
 		if !strings.Contains(out, "restored "+name+" from quarantine") {

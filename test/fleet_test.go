@@ -187,7 +187,7 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 		close(done)
 	}()
 	time.Sleep(1500 * time.Millisecond)
-	f.replicas[killed].kill()
+	f.replicas[killed].Kill()
 	time.Sleep(1000 * time.Millisecond)
 	close(stop)
 	<-done
@@ -337,7 +337,7 @@ func TestFleetKeyRotation(t *testing.T) {
 		env []string
 	}{{"step 1, trusting both, signing old", step[1]}, {"step 2, signing new, trusting old", step[2]}} {
 		for i := range replicas {
-			replicas[i].kill()
+			replicas[i].Kill()
 			replicas[i] = startProcess(t, dirs[i], env(s.env...))
 			signsNew[i] = strings.Contains(s.at, "signing new")
 			check(s.at + fmt.Sprintf(" (replica %d restarted)", i))
@@ -348,7 +348,7 @@ func TestFleetKeyRotation(t *testing.T) {
 	}
 	// Step 3, once the old key's tokens have expired: trust only the new key.
 	for i := range replicas {
-		replicas[i].kill()
+		replicas[i].Kill()
 		replicas[i] = startProcess(t, dirs[i], env(step[3]...))
 	}
 	for i, r := range replicas {

@@ -4,15 +4,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/lender/disbursementd/test/fixture"
 )
-
-func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
 // watch checks, when the test that started a service ends, what that
 // service wrote to its log (no password, token, base64 content or full

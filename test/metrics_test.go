@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,17 @@ func scrape(t *testing.T, url string) string {
 		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
 	}
 	return string(b)
+}
+
+// metric reads one series, with its labels as written, from /metrics.
+func metric(t *testing.T, in *instance, series string) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\d+)$`).FindStringSubmatch(scrape(t, in.URL+"/metrics"))
+	if m == nil {
+		t.Fatalf("/metrics lacks %s", series)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // TestMetricsOnTheirOwnListener: with http.metrics_addr set, /metrics is

@@ -85,6 +85,16 @@ func openAPIViolations(exchanges []*recordedExchange) []string {
 	return out
 }
 
+// checkAnswer checks one exchange the recording client did not see (an
+// answer read from a raw connection) as watch checks the others, and
+// returns what the document does not describe.
+func checkAnswer(method, url string, reqHeader http.Header, status int, header http.Header, body []byte) []string {
+	ex := &recordedExchange{method: method, url: url, reqHeader: reqHeader, status: status, header: header,
+		body: &teeBody{src: io.NopCloser(bytes.NewReader(body))}}
+	_, _ = io.ReadAll(ex.body)
+	return openAPIViolations([]*recordedExchange{ex})
+}
+
 // servedChecker is the checker of the served document, built once.
 var servedChecker = sync.OnceValues(func() (*openAPIChecker, error) { return newOpenAPIChecker(app.OpenAPI()) })
 

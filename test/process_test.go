@@ -71,9 +71,6 @@ func startProcess(t testing.TB, dir string, env []string) *process {
 	return p
 }
 
-// kill ends the process with SIGKILL, as a crash or the OOM killer would.
-func (p *process) kill() { p.Kill() }
-
 // waitReady waits until /readyz answers 200.
 func (p *process) waitReady(t testing.TB) {
 	t.Helper()

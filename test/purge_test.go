@@ -55,7 +55,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 		id, _ := strconv.ParseInt(fmt.Sprint(r.Body["id"]), 10, 64)
 		all = append(all, stored{id, name})
 	}
-	p.kill()
+	p.Kill()
 	db := mustSQL(t, driver, dsn)
 	longAgo := time.Now().UTC().Add(-2000 * 24 * time.Hour)
 	for _, s := range all[:3] {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,9 @@ import (
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
 )
+
+// mustPrefix is the network s names.
+func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
 func exchange(t *testing.T, in *instance, user, pw string, header map[string]string) reply {
 	t.Helper()

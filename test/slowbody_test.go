@@ -2,18 +2,14 @@ package test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -68,16 +64,10 @@ func (s *slowBody) answer(t *testing.T, in *instance, within time.Duration) (*ht
 	if err != nil {
 		t.Fatalf("reading the answer: %v", err)
 	}
-	ex := &recordedExchange{method: "POST", url: in.URL + "/api/partner_api.php", status: resp.StatusCode, header: resp.Header,
-		reqHeader: http.Header{"Content-Type": {"application/json"}, "Authentication-Type": {"bearer x"}},
-		body:      &teeBody{src: io.NopCloser(bytes.NewReader(raw))}}
-	_, _ = io.ReadAll(ex.body)
-	c, err := newOpenAPIChecker(app.OpenAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, problems := c.check(ex); len(problems) > 0 {
-		t.Errorf("the %d answer does not conform to openapi.yaml: %v", resp.StatusCode, problems)
+	if bad := checkAnswer("POST", in.URL+"/api/partner_api.php",
+		http.Header{"Content-Type": {"application/json"}, "Authentication-Type": {"bearer x"}},
+		resp.StatusCode, resp.Header, raw); len(bad) > 0 {
+		t.Errorf("the %d answer does not conform to openapi.yaml: %v", resp.StatusCode, bad)
 	}
 	var body map[string]any
 	if err := json.Unmarshal(raw, &body); err != nil {
@@ -96,36 +86,25 @@ func (s *slowBody) close() {
 	<-s.done
 }
 
-// metric reads one series without labels from /metrics.
-func (i *instance) metric(t *testing.T, name string) int {
-	t.Helper()
-	m := call(t, "GET", i.URL+"/metrics", nil, nil)
-	match := regexp.MustCompile(`(?m)^` + name + ` (\d+)$`).FindSubmatch(m.Raw)
-	if match == nil {
-		t.Fatalf("/metrics lacks %s", name)
-	}
-	n, _ := strconv.Atoi(string(match[1]))
-	return n
-}
-
 // receiving is the number of report bodies the service is receiving.
-func (i *instance) receiving(t *testing.T) int {
-	return i.metric(t, "disbursementd_report_bodies_receiving")
+func receiving(t *testing.T, in *instance) int {
+	return metric(t, in, "disbursementd_report_bodies_receiving")
 }
 
-func (i *instance) waitReceiving(t *testing.T, n int) {
+// waitReceiving waits until the service is receiving n report bodies.
+func waitReceiving(t *testing.T, in *instance, n int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return i.receiving(t) == n })
+	waitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return receiving(t, in) == n })
 }
 
 // partners adds n partners (acme-0, acme-1, …) and returns a token of each.
-func (i *instance) partners(t *testing.T, n int) []string {
+func partners(t *testing.T, in *instance, n int) []string {
 	t.Helper()
 	toks := make([]string, n)
 	for j := range toks {
 		name := fmt.Sprintf("%s-%d", partner, j)
-		i.addUser(t, name, nit, password)
-		toks[j] = i.token(t, name, password)
+		in.addUser(t, name, nit, password)
+		toks[j] = in.token(t, name, password)
 	}
 	return toks
 }
@@ -139,12 +118,12 @@ func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 16, 8
 		c.HTTP.BodyRateGrace = time.Minute // the slow bodies stay for the test
 	})
-	toks := in.partners(t, 2)
+	toks := partners(t, in, 2)
 	for range 6 {
 		startSlowBody(t, in, toks[0], 2*time.Second)
 	}
 	waitFor(t, "6 slow bodies being received or turned away", 20*time.Second, func() bool {
-		return in.receiving(t) == 6 || in.metric(t, "disbursementd_reports_overloaded_total") > 0
+		return receiving(t, in) == 6 || metric(t, in, "disbursementd_reports_overloaded_total") > 0
 	})
 	for j, who := range []string{"another partner's report", "the slow partner's own complete report"} {
 		tok := toks[1-j]
@@ -152,7 +131,7 @@ func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
 			t.Fatalf("%s beside 6 slow bodies: %d %s", who, r.Status, r.Raw)
 		}
 	}
-	if n := in.receiving(t); n != 6 {
+	if n := receiving(t, in); n != 6 {
 		t.Fatalf("%d bodies being received after the reports, want the 6 slow ones", n)
 	}
 }
@@ -166,12 +145,12 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 5, 3
 		c.HTTP.BodyRateGrace = time.Minute
 	})
-	toks := in.partners(t, 3)
+	toks := partners(t, in, 3)
 	var slow []*slowBody
 	for range 3 {
 		slow = append(slow, startSlowBody(t, in, toks[0], 2*time.Second))
 	}
-	in.waitReceiving(t, 3)
+	waitReceiving(t, in, 3)
 	refused := func(who string, tok string) {
 		t.Helper()
 		s := startSlowBody(t, in, tok, 2*time.Second)
@@ -184,10 +163,10 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 	for range 2 {
 		slow = append(slow, startSlowBody(t, in, toks[1], 2*time.Second))
 	}
-	in.waitReceiving(t, 5)
+	waitReceiving(t, in, 5)
 	refused("a third partner's body with 5 being received", toks[2])
 	slow[0].close()
-	in.waitReceiving(t, 4)
+	waitReceiving(t, in, 4)
 	if r := in.report(t, toks[2], mustJSON(fixture.Minimal(time.Now(), "CR-SLOWB-FREE"))); r.Status != 200 {
 		t.Fatalf("report once a place was free: %d %s", r.Status, r.Raw)
 	}
@@ -202,7 +181,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 		c.HTTP.BodyRateGrace = time.Second
 		c.HTTP.MinBodyRate = 1 << 10
 	})
-	toks := in.partners(t, 1)
+	toks := partners(t, in, 1)
 	s := startSlowBody(t, in, toks[0], 2*time.Second)
 	resp, body := s.answer(t, in, 20*time.Second)
 	if resp.StatusCode != http.StatusRequestTimeout || body["status"] != "400" || body["code"] != "body_too_slow" || !resp.Close {
@@ -214,7 +193,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 	if r := in.report(t, toks[0], mustJSON(fixture.FullBody(time.Now(), "CR-SLOWB-OK", fixture.PDF(2<<20)))); r.Status != 200 {
 		t.Fatalf("a report at an ordinary pace: %d %s", r.Status, r.Raw)
 	}
-	if n := in.metric(t, "disbursementd_report_bodies_too_slow_total"); n != 1 {
+	if n := metric(t, in, "disbursementd_report_bodies_too_slow_total"); n != 1 {
 		t.Errorf("disbursementd_report_bodies_too_slow_total = %d, want 1", n)
 	}
 }

@@ -3,8 +3,6 @@ package test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,18 +30,6 @@ func orphans(t *testing.T, dir string, names ...string) {
 	}
 }
 
-// labelled reads one labelled series from /metrics.
-func (i *instance) labelled(t *testing.T, series string) int {
-	t.Helper()
-	m := call(t, "GET", i.URL+"/metrics", nil, nil)
-	match := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\d+)$`).FindSubmatch(m.Raw)
-	if match == nil {
-		t.Fatalf("/metrics lacks %s", series)
-	}
-	n, _ := strconv.Atoi(string(match[1]))
-	return n
-}
-
 // TestServeQuarantinesAndGoesOnPastFailures: serve's sweep at start
 // moves files no report names to quarantine instead of deleting them;
 // while it cannot (here the quarantine's place is taken by a plain file),
@@ -62,9 +48,9 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 		}
 	})
 	waitFor(t, "an incomplete sweep", 20*time.Second, func() bool {
-		return in.labelled(t, `disbursementd_sweep_runs_total{outcome="incomplete"}`) >= 2
+		return metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`) >= 2
 	})
-	if n := in.labelled(t, `disbursementd_sweep_failures_total{kind="orphan_file"}`); n < 4 {
+	if n := metric(t, in, `disbursementd_sweep_failures_total{kind="orphan_file"}`); n < 4 {
 		t.Fatalf("failures counted: %d, want both files in each of two runs", n)
 	}
 	if !strings.Contains(in.logs.String(), "the sweep could not do this") || !strings.Contains(in.logs.String(), names[1]) {
@@ -79,7 +65,7 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the files in quarantine", 20*time.Second, func() bool {
-		return in.labelled(t, "disbursementd_sweep_quarantined_files") == 2
+		return metric(t, in, "disbursementd_sweep_quarantined_files") == 2
 	})
 	for i, n := range names {
 		got, err := os.ReadFile(filepath.Join(uploads, ".quarantine", n))
@@ -90,7 +76,7 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 			t.Fatalf("%s still published: %v", n, err)
 		}
 	}
-	if n := in.labelled(t, `disbursementd_sweep_findings_total{kind="orphan_file"}`); n != 2 {
+	if n := metric(t, in, `disbursementd_sweep_findings_total{kind="orphan_file"}`); n != 2 {
 		t.Fatalf("orphan files found: %d, want 2 (a quarantined file is not found again)", n)
 	}
 }
@@ -110,7 +96,7 @@ func TestSweepIntervalZeroIsOff(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(uploads, name)); err != nil {
 		t.Fatalf("with the sweep off the orphan moved: %v", err)
 	}
-	if n := in.labelled(t, `disbursementd_sweep_runs_total{outcome="ok"}`) + in.labelled(t, `disbursementd_sweep_runs_total{outcome="incomplete"}`); n != 0 {
+	if n := metric(t, in, `disbursementd_sweep_runs_total{outcome="ok"}`) + metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`); n != 0 {
 		t.Fatalf("%d sweeps ran with uploads.sweep_interval 0", n)
 	}
 	if !strings.Contains(in.logs.String(), "the sweep is off") {

@@ -63,7 +63,14 @@ func v1Rules(t *testing.T, store func(testing.TB) func(*config.Config)) {
 // token gets a token through POST /v1/token, as an OAuth client does.
 func (e *v1Env) token(t testing.TB, user, pass string) string {
 	t.Helper()
-	r := tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(user, pass)}, formCT, "grant_type=client_credentials")
+	return v1Token(t, e.in, user, pass)
+}
+
+// v1Token gets a token of in through POST /v1/token, as an OAuth client
+// does.
+func v1Token(t testing.TB, in *instance, user, pass string) string {
+	t.Helper()
+	r := tokenCall(t, in, map[string]string{"Authorization": basicAuth(user, pass)}, formCT, "grant_type=client_credentials")
 	tok, _ := r.Body["access_token"].(string)
 	if r.Status != http.StatusOK || tok == "" {
 		t.Fatalf("POST /v1/token for %s: %d %s", user, r.Status, r.Raw)
