@@ -16,6 +16,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // realisticPDF is a one-page PDF as office tools write it: an XMP
@@ -67,9 +68,9 @@ func pngOfSize(width, height uint32) []byte {
 // after their signature are refused with their own code; a real-world
 // PDF (XMP, incremental update, bytes after %%EOF) is stored.
 func TestAttackHostileFiles(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	var whole bytes.Buffer
 	_ = png.Encode(&whole, image.NewGray(image.Rect(0, 0, 4, 4)))
 	for i, tt := range []struct {
@@ -89,7 +90,7 @@ func TestAttackHostileFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := fixture.Minimal(time.Now(), fmt.Sprintf("CR-FILE-%d", i))
 			body["Documento Soporte"] = map[string]any{"Base64String": base64.StdEncoding.EncodeToString(tt.file)}
-			r := in.report(t, tok, mustJSON(body))
+			r := in.Report(t, tok, testkit.MustJSON(body))
 			if tt.code == "" {
 				if r.Status != 200 {
 					t.Fatalf("%d %s", r.Status, r.Raw)
@@ -102,11 +103,11 @@ func TestAttackHostileFiles(t *testing.T) {
 		})
 	}
 	t.Run("scripts allowed by setting", func(t *testing.T) {
-		in := mustStart(t, func(c *config.Config) { c.Uploads.AllowPDFScripts = true })
-		in.addUser(t, partner, nit, password)
+		in := testkit.MustStart(t, func(c *config.Config) { c.Uploads.AllowPDFScripts = true })
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 		body := fixture.Minimal(time.Now(), "CR-FILE-JS")
 		body["Documento Soporte"] = map[string]any{"Base64String": base64.StdEncoding.EncodeToString(realisticPDF("/OpenAction << /S /JavaScript /JS (x) >>"))}
-		if r := in.report(t, in.token(t, partner, password), mustJSON(body)); r.Status != 200 {
+		if r := in.Report(t, in.Token(t, testkit.Partner, testkit.Password), testkit.MustJSON(body)); r.Status != 200 {
 			t.Fatalf("uploads.allow_pdf_scripts: %d %s", r.Status, r.Raw)
 		}
 	})
@@ -118,16 +119,16 @@ func TestAttackHostileFiles(t *testing.T) {
 // reopens it, and files go to the new directory, not the old one.
 func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
 	t.Run("disk full", func(t *testing.T) {
-		in := mustStart(t, func(c *config.Config) { c.Uploads.MinFreeBytes = 1 << 60 })
-		r := call(t, "GET", in.URL+"/readyz", nil, nil)
-		if r.Status != 503 || dig(r.Body, "checks", "uploads") != "fail" {
+		in := testkit.MustStart(t, func(c *config.Config) { c.Uploads.MinFreeBytes = 1 << 60 })
+		r := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil)
+		if r.Status != 503 || testkit.Dig(r.Body, "checks", "uploads") != "fail" {
 			t.Fatalf("/readyz with too little free space: %d %s", r.Status, r.Raw)
 		}
 	})
 	t.Run("directory replaced", func(t *testing.T) {
-		in := mustStart(t)
-		in.addUser(t, partner, nit, password)
-		tok := in.token(t, partner, password)
+		in := testkit.MustStart(t)
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+		tok := in.Token(t, testkit.Partner, testkit.Password)
 		dir := in.Config.Uploads.Dir
 		replace := func(to string) {
 			t.Helper()
@@ -138,13 +139,13 @@ func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
+		if r := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
 			t.Fatalf("/readyz before: %d %s", r.Status, r.Raw)
 		}
 		// A report right after the replacement, before any probe, goes to
 		// the new directory.
 		replace(dir + ".old1")
-		r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-REPLACED-1", fixture.PDF(2000))))
+		r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), "CR-REPLACED-1", fixture.PDF(2000))))
 		if r.Status != 200 {
 			t.Fatalf("report: %d %s", r.Status, r.Raw)
 		}
@@ -157,10 +158,10 @@ func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
 		}
 		// The readiness probe tells of a replacement once, then reopens.
 		replace(dir + ".old2")
-		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 503 || dig(r.Body, "checks", "uploads") != "fail" {
+		if r := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 503 || testkit.Dig(r.Body, "checks", "uploads") != "fail" {
 			t.Fatalf("/readyz after the directory was replaced: %d %s", r.Status, r.Raw)
 		}
-		if r := call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
+		if r := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); r.Status != 200 {
 			t.Fatalf("/readyz once reopened: %d %s", r.Status, r.Raw)
 		}
 	})

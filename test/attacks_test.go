@@ -15,6 +15,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // The attacks of issue #10, each reproduced at a scale that shows its
@@ -26,16 +27,16 @@ func onBothStores(t *testing.T, fn func(t *testing.T, store func(*config.Config)
 	t.Run("sqlite", func(t *testing.T) { fn(t, func(*config.Config) {}) })
 	t.Run("mysql", func(t *testing.T) {
 		storetest.ServerDSN(t)
-		fn(t, func(c *config.Config) { withMySQL(t)(c) })
+		fn(t, func(c *config.Config) { testkit.WithMySQL(t)(c) })
 	})
 }
 
 // TestAttackOddMethodsDoNotGrowMetrics: 2,000 requests without a token,
 // each with its own 60 KB method name, leave /metrics as they found it.
 func TestAttackOddMethodsDoNotGrowMetrics(t *testing.T) {
-	in := mustStart(t)
+	in := testkit.MustStart(t)
 	series := func() int {
-		r := call(t, "GET", in.URL+"/metrics", nil, nil)
+		r := testkit.Call(t, "GET", in.URL+"/metrics", nil, nil)
 		return strings.Count(string(r.Raw), "\ndisbursementd_")
 	}
 	send := func(i int) {
@@ -50,7 +51,7 @@ func TestAttackOddMethodsDoNotGrowMetrics(t *testing.T) {
 	for i := 1; i <= 2000; i++ {
 		send(i)
 	}
-	if after, size := series(), len(call(t, "GET", in.URL+"/metrics", nil, nil).Raw); after != before || size > 64<<10 {
+	if after, size := series(), len(testkit.Call(t, "GET", in.URL+"/metrics", nil, nil).Raw); after != before || size > 64<<10 {
 		t.Fatalf("/metrics: %d series before, %d after 2,000 odd methods (%d bytes)", before, after, size)
 	} else {
 		t.Logf("/metrics: %d series before and after 2,000 odd methods, %d bytes", after, size)
@@ -61,9 +62,9 @@ func TestAttackOddMethodsDoNotGrowMetrics(t *testing.T) {
 // three at once, gets a small 400 too_many_members each, and the heap
 // never holds more than the bodies themselves and a little.
 func TestAttackMemberBomb(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	bomb := []byte("{" + strings.TrimSuffix(strings.Repeat(`"a":0,`, 33_000_000/6), ",") + "}") // 33 MB, 5.5 M members
 	runtime.GC()
 	var before runtime.MemStats
@@ -89,7 +90,7 @@ func TestAttackMemberBomb(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := in.report(t, tok, bomb)
+			r := in.Report(t, tok, bomb)
 			if r.Status != 400 || r.Body["code"] != "too_many_members" || len(r.Raw) > 1024 {
 				t.Errorf("member bomb: %d, %d bytes: %.200s", r.Status, len(r.Raw), r.Raw)
 			}
@@ -118,19 +119,19 @@ func TestAttackConcurrentPasswordGuesses(t *testing.T) {
 			user    func(i int) string
 			setup   func(*config.Config)
 		}{
-			{"one user", 60, 10, func(int) string { return partner }, func(c *config.Config) { c.Throttle.AddrFailures = 0 }},
+			{"one user", 60, 10, func(int) string { return testkit.Partner }, func(c *config.Config) { c.Throttle.AddrFailures = 0 }},
 			{"one address", 80, 30, func(i int) string { return fmt.Sprintf("nobody%d", i) }, func(*config.Config) {}},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				in := mustStart(t, store, tt.setup)
-				in.addUser(t, partner, nit, password)
+				in := testkit.MustStart(t, store, tt.setup)
+				in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 				var checked, throttled atomic.Int64
 				var wg sync.WaitGroup
 				for i := range tt.n {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						switch r := exchange(t, in, tt.user(i), "wrong password", nil); r.Status {
+						switch r := testkit.Exchange(t, in, tt.user(i), "wrong password", nil); r.Status {
 						case 400:
 							checked.Add(1)
 						case 429:
@@ -156,14 +157,14 @@ func TestAttackConcurrentPasswordGuesses(t *testing.T) {
 // refused, and none spends or escapes acme's budget.
 func TestAttackUserNameLookalikes(t *testing.T) {
 	onBothStores(t, func(t *testing.T, store func(*config.Config)) {
-		in := mustStart(t, store)
-		in.addUser(t, partner, nit, password)
+		in := testkit.MustStart(t, store)
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 		for _, name := range []string{"ACME", "Acme", "acmé", "acme   ", " acme", "acme\u00a0"} {
-			if r := exchange(t, in, name, password, nil); r.Status != 400 || r.Body["error"] != "invalid_client" {
+			if r := testkit.Exchange(t, in, name, testkit.Password, nil); r.Status != 400 || r.Body["error"] != "invalid_client" {
 				t.Errorf("%q with acme's password: %d %s", name, r.Status, r.Raw)
 			}
 		}
-		if r := exchange(t, in, partner, password, nil); r.Status != 200 {
+		if r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, nil); r.Status != 200 {
 			t.Fatalf("acme itself: %d %s", r.Status, r.Raw)
 		}
 	})
@@ -176,12 +177,12 @@ func TestAttackUserNameLookalikes(t *testing.T) {
 // stays in memory (the throttle keeps at most throttle.max_entries keys,
 // the names none).
 func TestAttackLongNamesFromManyAddresses(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.TrustedProxies = append(c.HTTP.TrustedProxies, mustPrefix("127.0.0.0/8"))
 		c.Throttle.MaxEntries = 200
 	})
-	in.addUser(t, partner, nit, password)
-	logBefore := len(in.logs.String())
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	logBefore := len(in.Logs.String())
 	name := strings.Repeat("n", 15<<10)
 	runtime.GC()
 	var before runtime.MemStats
@@ -195,7 +196,7 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			addr := fmt.Sprintf("198.51.%d.%d", i%300/250, i%300%250+1)
-			r := exchange(t, in, fmt.Sprintf("%s%d", name, i), "pw", map[string]string{"X-Forwarded-For": addr})
+			r := testkit.Exchange(t, in, fmt.Sprintf("%s%d", name, i), "pw", map[string]string{"X-Forwarded-For": addr})
 			n, _ := statuses.LoadOrStore(r.Status, new(atomic.Int64))
 			n.(*atomic.Int64).Add(1)
 		}()
@@ -216,7 +217,7 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 32<<20 {
 		t.Errorf("the heap kept %d MiB after 9,000 logins with 15 KB names", grown>>20)
 	}
-	logs := in.logs.String()[logBefore:]
+	logs := in.Logs.String()[logBefore:]
 	if strings.Contains(logs, name[:64]) {
 		t.Fatal("a 15 KB user name reached the log")
 	}
@@ -225,7 +226,7 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 	}
 	t.Logf("9,000 logins with 15 KB names: %d × 400, %d × 429; heap kept %d KiB; %d bytes of logs",
 		count(400), count(429), (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>10, len(logs))
-	if r := exchange(t, in, partner, password, nil); r.Status != 200 {
+	if r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, nil); r.Status != 200 {
 		t.Fatalf("the real user after the flood: %d %s", r.Status, r.Raw)
 	}
 }
@@ -234,12 +235,12 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 // never logged (the log names only known users; the leak check in
 // TestMain fails the run if the password appears anywhere).
 func TestAttackPasswordInUserField(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	if r := exchange(t, in, password, partner, nil); r.Status != 400 {
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	if r := testkit.Exchange(t, in, testkit.Password, testkit.Partner, nil); r.Status != 400 {
 		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if strings.Contains(in.logs.String(), password) {
+	if strings.Contains(in.Logs.String(), testkit.Password) {
 		t.Fatal("the password typed as the user name was logged")
 	}
 }
@@ -250,11 +251,11 @@ func TestAttackPasswordInUserField(t *testing.T) {
 // same Idempotency-Key.
 func TestAttackSameReportOtherSpelling(t *testing.T) {
 	onBothStores(t, func(t *testing.T, store func(*config.Config)) {
-		in := mustStart(t, store)
-		in.addUser(t, partner, nit, password)
-		tok := in.token(t, partner, password)
+		in := testkit.MustStart(t, store)
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+		tok := in.Token(t, testkit.Partner, testkit.Password)
 		body := fixture.FullBody(time.Now(), "CR-SPELL-1", fixture.PDF(3000))
-		compact := mustJSON(body)
+		compact := testkit.MustJSON(body)
 		spaced := bytes.ReplaceAll(bytes.ReplaceAll(compact, []byte(`":`), []byte(`" :  `)), []byte(`,"`), []byte(",\n  \""))
 		respelled := map[string]any{}
 		for k, v := range body {
@@ -267,12 +268,12 @@ func TestAttackSameReportOtherSpelling(t *testing.T) {
 			if key != "" {
 				headers = []string{"Idempotency-Key", key}
 			}
-			first := in.report(t, tok, compact, headers...)
+			first := in.Report(t, tok, compact, headers...)
 			if first.Status != 200 {
 				t.Fatalf("first: %d %s", first.Status, first.Raw)
 			}
-			for name, b := range map[string][]byte{"whitespace": spaced, "key spelling and a numeric string": mustJSON(respelled)} {
-				r := in.report(t, tok, b, headers...)
+			for name, b := range map[string][]byte{"whitespace": spaced, "key spelling and a numeric string": testkit.MustJSON(respelled)} {
+				r := in.Report(t, tok, b, headers...)
 				if r.Status != 200 || r.Header.Get("Idempotent-Replayed") != "true" || r.Body["id"] != first.Body["id"] || r.Body["file"] != first.Body["file"] {
 					t.Errorf("key %q, other %s: %d %s; want the first answer (%s)", key, name, r.Status, r.Raw, first.Raw)
 				}
@@ -284,7 +285,7 @@ func TestAttackSameReportOtherSpelling(t *testing.T) {
 	})
 }
 
-func countReports(t *testing.T, in *instance) int64 {
+func countReports(t *testing.T, in *testkit.Instance) int64 {
 	t.Helper()
 	return storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN)
 }

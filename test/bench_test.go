@@ -11,6 +11,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // BenchmarkReport drives the whole service in process through a real
@@ -25,12 +26,12 @@ func BenchmarkReport(b *testing.B) {
 		file []byte
 	}{{"W1", nil}, {"W2", fixture.PDF(200 << 10)}} {
 		b.Run(w.name, func(b *testing.B) {
-			in := mustStart(b, func(c *config.Config) {
+			in := testkit.MustStart(b, func(c *config.Config) {
 				c.Log.Level, c.Auth.UserStaleness = "warn", config.Defaults().Auth.UserStaleness
 			})
-			in.addUser(b, partner, nit, password)
-			tok := in.token(b, partner, password)
-			body := mustJSON(fixture.FullBody(time.Now(), "SENTINEL-CREDIT", w.file))
+			in.AddUser(b, testkit.Partner, testkit.Nit, testkit.Password)
+			tok := in.Token(b, testkit.Partner, testkit.Password)
+			body := testkit.MustJSON(fixture.FullBody(time.Now(), "SENTINEL-CREDIT", w.file))
 			at := bytes.Index(body, []byte("SENTINEL-CREDIT"))
 			prefix, suffix := body[:at], body[at+len("SENTINEL-CREDIT"):]
 			var seq atomic.Int64

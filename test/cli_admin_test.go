@@ -15,6 +15,7 @@ import (
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // The administrator's commands say what went wrong in words and exit
@@ -30,7 +31,7 @@ func TestUnusableDataDirSameExitCode(t *testing.T) {
 	}
 	t.Setenv("DISB_HTTP_ADDR", "127.0.0.1:0")
 	for _, args := range [][]string{{"serve"}, {"migrate"}, {"users", "list"}, {"reconcile"}} {
-		code, _, errs := runCLI(t, "", args...)
+		code, _, errs := testkit.RunCLI(t, "", args...)
 		if code != app.ExitFailure || !strings.Contains(errs, "DISB_STORE_DSN") {
 			t.Errorf("%v with data/ unusable: exit %d, want %d naming DISB_STORE_DSN:\n%s", args, code, app.ExitFailure, errs)
 		}
@@ -46,7 +47,7 @@ func TestKeyFileErrorsNameTheVariable(t *testing.T) {
 	for _, env := range []string{"DISB_AUTH_PRIVATE_KEY_FILE", "DISB_AUTH_PUBLIC_KEYS_FILE"} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, missing)
-			code, _, errs := runCLI(t, "", "serve")
+			code, _, errs := testkit.RunCLI(t, "", "serve")
 			if code != app.ExitFailure || !strings.Contains(errs, env) || !strings.Contains(errs, "nope.pem") {
 				t.Errorf("serve with %s missing: exit %d; the error lacks the variable or the path:\n%s", env, code, errs)
 			}
@@ -57,11 +58,11 @@ func TestKeyFileErrorsNameTheVariable(t *testing.T) {
 // TestVersionHelpHasNoConfig: version reads no configuration, so its help
 // offers no --config.
 func TestVersionHelpHasNoConfig(t *testing.T) {
-	code, out, _ := runCLI(t, "", "version", "--help")
+	code, out, _ := testkit.RunCLI(t, "", "version", "--help")
 	if code != app.ExitOK || !strings.Contains(out, "Usage: disbursementd version") || strings.Contains(out, "config") {
 		t.Errorf("version --help: exit %d:\n%s", code, out)
 	}
-	if code, _, _ := runCLI(t, "", "version", "--config", "x.yaml"); code != app.ExitUsage {
+	if code, _, _ := testkit.RunCLI(t, "", "version", "--config", "x.yaml"); code != app.ExitUsage {
 		t.Errorf("version --config: exit %d, want a usage error", code)
 	}
 }
@@ -71,14 +72,14 @@ func TestVersionHelpHasNoConfig(t *testing.T) {
 func TestUsersMessagesSayWhatHappened(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
-	if code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit); code != app.ExitOK {
+	if code, _, errs := testkit.RunCLI(t, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); code != app.ExitOK {
 		t.Fatalf("users add: %d %s", code, errs)
 	}
-	code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit)
+	code, _, errs := testkit.RunCLI(t, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit)
 	if code != app.ExitExists || !strings.Contains(errs, `user "acme" exists already`) || strings.Contains(errs, "conflict") {
 		t.Errorf("users add twice: exit %d: %q", code, errs)
 	}
-	code, _, errs = runCLI(t, "", "users", "deactivate", "--user", "nobody")
+	code, _, errs = testkit.RunCLI(t, "", "users", "deactivate", "--user", "nobody")
 	if code != app.ExitNotFound || !strings.Contains(errs, `no user "nobody"`) {
 		t.Errorf("deactivate an unknown user: exit %d: %q", code, errs)
 	}
@@ -90,8 +91,8 @@ func TestUsersMessagesSayWhatHappened(t *testing.T) {
 func TestUsersAddNoEchoOnATerminal(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
-	typeOnTerminal(t, password, "users", "add", "--user", partner, "--nit", nit)
-	typeOnTerminal(t, "a rotated password", "users", "passwd", "--user", partner)
+	typeOnTerminal(t, testkit.Password, "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit)
+	typeOnTerminal(t, "a rotated password", "users", "passwd", "--user", testkit.Partner)
 }
 
 // typeOnTerminal runs a command whose standard input is a terminal, types
@@ -165,7 +166,7 @@ func echoing(t *testing.T, tty *os.File) bool {
 // uid 65532 (TestComposeKeySetUpAsUID65532).
 func TestKeygenDirectoryLetsTheServiceReachItsKey(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "keys")
-	if code, out, errs := runCLI(t, "", "keygen", "--out", dir); code != app.ExitOK {
+	if code, out, errs := testkit.RunCLI(t, "", "keygen", "--out", dir); code != app.ExitOK {
 		t.Fatalf("keygen: %d %s %s", code, out, errs)
 	}
 	di, err := os.Stat(dir)
@@ -189,13 +190,13 @@ func TestBroadTrustedProxiesWarned(t *testing.T) {
 		ranges string
 		warned bool
 	}{{"10.0.0.0/8", true}, {"2001:db8::/32", true}, {"10.1.2.3/32,10.9.0.0/16", false}} {
-		in := mustStart(t, func(c *config.Config) {
+		in := testkit.MustStart(t, func(c *config.Config) {
 			c.HTTP.TrustedProxies = nil
 			for _, r := range strings.Split(tt.ranges, ",") {
 				c.HTTP.TrustedProxies = append(c.HTTP.TrustedProxies, mustPrefix(r))
 			}
 		})
-		logs := in.logs.String()
+		logs := in.Logs.String()
 		if got := strings.Contains(logs, "http.trusted_proxies holds a broad range"); got != tt.warned {
 			t.Errorf("trusted %s: warned %v, want %v", tt.ranges, got, tt.warned)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestProbeAsksReadyz: `disbursementd probe` (Compose's health check)
@@ -23,19 +24,19 @@ func TestProbeAsksReadyz(t *testing.T) {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ln.Close()
 	t.Setenv("DISB_HTTP_ADDR", "0.0.0.0:"+port)
-	if code, _, _ := runCLI(t, "", "probe"); code == app.ExitOK {
+	if code, _, _ := testkit.RunCLI(t, "", "probe"); code == app.ExitOK {
 		t.Fatal("probe passed with nothing listening")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan int)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	go func() {
 		served <- app.CLI(ctx, []string{"serve"}, app.IO{Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs})
 	}()
 	defer cancel()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		code, out, errOut := runCLI(t, "", "probe")
+		code, out, errOut := testkit.RunCLI(t, "", "probe")
 		if code == app.ExitOK && out == "ready\n" {
 			break
 		}
@@ -50,7 +51,7 @@ func TestProbeAsksReadyz(t *testing.T) {
 	case <-time.After(45 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	if code, _, _ := runCLI(t, "", "probe"); code == app.ExitOK {
+	if code, _, _ := testkit.RunCLI(t, "", "probe"); code == app.ExitOK {
 		t.Error("probe passed after the service stopped")
 	}
 }

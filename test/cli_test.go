@@ -12,14 +12,8 @@ import (
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
-
-func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := app.CLI(context.Background(), args, app.IO{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
-	return code, out.String(), errb.String()
-}
 
 // TestCLIUsersThenReport does what a new user does from the README: add a
 // user with the CLI, start the service on the embedded default (in a
@@ -28,24 +22,24 @@ func TestCLIUsersThenReport(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
 	t.Setenv("DISB_AUTH_USER_STALENESS", "0s")
-	code, out, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit)
+	code, out, errs := testkit.RunCLI(t, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit)
 	if code != app.ExitOK || !strings.Contains(out, "added user acme") {
 		t.Fatalf("users add: %d %q %q", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, password+"\n", "users", "add", "--user", partner, "--nit", nit); code != app.ExitExists {
+	if code, _, errs := testkit.RunCLI(t, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); code != app.ExitExists {
 		t.Fatalf("users add twice: %d %q", code, errs)
 	}
-	if code, _, _ := runCLI(t, "short\n", "users", "add", "--user", "x", "--nit", nit); code != app.ExitUsage {
+	if code, _, _ := testkit.RunCLI(t, "short\n", "users", "add", "--user", "x", "--nit", testkit.Nit); code != app.ExitUsage {
 		t.Fatalf("short password: %d", code)
 	}
-	if code, _, _ := runCLI(t, "", "users", "add", "--user", "x"); code != app.ExitUsage {
+	if code, _, _ := testkit.RunCLI(t, "", "users", "add", "--user", "x"); code != app.ExitUsage {
 		t.Fatalf("missing --nit: %d", code)
 	}
-	code, out, _ = runCLI(t, "", "users", "list")
+	code, out, _ = testkit.RunCLI(t, "", "users", "list")
 	if code != app.ExitOK || !strings.Contains(out, "acme") || !strings.Contains(out, "900123456-8") {
 		t.Fatalf("users list: %d %q", code, out)
 	}
-	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitNotFound {
+	if code, _, _ := testkit.RunCLI(t, "", "users", "deactivate", "--user", "nobody"); code != app.ExitNotFound {
 		t.Fatalf("deactivate unknown: %d", code)
 	}
 	// Every command and subcommand answers --help on standard output, and
@@ -54,25 +48,25 @@ func TestCLIUsersThenReport(t *testing.T) {
 		{"users", "deactivate", "--help"}, {"users", "activate", "-h"}, {"users", "list", "--help"}, {"keygen", "--help"},
 		{"migrate", "--help"}, {"reconcile", "--help"}, {"version", "--help"}, {"help", "reconcile"},
 		{"users", "passwd", "--help"}, {"config", "--help"}, {"config", "check", "--help"}, {"config", "print", "-h"}} {
-		if code, out, errs := runCLI(t, "", args...); code != app.ExitOK || !strings.Contains(out, "Usage: disbursementd "+strings.TrimPrefix(strings.Join(args, " "), "help ")[:3]) {
+		if code, out, errs := testkit.RunCLI(t, "", args...); code != app.ExitOK || !strings.Contains(out, "Usage: disbursementd "+strings.TrimPrefix(strings.Join(args, " "), "help ")[:3]) {
 			t.Errorf("%v: %d %q %q", args, code, out, errs)
 		}
 	}
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
-		code, out, _ := runCLI(t, "", args...)
+		code, out, _ := testkit.RunCLI(t, "", args...)
 		for _, cmd := range []string{"serve", "users", "config", "keygen", "migrate", "reconcile", "version"} {
 			if code != app.ExitOK || !strings.Contains(out, "disbursementd "+cmd) {
 				t.Errorf("%v: %d; the overview lacks %s:\n%s", args, code, cmd, out)
 			}
 		}
 	}
-	if code, out, _ := runCLI(t, "", "version"); code != app.ExitOK || !strings.HasPrefix(out, "disbursementd ") {
+	if code, out, _ := testkit.RunCLI(t, "", "version"); code != app.ExitOK || !strings.HasPrefix(out, "disbursementd ") {
 		t.Errorf("version: %d %q", code, out)
 	}
-	if code, _, _ := runCLI(t, "", "bogus"); code != app.ExitUsage {
+	if code, _, _ := testkit.RunCLI(t, "", "bogus"); code != app.ExitUsage {
 		t.Errorf("unknown command: %d", code)
 	}
-	if code, out, _ := runCLI(t, "", "migrate"); code != app.ExitOK || !strings.Contains(out, "up to date") {
+	if code, out, _ := testkit.RunCLI(t, "", "migrate"); code != app.ExitOK || !strings.Contains(out, "up to date") {
 		t.Errorf("migrate: %d %q", code, out)
 	}
 
@@ -87,9 +81,9 @@ func TestCLIUsersThenReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	in := &instance{Main: m, URL: "http://" + m.Addr}
-	tok := in.token(t, partner, password)
-	if r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-CLI-1", fixture.PDF(4096)))); r.Status != 200 {
+	in := &testkit.Instance{Main: m, URL: "http://" + m.Addr}
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), "CR-CLI-1", fixture.PDF(4096)))); r.Status != 200 {
 		t.Fatalf("report: %d %s", r.Status, r.Raw)
 	}
 	st, err := os.Stat(filepath.Join("data", "keys", "private.pem"))
@@ -101,21 +95,21 @@ func TestCLIUsersThenReport(t *testing.T) {
 		t.Fatalf("uploads: %v", files)
 	}
 	// Deactivation takes effect on the existing token.
-	if code, _, _ := runCLI(t, "", "users", "deactivate", "--user", partner); code != app.ExitOK {
+	if code, _, _ := testkit.RunCLI(t, "", "users", "deactivate", "--user", testkit.Partner); code != app.ExitOK {
 		t.Fatal("deactivate failed")
 	}
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-CLI-2"))); r.Status != 401 {
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-CLI-2"))); r.Status != 401 {
 		t.Fatalf("deactivated: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestCLIKeygenAndBadConfig(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI(t, "", "keygen", "--out", dir)
+	code, out, errs := testkit.RunCLI(t, "", "keygen", "--out", dir)
 	if code != app.ExitOK || !strings.Contains(out, "kid") {
 		t.Fatalf("keygen: %d %q %q", code, out, errs)
 	}
-	if code, _, _ := runCLI(t, "", "keygen", "--out", dir); code != app.ExitFailure {
+	if code, _, _ := testkit.RunCLI(t, "", "keygen", "--out", dir); code != app.ExitFailure {
 		t.Fatalf("keygen over an existing key: %d, want refusal", code)
 	}
 	if err := os.Chmod(filepath.Join(dir, "private.pem"), 0o644); err != nil {
@@ -124,13 +118,13 @@ func TestCLIKeygenAndBadConfig(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_AUTH_PRIVATE_KEY_FILE", filepath.Join(dir, "private.pem"))
 	t.Setenv("DISB_HTTP_ADDR", "127.0.0.1:0")
-	code, _, errs = runCLI(t, "", "serve")
+	code, _, errs = testkit.RunCLI(t, "", "serve")
 	if code != app.ExitFailure || !strings.Contains(errs, "auth.private_key_file") || !strings.Contains(errs, "chmod 600") {
 		t.Fatalf("world-readable key: %d %q", code, errs)
 	}
 	t.Setenv("DISB_STORE_DRIVER", "mysql")
 	t.Setenv("DISB_STORE_DSN", "not a dsn")
-	code, _, errs = runCLI(t, "", "serve")
+	code, _, errs = testkit.RunCLI(t, "", "serve")
 	if code == app.ExitOK || !strings.Contains(errs, "store.dsn") {
 		t.Fatalf("bad DSN: %d %q", code, errs)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/pdforacle"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // corpusRefused are the corpus's files that really carry what contract §7
@@ -104,9 +105,9 @@ func TestRealDocumentCorpus(t *testing.T) {
 		{"ps2pdf", func() ([]corpusFile, error) { return ps2pdfScans(tmp, small) }},
 	}
 
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok, legacyTok := v1Token(t, in, partner, password), in.token(t, partner, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok, legacyTok := testkit.V1Token(t, in, testkit.Partner, testkit.Password), in.Token(t, testkit.Partner, testkit.Password)
 	today := time.Now()
 	counts, n, seen := map[string]int{}, 0, map[string]bool{}
 	var wrong []string
@@ -121,7 +122,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 			seen[f.name] = true
 			body := fixture.Minimal(today, fmt.Sprintf("CR-CORPUS-%04d", n))
 			body["Documento Soporte"] = fixture.FileDto(f.data, "")
-			r := call(t, http.MethodPost, in.URL+"/v1/reports/validate", v1Header(tok), mustJSON(body))
+			r := testkit.Call(t, http.MethodPost, in.URL+"/v1/reports/validate", testkit.V1Header(tok), testkit.MustJSON(body))
 			reason, listed := corpusRefused[f.name]
 			switch {
 			case r.Status == 200 && !listed:
@@ -138,7 +139,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 			// the file (every tenth, and every listed one).
 			if n%10 == 0 || listed {
 				body["Número de Crédito"] = fmt.Sprintf("CR-CORPUS-L%04d", n)
-				l := in.report(t, legacyTok, mustJSON(body))
+				l := in.Report(t, legacyTok, testkit.MustJSON(body))
 				if refused := l.Status != 200; refused != listed || listed && !strings.Contains(string(l.Raw), `"file_active_content"`) {
 					wrong = append(wrong, fmt.Sprintf("%s on the legacy path: %d %s", f.name, l.Status, fileProblem(string(l.Raw))))
 				}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestSIGKILLUnderLoad: the real binary is killed (SIGKILL) while 200
@@ -23,17 +24,17 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 	for _, driver := range []string{"sqlite", "mysql"} {
 		t.Run(driver, func(t *testing.T) {
 			dir := t.TempDir()
-			env := baseEnv("DISB_HTTP_REPORT_TIMEOUT=2s", "DISB_UPLOADS_SWEEP_INTERVAL=1s", "DISB_HTTP_MAX_IN_FLIGHT=512")
+			env := testkit.BaseEnv("DISB_HTTP_REPORT_TIMEOUT=2s", "DISB_UPLOADS_SWEEP_INTERVAL=1s", "DISB_HTTP_MAX_IN_FLIGHT=512")
 			dsn := filepath.Join(dir, "data", "disbursement.db")
 			if driver == "mysql" {
 				dsn = storetest.MustCreateDatabase(t)
 				env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn, "DISB_STORE_LOCK_WAIT_TIMEOUT=1s")
 			}
-			if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+			if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 				t.Fatalf("users add: %v\n%s", err, out)
 			}
-			p := startProcess(t, dir, env)
-			tok := (&instance{URL: p.URL}).token(t, partner, password)
+			p := testkit.StartProcess(t, dir, env)
+			tok := (&testkit.Instance{URL: p.URL}).Token(t, testkit.Partner, testkit.Password)
 
 			stop := make(chan struct{})
 			done := make(chan []*sent)
@@ -43,8 +44,8 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 			close(stop)
 			all := <-done
 
-			p = startProcess(t, dir, env)
-			p.waitReady(t)
+			p = testkit.StartProcess(t, dir, env)
+			p.MustWaitReady(t)
 			client := &http.Client{Timeout: 30 * time.Second}
 			acked, unanswered := 0, 0
 			for _, s := range all {
@@ -88,7 +89,7 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 			// The stale bound is 2 s + 5 s; the restarted service sweeps
 			// every second.
 			time.Sleep(9 * time.Second)
-			out, err := cli(t, dir, env, "", "reconcile")
+			out, err := testkit.CLI(t, dir, env, "", "reconcile")
 			if err != nil {
 				t.Fatalf("reconcile: %v\n%s", err, out)
 			}
@@ -97,10 +98,10 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 					t.Errorf("the service's sweep left work for reconcile:\n%s", out)
 				}
 			}
-			db := mustSQL(t, driver, dsn)
+			db := testkit.MustSQL(t, driver, dsn)
 			named := map[string]bool{}
 			for _, s := range all {
-				n, file := rowsFor(t, db, s.credit)
+				n, file := testkit.RowsFor(t, db, s.credit)
 				if n != 1 || file != s.file {
 					t.Errorf("%s: %d rows naming %q; answered %q", s.credit, n, file, s.file)
 				}
@@ -117,8 +118,8 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 					t.Errorf("%s left in the upload directory with no report", e.Name())
 				}
 			}
-			if left > 0 && !strings.Contains(p.logs.String(), "sweep cleared what a crash left") {
-				t.Errorf("the kill left %d files, and the restarted service never logged a sweep that removed something:\n%.2000s", left, p.logs.String())
+			if left > 0 && !strings.Contains(p.Logs.String(), "sweep cleared what a crash left") {
+				t.Errorf("the kill left %d files, and the restarted service never logged a sweep that removed something:\n%.2000s", left, p.Logs.String())
 			}
 		})
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // guideSecret is the partner's password in the guide's runs: with a
@@ -44,9 +46,9 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 			t.Fatalf("%s: the set-up block no longer sets %s; the test gives the blocks only BASE_URL, CLIENT_ID, CLIENT_SECRET and DAY", guide, v)
 		}
 	}
-	in := mustStart(t)
-	in.addUser(t, partner, nit, guideSecret)
-	tok := tokenCall(t, in, nil, formCT, "grant_type=client_credentials&client_id=acme&client_secret="+url.QueryEscape(guideSecret))
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, guideSecret)
+	tok := testkit.TokenCall(t, in, nil, testkit.FormCT, "grant_type=client_credentials&client_id=acme&client_secret="+url.QueryEscape(guideSecret))
 	bearer := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + fmt.Sprint(tok.Body["access_token"])}
 	today := time.Now().UTC().Format(time.DateOnly)
 	for i := range 120 {
@@ -54,11 +56,11 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 			"Primer Nombre":"Ana","Primer Apellido":"Pérez","Número de Crédito":"CR-PRE-%03d","Monto Aprobado":"1000.00",
 			"Plazo (meses)":12,"Tasa de Interés Nominal Mes Vencido (%%)":"1.85","Valor Cuota Total":"90.00",
 			"Fecha de Desembolso":%q,"Valor Desembolsado":"1000.00"}`, i, today)
-		if r := call(t, http.MethodPost, in.URL+"/v1/reports", bearer, []byte(body)); r.Status != http.StatusCreated {
+		if r := testkit.Call(t, http.MethodPost, in.URL+"/v1/reports", bearer, []byte(body)); r.Status != http.StatusCreated {
 			t.Fatalf("storing report %d first: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	env := append(os.Environ(), "BASE_URL="+in.URL, "CLIENT_ID="+partner, "CLIENT_SECRET="+guideSecret, "DAY="+today)
+	env := append(os.Environ(), "BASE_URL="+in.URL, "CLIENT_ID="+testkit.Partner, "CLIENT_SECRET="+guideSecret, "DAY="+today)
 
 	t.Run("curl", func(t *testing.T) {
 		script := "set -euo pipefail\n" + fencedShell(t, guide, "/v1/token") + fencedShell(t, guide, "CURSOR=")
@@ -68,7 +70,7 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the guide's curl blocks: %v\n%s", err, out)
 		}
-		got := call(t, http.MethodGet, in.URL+"/v1/reports?numero_credito=CR-2026-0011", bearer, nil)
+		got := testkit.Call(t, http.MethodGet, in.URL+"/v1/reports?numero_credito=CR-2026-0011", bearer, nil)
 		data, _ := got.Body["data"].([]any)
 		if len(data) != 1 {
 			t.Fatalf("the guide's report is not stored once: %s\n%s", got.Raw, out)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // fencedShell returns the first ```sh block of a document that contains
@@ -59,7 +61,7 @@ func TestDocsMySQLS3Recipe(t *testing.T) {
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "DISB_HTTP_ADDR="+addr, "DISB_AUTH_BCRYPT_COST=10")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own process group, as a terminal's job
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -128,7 +130,7 @@ func TestDocsMySQLS3Recipe(t *testing.T) {
 // pollReady polls url until 200, the recipe ending, ctx, or a minute
 // after the service said it listens (it then waits only for its
 // database and bucket).
-func pollReady(ctx context.Context, url string, exited chan error, out *syncBuffer) error {
+func pollReady(ctx context.Context, url string, exited chan error, out *testkit.SyncBuffer) error {
 	var listening time.Time
 	for {
 		resp, err := http.Get(url)
@@ -176,19 +178,6 @@ func TestDocsGuideLinksResolve(t *testing.T) {
 	}
 }
 
-// dig walks nested maps (decoded JSON or YAML) along path; nil when a
-// step is missing.
-func dig(v any, path ...string) any {
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[p]
-	}
-	return v
-}
-
 // setVar replaces the block's line NAME=… with NAME=value.
 func setVar(t *testing.T, block, name, value string) string {
 	t.Helper()
@@ -204,7 +193,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // cliCode runs a command of the binary and returns its exit code.
 func cliCode(t *testing.T, d *drill, args ...string) (int, string) {
 	t.Helper()
-	out, err := cli(t, d.dir, d.env, "", args...)
+	out, err := testkit.CLI(t, d.dir, d.env, "", args...)
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), out
 	}

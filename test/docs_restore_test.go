@@ -20,6 +20,7 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestDocsRestoreDrill runs the operator guide's backup and restore
@@ -60,8 +61,8 @@ type drill struct {
 
 func restoreDrill(t *testing.T, driver, backend string) {
 	d := &drill{dir: t.TempDir(), vars: map[string]string{}, block: map[string]string{}}
-	d.env = baseEnv("DISB_HTTP_REPORT_TIMEOUT=2s", "DISB_UPLOADS_SWEEP_INTERVAL=1s",
-		"PATH="+filepath.Dir(binaryPath(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	d.env = testkit.BaseEnv("DISB_HTTP_REPORT_TIMEOUT=2s", "DISB_UPLOADS_SWEEP_INTERVAL=1s",
+		"PATH="+filepath.Dir(testkit.BinaryPath(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	switch driver {
 	case "sqlite":
 		requireTool(t, "sqlite3", "sqlite3")
@@ -138,19 +139,19 @@ func restoreDrill(t *testing.T, driver, backend string) {
 	}
 	d.vars["UPLOADS"] = d.uploads
 
-	if out, err := cli(t, d.dir, d.env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, d.dir, d.env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
-	p := startProcess(t, d.dir, d.env)
-	p.waitReady(t)
-	in := &instance{URL: p.URL}
-	tok := in.token(t, partner, password)
+	p := testkit.StartProcess(t, d.dir, d.env)
+	p.MustWaitReady(t)
+	in := &testkit.Instance{URL: p.URL}
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	files := map[string][]byte{} // every file that got 200, and its content
 	send := func(group string, n int) []string {
 		var names []string
 		for i := range n {
 			data := fixture.PDF(2000 + 100*len(files) + i)
-			r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now().UTC(), fmt.Sprintf("CR-%s-%d", group, i), data)))
+			r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now().UTC(), fmt.Sprintf("CR-%s-%d", group, i), data)))
 			name, _ := r.Body["file"].(string)
 			if r.Status != 200 || name == "" {
 				t.Fatalf("report %s-%d: %d %s", group, i, r.Status, r.Raw)
@@ -177,8 +178,8 @@ func restoreDrill(t *testing.T, driver, backend string) {
 			t.Errorf("the restore's list does not show %s, acknowledged after the backup:\n%s", name, out)
 		}
 	}
-	p = startProcess(t, d.dir, d.env)
-	p.waitReady(t)
+	p = testkit.StartProcess(t, d.dir, d.env)
+	p.MustWaitReady(t)
 	out = d.afterStart(t)
 	d.mustHold(t, a, false)
 	d.mustHold(t, append(append([]string{}, b...), c...), true)
@@ -202,8 +203,8 @@ func restoreDrill(t *testing.T, driver, backend string) {
 			t.Errorf("restoring backup 2 did not bring %s back:\n%s", name, out)
 		}
 	}
-	p = startProcess(t, d.dir, d.env)
-	p.waitReady(t)
+	p = testkit.StartProcess(t, d.dir, d.env)
+	p.MustWaitReady(t)
 	d.afterStart(t)
 	d.mustHold(t, append(append([]string{}, a...), b...), false)
 	d.mustHold(t, c, true)

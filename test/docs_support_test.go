@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestDocsSupportRecipe runs the operator guide's support block as
@@ -38,26 +39,26 @@ func TestDocsSupportRecipe(t *testing.T) {
 		t.Fatalf("the support block no longer sets REQ=, KEY='…' and lists --credit CR-7731:\n%s", block)
 	}
 	dir := t.TempDir()
-	env := baseEnv()
-	if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	env := testkit.BaseEnv()
+	if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
-	p := startProcess(t, dir, env)
-	in := &instance{URL: p.URL}
-	tok := in.token(t, partner, password)
+	p := testkit.StartProcess(t, dir, env)
+	in := &testkit.Instance{URL: p.URL}
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	today := time.Now().UTC()
 	bad := fixture.FullBody(today, "CR-7731", fixture.PDF(4096))
 	delete(bad, "Monto Aprobado")
 	bad["Fecha de Desembolso"] = "31/02/2026"
-	refused := in.report(t, tok, mustJSON(bad), "Idempotency-Key", key[1])
-	stored := in.report(t, tok, mustJSON(fixture.FullBody(today, "CR-7731", fixture.PDF(4096))), "Idempotency-Key", key[1])
+	refused := in.Report(t, tok, testkit.MustJSON(bad), "Idempotency-Key", key[1])
+	stored := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(today, "CR-7731", fixture.PDF(4096))), "Idempotency-Key", key[1])
 	if refused.Status != 400 || stored.Status != 200 {
 		t.Fatalf("the partner's reports: %d %s / %d %s", refused.Status, refused.Raw, stored.Status, stored.Raw)
 	}
 	req := refused.Header.Get("X-Request-Id")
 	id := strconv.FormatInt(int64(stored.Body["id"].(float64)), 10)
 	// The stored report's line follows its answer.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.logs.String(), stored.Header.Get("X-Request-Id")); {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Logs.String(), stored.Header.Get("X-Request-Id")); {
 		if time.Now().After(deadline) {
 			t.Fatal("the stored report's line never came")
 		}
@@ -65,7 +66,7 @@ func TestDocsSupportRecipe(t *testing.T) {
 	}
 	// journalctl -u prints systemd's lines and the unit's migrate among
 	// the service's JSON: the block must read past them.
-	journal := "schema up to date\nStarted disbursementd.service - disbursementd: partner disbursement reports.\n" + p.logs.String()
+	journal := "schema up to date\nStarted disbursementd.service - disbursementd: partner disbursement reports.\n" + p.Logs.String()
 	logFile := filepath.Join(t.TempDir(), "journal.jsonl")
 	if err := os.WriteFile(logFile, []byte(journal), 0o600); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestDocsSupportRecipe(t *testing.T) {
 		regexp.MustCompile(`(?m)^REQ=\S+$`).ReplaceAllString(block, "REQ="+req)
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(env, "SUPPORT_LOG="+logFile, "PATH="+filepath.Dir(binaryPath(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(env, "SUPPORT_LOG="+logFile, "PATH="+filepath.Dir(testkit.BinaryPath(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	outb, err := cmd.CombinedOutput()
 	out := string(outb)
 	if err != nil {

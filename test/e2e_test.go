@@ -17,12 +17,7 @@ import (
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
-)
-
-const (
-	partner  = "acme"
-	nit      = "900123456-8"
-	password = "correct horse battery staple"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestEndToEndSQLite runs the endpoint suite on the embedded default.
@@ -31,17 +26,17 @@ func TestEndToEndSQLite(t *testing.T) { endToEnd(t) }
 // TestEndToEndMySQL runs the same suite once against MariaDB.
 func TestEndToEndMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
-	endToEnd(t, withMySQL(t))
+	endToEnd(t, testkit.WithMySQL(t))
 }
 
 func endToEnd(t *testing.T, mutate ...func(*config.Config)) {
-	in := mustStart(t, mutate...)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t, mutate...)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	t.Run("full report with a PDF", func(t *testing.T) { fullReport(t, in, tok) })
 	t.Run("minimal report", func(t *testing.T) {
-		r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-MIN-1")))
+		r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-MIN-1")))
 		if r.Status != 200 || r.Body["status"] != "200" || r.Body["file"] != nil {
 			t.Fatalf("minimal report: %d %s", r.Status, r.Raw)
 		}
@@ -57,23 +52,23 @@ func endToEnd(t *testing.T, mutate ...func(*config.Config)) {
 		concurrentDuplicates(t, in, tok, "CR-RACE-2", nil)
 	})
 	t.Run("idempotency key", func(t *testing.T) {
-		body := mustJSON(fixture.Minimal(time.Now(), "CR-IDEM-1"))
-		first := in.report(t, tok, body, "Idempotency-Key", "order-1")
-		again := in.report(t, tok, body, "Idempotency-Key", "order-1")
+		body := testkit.MustJSON(fixture.Minimal(time.Now(), "CR-IDEM-1"))
+		first := in.Report(t, tok, body, "Idempotency-Key", "order-1")
+		again := in.Report(t, tok, body, "Idempotency-Key", "order-1")
 		if first.Status != 200 || !bytes.Equal(first.Raw, again.Raw) || again.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("replay: %d %s / %d %s", first.Status, first.Raw, again.Status, again.Raw)
 		}
-		other := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-IDEM-2")), "Idempotency-Key", "order-1")
+		other := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-IDEM-2")), "Idempotency-Key", "order-1")
 		if other.Status != 400 || other.Body["code"] != "idempotency_key_reused" {
 			t.Fatalf("reused key: %d %s", other.Status, other.Raw)
 		}
 	})
 }
 
-func fullReport(t *testing.T, in *instance, tok string) {
+func fullReport(t *testing.T, in *testkit.Instance, tok string) {
 	pdf := fixture.PDF(200 << 10)
 	today := time.Now().UTC()
-	r := in.report(t, tok, mustJSON(fixture.FullBody(today, "CR-2026-0001", pdf)))
+	r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(today, "CR-2026-0001", pdf)))
 	if r.Status != 200 || r.Body["status"] != "200" || r.Body["message"] != "Datos ingresados exitosamente!" {
 		t.Fatalf("full report: %d %s", r.Status, r.Raw)
 	}
@@ -101,7 +96,7 @@ func fullReport(t *testing.T, in *instance, tok string) {
 		}
 	}
 	sum := sha256.Sum256(pdf)
-	for col, want := range map[string]string{"partner_user": partner, "partner_nit": nit, "file_name": name,
+	for col, want := range map[string]string{"partner_user": testkit.Partner, "partner_nit": testkit.Nit, "file_name": name,
 		"file_size": fmt.Sprint(len(pdf)), "file_sha256": hex.EncodeToString(sum[:]), "request_id": r.Header.Get("X-Request-Id")} {
 		if row[col] != want {
 			t.Errorf("column %s = %q, want %q", col, row[col], want)
@@ -109,16 +104,16 @@ func fullReport(t *testing.T, in *instance, tok string) {
 	}
 }
 
-func concurrentDuplicates(t *testing.T, in *instance, tok, credit string, file []byte) {
-	body := mustJSON(fixture.FullBody(time.Now(), credit, file))
+func concurrentDuplicates(t *testing.T, in *testkit.Instance, tok, credit string, file []byte) {
+	body := testkit.MustJSON(fixture.FullBody(time.Now(), credit, file))
 	before := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN)
 	var wg sync.WaitGroup
-	replies := make([]reply, 20)
+	replies := make([]testkit.Reply, 20)
 	for i := range replies {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			replies[i] = in.report(t, tok, body)
+			replies[i] = in.Report(t, tok, body)
 		}()
 	}
 	wg.Wait()
@@ -149,14 +144,14 @@ func lookup(partnerName string) (string, bool) {
 
 // TestTokenExchange covers GET /api/partner_api.php.
 func TestTokenExchange(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	in.addUser(t, "dormant", nit, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	in.AddUser(t, "dormant", testkit.Nit, testkit.Password)
 	if err := in.Store.SetActive(t.Context(), "dormant", false); err != nil {
 		t.Fatal(err)
 	}
 	url := in.URL + "/api/partner_api.php"
-	ok := call(t, "GET", url, jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+	ok := testkit.Call(t, "GET", url, testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 	if ok.Status != 200 || ok.Body["status"] != float64(200) || ok.Body["token_type"] != "bearer" ||
 		ok.Body["expires_in"].(float64) < 86000 || strings.Count(ok.Body["access_token"].(string), ".") != 2 ||
 		ok.Header.Get("Cache-Control") != "no-store" {
@@ -174,7 +169,7 @@ func TestTokenExchange(t *testing.T) {
 		"numbers as user": `{"user":1,"password":2}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := call(t, "GET", url, jsonCT, []byte(body))
+			r := testkit.Call(t, "GET", url, testkit.JSONCT, []byte(body))
 			if r.Status != 400 || r.Body["status"] != float64(400) || r.Body["error"] != "invalid_client" || r.Body["access_token"] != nil {
 				t.Fatalf("%d %s", r.Status, r.Raw)
 			}

@@ -9,22 +9,23 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestReportErrors covers each 400, 413 and 415 of the contract, with the
 // field named in errors[] where there is one.
 func TestReportErrors(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxBodyBytes = 256 << 10
 		c.Uploads.MaxFileBytes = 64 << 10
 	})
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	today := time.Now()
 	with := func(mut func(map[string]any)) []byte {
 		b := fixture.Minimal(today, "CR-ERR-1")
 		mut(b)
-		return mustJSON(b)
+		return testkit.MustJSON(b)
 	}
 	pdfDto := func(data []byte) map[string]any { return fixture.FileDto(data, "a.pdf") }
 	for _, tt := range []struct {
@@ -63,7 +64,7 @@ func TestReportErrors(t *testing.T) {
 			if tt.contentType != "" {
 				h["Content-Type"] = tt.contentType
 			}
-			r := call(t, "POST", in.URL+"/api/partner_api.php", h, tt.body)
+			r := testkit.Call(t, "POST", in.URL+"/api/partner_api.php", h, tt.body)
 			code := tt.code
 			if tt.field != "" {
 				code = "invalid_report" // the field's own code is in errors[]
@@ -98,8 +99,8 @@ func TestReportErrors(t *testing.T) {
 // TestRoutingAndCORS: unknown paths and methods answer JSON; every
 // response carries CORS; the preflight answers 204.
 func TestRoutingAndCORS(t *testing.T) {
-	in := mustStart(t)
-	pre := call(t, "OPTIONS", in.URL+"/api/partner_api.php", map[string]string{
+	in := testkit.MustStart(t)
+	pre := testkit.Call(t, "OPTIONS", in.URL+"/api/partner_api.php", map[string]string{
 		"Origin": "https://partner.example", "Access-Control-Request-Method": "POST",
 		"Access-Control-Request-Headers": "Authentication-Type, Content-Type"}, nil)
 	if pre.Status != 204 || pre.Header.Get("Access-Control-Allow-Origin") != "*" ||
@@ -119,7 +120,7 @@ func TestRoutingAndCORS(t *testing.T) {
 		{"GET", "/healthz", 200},
 		{"POST", "/api/partner_api.php", 401},
 	} {
-		r := call(t, tt.method, in.URL+tt.path, nil, nil)
+		r := testkit.Call(t, tt.method, in.URL+tt.path, nil, nil)
 		if r.Status != tt.status || r.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("%s %s: %d %v %s", tt.method, tt.path, r.Status, r.Header, r.Raw)
 		}
@@ -130,11 +131,11 @@ func TestRoutingAndCORS(t *testing.T) {
 			t.Errorf("%s %s: no X-Request-Id", tt.method, tt.path)
 		}
 	}
-	ready := call(t, "GET", in.URL+"/readyz", nil, nil)
+	ready := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil)
 	if ready.Status != 200 || ready.Body["status"] != "ready" {
 		t.Errorf("readyz: %d %s", ready.Status, ready.Raw)
 	}
-	jwks := call(t, "GET", in.URL+"/.well-known/jwks.json", nil, nil)
+	jwks := testkit.Call(t, "GET", in.URL+"/.well-known/jwks.json", nil, nil)
 	keys, _ := jwks.Body["keys"].([]any)
 	if jwks.Status != 200 || len(keys) != 1 || keys[0].(map[string]any)["kid"] != in.Keys.KeyID() || keys[0].(map[string]any)["d"] != nil {
 		t.Errorf("jwks: %d %s", jwks.Status, jwks.Raw)

@@ -20,6 +20,7 @@ import (
 	"github.com/lender/disbursementd/test/faultproxy"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // faultServer is a private MariaDB with a database for one instance,
@@ -57,24 +58,14 @@ func (f *faultServer) count(t *testing.T, where string, args ...any) int64 {
 	return n
 }
 
-func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %s waiting for %s", limit, what)
-}
-
 // TestMySQLDatabaseLostDuringReport: the database goes away after the file
 // is written and before the row is committed. The partner gets 503 with
 // the contract's message, and no file is left behind.
 func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 	f := mustFaultServer(t)
-	in := mustStart(t, f.viaProxy)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t, f.viaProxy)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	// Hold the staging table so the insert waits, then cut the database.
 	lock := f.admin.Session(&gorm.Session{})
@@ -87,11 +78,11 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "LOCK TABLES disb.partner_disbursement_staging WRITE"); err != nil {
 		t.Fatal(err)
 	}
-	body := mustJSON(fixture.FullBody(time.Now(), "CR-LOST-1", fixture.PDF(32<<10)))
-	done := make(chan reply, 1)
-	go func() { done <- in.report(t, tok, body) }()
+	body := testkit.MustJSON(fixture.FullBody(time.Now(), "CR-LOST-1", fixture.PDF(32<<10)))
+	done := make(chan testkit.Reply, 1)
+	go func() { done <- in.Report(t, tok, body) }()
 	uploads := in.Config.Uploads.Dir
-	waitFor(t, "the file to be written", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the file to be written", 10*time.Second, func() bool {
 		m, _ := filepath.Glob(filepath.Join(uploads, "partner_CR-LOST-1_*"))
 		return len(m) == 1
 	})
@@ -111,13 +102,13 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 		t.Fatalf("%d rows after a 503", n)
 	}
 	// Readiness says so; once the database is back, the retry goes through.
-	if rz := call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 {
+	if rz := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 {
 		t.Errorf("readyz while the database is away: %d %s", rz.Status, rz.Raw)
 	}
 	f.proxy.Restore()
-	var retry reply
-	waitFor(t, "the retry to be stored", 15*time.Second, func() bool {
-		retry = in.report(t, tok, body)
+	var retry testkit.Reply
+	testkit.WaitFor(t, "the retry to be stored", 15*time.Second, func() bool {
+		retry = in.Report(t, tok, body)
 		return retry.Status == 200
 	})
 	if n := f.count(t, "numero_credito = ?", "CR-LOST-1"); n != 1 {
@@ -128,9 +119,9 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 // TestUploadDirectoryLost: the upload directory is gone (or read-only):
 // 503, no row, and /readyz says what is wrong.
 func TestUploadDirectoryLost(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	dir := in.Config.Uploads.Dir
 	if os.Geteuid() == 0 {
 		// root writes through read-only modes: remove the directory instead.
@@ -143,18 +134,18 @@ func TestUploadDirectoryLost(t *testing.T) {
 		}
 		defer os.Chmod(dir, 0o750)
 	}
-	r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-NODIR-1", fixture.PDF(8<<10))))
+	r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), "CR-NODIR-1", fixture.PDF(8<<10))))
 	if r.Status != 503 || r.Body["status"] != "400" || r.Body["message"] != "No se pudo guardar el archivo adjunto" {
 		t.Fatalf("upload dir lost: %d %s", r.Status, r.Raw)
 	}
 	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 0 {
 		t.Fatalf("%d rows after a failed file, want 0", n)
 	}
-	if rz := call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 || rz.Body["checks"].(map[string]any)["uploads"] != "fail" {
+	if rz := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 || rz.Body["checks"].(map[string]any)["uploads"] != "fail" {
 		t.Fatalf("readyz: %d %s", rz.Status, rz.Raw)
 	}
 	// A report without a file does not need the directory.
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-NODIR-2"))); r.Status != 200 {
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-NODIR-2"))); r.Status != 200 {
 		t.Fatalf("report without file: %d %s", r.Status, r.Raw)
 	}
 }
@@ -164,15 +155,15 @@ func TestUploadDirectoryLost(t *testing.T) {
 // belongs to a row; the service reconnects by itself.
 func TestMySQLRestartMidLoad(t *testing.T) {
 	f := mustFaultServer(t)
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN = "mysql", f.db.DSN("disb")+"?timeout=2s&readTimeout=5s&writeTimeout=5s"
 	})
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	type result struct {
 		credit string
-		r      reply
+		r      testkit.Reply
 	}
 	var (
 		mu      sync.Mutex
@@ -191,7 +182,7 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 				default:
 				}
 				credit := fmt.Sprintf("CR-RST-%d-%d", w, i)
-				r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(4<<10))))
+				r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(4<<10))))
 				mu.Lock()
 				results = append(results, result{credit, r})
 				mu.Unlock()
@@ -241,7 +232,7 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 	if ok == 0 || failed == 0 {
 		t.Logf("the restart did not overlap the load (ok=%d failed=%d); the check above is weaker", ok, failed)
 	}
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-RST-AFTER"))); r.Status != 200 {
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-RST-AFTER"))); r.Status != 200 {
 		t.Fatalf("after the restart: %d %s", r.Status, r.Raw)
 	}
 }
@@ -251,24 +242,24 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 func TestMySQLUnreachableAtStart(t *testing.T) {
 	f := mustFaultServer(t)
 	f.proxy.Cut()
-	in := mustStart(t, f.viaProxy)
-	if !strings.Contains(in.logs.String(), "database not usable at start") {
-		t.Fatalf("no clear log line:\n%s", in.logs.String())
+	in := testkit.MustStart(t, f.viaProxy)
+	if !strings.Contains(in.Logs.String(), "database not usable at start") {
+		t.Fatalf("no clear log line:\n%s", in.Logs.String())
 	}
 	if f.proxy.Cuts() == 0 {
 		t.Fatal("the proxy refused no connection: the service never tried the database")
 	}
-	if rz := call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 {
+	if rz := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil); rz.Status != 503 {
 		t.Fatalf("readyz without a database: %d", rz.Status)
 	}
-	if hz := call(t, "GET", in.URL+"/healthz", nil, nil); hz.Status != 200 {
+	if hz := testkit.Call(t, "GET", in.URL+"/healthz", nil, nil); hz.Status != 200 {
 		t.Fatalf("healthz: %d", hz.Status)
 	}
 	f.proxy.Restore()
-	waitFor(t, "readiness", 20*time.Second, func() bool { return call(t, "GET", in.URL+"/readyz", nil, nil).Status == 200 })
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-LATE-1"))); r.Status != 200 {
+	testkit.WaitFor(t, "readiness", 20*time.Second, func() bool { return testkit.Call(t, "GET", in.URL+"/readyz", nil, nil).Status == 200 })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-LATE-1"))); r.Status != 200 {
 		t.Fatalf("report once ready: %d %s", r.Status, r.Raw)
 	}
 }
@@ -277,10 +268,10 @@ func TestMySQLUnreachableAtStart(t *testing.T) {
 // outdated schema and says to run migrate; after migrate it starts.
 func TestAutoMigrateOff(t *testing.T) {
 	dir := t.TempDir()
-	cfg := testConfig(dir)
+	cfg := testkit.TestConfig(dir)
 	_ = os.MkdirAll(cfg.Uploads.Dir, 0o750)
 	cfg.Store.AutoMigrate = false
-	m := app.NewMain(cfg, &syncBuffer{})
+	m := app.NewMain(cfg, &testkit.SyncBuffer{})
 	err := m.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "disbursementd migrate") {
 		t.Fatalf("Run on an empty database with auto_migrate off: %v", err)
@@ -293,7 +284,7 @@ func TestAutoMigrateOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = st.Close()
-	m = app.NewMain(cfg, &syncBuffer{})
+	m = app.NewMain(cfg, &testkit.SyncBuffer{})
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run after migrate: %v", err)
 	}

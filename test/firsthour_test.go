@@ -9,6 +9,7 @@ import (
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // The first hour of a new user (issue #12): what the README and guides
@@ -25,7 +26,7 @@ func TestPortTakenCreatesNothing(t *testing.T) {
 	}
 	defer ln.Close()
 	t.Setenv("DISB_HTTP_ADDR", ln.Addr().String())
-	code, out, errs := runCLI(t, "", "serve")
+	code, out, errs := testkit.RunCLI(t, "", "serve")
 	if code != app.ExitFailure || !strings.Contains(errs, "http.addr") || !strings.Contains(errs, "DISB_HTTP_ADDR") {
 		t.Fatalf("serve on a taken port: %d %q %q", code, out, errs)
 	}
@@ -48,7 +49,7 @@ func TestUnusableDataDirIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("DISB_HTTP_ADDR", "127.0.0.1:0")
-	code, _, errs := runCLI(t, "", "serve")
+	code, _, errs := testkit.RunCLI(t, "", "serve")
 	for _, want := range []string{"store.dsn", "DISB_STORE_DSN", filepath.Join("data", "disbursement.db"), "not a directory"} {
 		if code != app.ExitFailure || !strings.Contains(errs, want) {
 			t.Errorf("serve with data/ unusable: %d; the error lacks %q:\n%s", code, want, errs)
@@ -63,25 +64,25 @@ func TestUnusableDataDirIsNamed(t *testing.T) {
 // at once even with a status cache (auth.user_staleness 30 s); and the
 // GET answers expires_in 86400, as every document says.
 func TestActivationTakesEffectAtOnce(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) { c.Auth.UserStaleness = config.Defaults().Auth.UserStaleness })
-	in.addUser(t, partner, nit, password)
-	r := exchange(t, in, partner, password, nil)
+	in := testkit.MustStart(t, func(c *config.Config) { c.Auth.UserStaleness = config.Defaults().Auth.UserStaleness })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, nil)
 	if r.Status != 200 || r.Body["expires_in"] != float64(86400) {
 		t.Fatalf("token: %d %s; want expires_in 86400", r.Status, r.Raw)
 	}
 	tok := r.Body["access_token"].(string)
-	if err := in.Store.SetActive(t.Context(), partner, false); err != nil {
+	if err := in.Store.SetActive(t.Context(), testkit.Partner, false); err != nil {
 		t.Fatal(err)
 	}
 	// This report makes the cache hold "inactive".
-	if r := in.report(t, tok, []byte(`{}`)); r.Status != 401 || r.Body["detail"] != "user_inactive" {
+	if r := in.Report(t, tok, []byte(`{}`)); r.Status != 401 || r.Body["detail"] != "user_inactive" {
 		t.Fatalf("a deactivated user's token: %d %s", r.Status, r.Raw)
 	}
-	if err := in.Store.SetActive(t.Context(), partner, true); err != nil {
+	if err := in.Store.SetActive(t.Context(), testkit.Partner, true); err != nil {
 		t.Fatal(err)
 	}
-	fresh := in.token(t, partner, password)
-	if r := in.report(t, fresh, []byte(`{}`)); r.Status == 401 {
+	fresh := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, fresh, []byte(`{}`)); r.Status == 401 {
 		t.Fatalf("a token issued after activation was refused: %s", r.Raw)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // fleet is several replicas of the real binary on one database and one
@@ -26,7 +27,7 @@ import (
 type fleet struct {
 	env      []string
 	dirs     []string
-	replicas []*process
+	replicas []*testkit.Process
 	db       *sql.DB
 }
 
@@ -34,7 +35,7 @@ type fleet struct {
 // bucket under a fresh prefix, the shared login throttle, one key, and a
 // short report timeout so the stale bound (timeout + 5 s) comes soon.
 func fleetEnv(t *testing.T, s3 s3upload.Config, dsn, keyFile string) []string {
-	return baseEnv(
+	return testkit.BaseEnv(
 		"DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn,
 		"DISB_UPLOADS_BACKEND=s3", "DISB_UPLOADS_S3_ENDPOINT="+s3.Endpoint, "DISB_UPLOADS_S3_BUCKET="+s3.Bucket,
 		"DISB_UPLOADS_S3_PREFIX="+s3.Prefix, "DISB_UPLOADS_S3_REGION="+s3.Region, "DISB_UPLOADS_S3_PATH_STYLE=true",
@@ -50,48 +51,25 @@ func startFleet(t *testing.T, n int) (*fleet, s3upload.Config) {
 	s3 := storetest.S3Config(t)
 	keyDir := t.TempDir()
 	keyFile := filepath.Join(keyDir, "private.pem")
-	if err := os.WriteFile(keyFile, sharedKey(t), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, testkit.SharedKey(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := &fleet{env: fleetEnv(t, s3, dsn, keyFile), db: mustSQL(t, "mysql", dsn)}
-	if out, err := cli(t, t.TempDir(), f.env, "", "migrate"); err != nil {
+	f := &fleet{env: fleetEnv(t, s3, dsn, keyFile), db: testkit.MustSQL(t, "mysql", dsn)}
+	if out, err := testkit.CLI(t, t.TempDir(), f.env, "", "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
 	}
-	if out, err := cli(t, t.TempDir(), f.env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, t.TempDir(), f.env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
 	for range n {
 		dir := t.TempDir()
 		f.dirs = append(f.dirs, dir)
-		f.replicas = append(f.replicas, startProcess(t, dir, f.env))
+		f.replicas = append(f.replicas, testkit.StartProcess(t, dir, f.env))
 	}
 	for _, r := range f.replicas {
-		r.waitReady(t)
+		r.MustWaitReady(t)
 	}
 	return f, s3
-}
-
-// mustSQL opens a pool of the test's own on a store's database.
-func mustSQL(t *testing.T, driver, dsn string) *sql.DB {
-	t.Helper()
-	db, err := storetest.OpenSQL(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
-// rowsFor returns how many staging rows hold credit, and the file they name.
-func rowsFor(t *testing.T, db *sql.DB, credit string) (int, string) {
-	t.Helper()
-	var n int
-	var file sql.NullString
-	err := db.QueryRow("SELECT COUNT(*), MAX(file_name) FROM partner_disbursement_staging WHERE numero_credito = ?", credit).Scan(&n, &file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n, file.String
 }
 
 // sent is one report and what became of it.
@@ -144,7 +122,7 @@ func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop
 				default:
 				}
 				credit := fmt.Sprintf("CR-F%d-%d-%d", time.Now().UnixNano()%1e5, w, i)
-				s := &sent{credit: credit, key: credit + "-v1", body: mustJSON(fixture.FullBody(time.Now(), credit, file))}
+				s := &sent{credit: credit, key: credit + "-v1", body: testkit.MustJSON(fixture.FullBody(time.Now(), credit, file))}
 				post(client, urls(w+i), tok, s)
 				mu.Lock()
 				all = append(all, s)
@@ -168,11 +146,11 @@ func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop
 // budget across the replicas.
 func TestFleetReplicaKilledMidLoad(t *testing.T) {
 	f, s3cfg := startFleet(t, 3)
-	tok := (&instance{URL: f.replicas[0].URL}).token(t, partner, password)
+	tok := (&testkit.Instance{URL: f.replicas[0].URL}).Token(t, testkit.Partner, testkit.Password)
 	// Keys across replicas: a token from one is accepted by the others.
 	for i, r := range f.replicas[1:] {
-		in := &instance{URL: r.URL}
-		if got := in.report(t, tok, []byte(`{}`)); got.Status == 401 {
+		in := &testkit.Instance{URL: r.URL}
+		if got := in.Report(t, tok, []byte(`{}`)); got.Status == 401 {
 			t.Fatalf("replica %d refused replica 0's token: %s", i+1, got.Raw)
 		}
 	}
@@ -223,10 +201,10 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 
 	// After the stale bound, the sweep leaves nothing half-done.
 	time.Sleep(8500 * time.Millisecond)
-	if out, err := cli(t, f.dirs[0], f.env, "", "reconcile", "--apply"); err != nil {
+	if out, err := testkit.CLI(t, f.dirs[0], f.env, "", "reconcile", "--apply"); err != nil {
 		t.Fatalf("reconcile --apply: %v\n%s", err, out)
 	}
-	out, err := cli(t, f.dirs[0], f.env, "", "reconcile")
+	out, err := testkit.CLI(t, f.dirs[0], f.env, "", "reconcile")
 	if err != nil {
 		t.Fatalf("reconcile: %v\n%s", err, out)
 	}
@@ -243,7 +221,7 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 	defer up.Close()
 	named := map[string]bool{}
 	for _, s := range all {
-		n, file := rowsFor(t, f.db, s.credit)
+		n, file := testkit.RowsFor(t, f.db, s.credit)
 		if n != 1 || file != s.file {
 			t.Errorf("%s: %d rows naming %q; answered %q", s.credit, n, file, s.file)
 			continue
@@ -270,12 +248,12 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 	// One throttle budget across the replicas: 10 failures spread over
 	// the two live ones, and the 11th attempt is refused on either.
 	for i := range 10 {
-		if r := exchange(t, &instance{URL: f.replicas[alive[i%2]].URL}, "fleet-user", "wrong", nil); r.Status != 400 {
+		if r := testkit.Exchange(t, &testkit.Instance{URL: f.replicas[alive[i%2]].URL}, "fleet-user", "wrong", nil); r.Status != 400 {
 			t.Fatalf("failure %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	for _, i := range alive {
-		if r := exchange(t, &instance{URL: f.replicas[i].URL}, "fleet-user", "wrong", nil); r.Status != 429 {
+		if r := testkit.Exchange(t, &testkit.Instance{URL: f.replicas[i].URL}, "fleet-user", "wrong", nil); r.Status != 429 {
 			t.Errorf("11th attempt on replica %d: %d %s; want 429 (one budget for the fleet)", i, r.Status, r.Raw)
 		}
 	}
@@ -289,13 +267,13 @@ func TestFleetKeyRotation(t *testing.T) {
 	dsn := storetest.MustCreateDatabase(t)
 	keys := t.TempDir()
 	for _, k := range []string{"old", "new"} {
-		if out, err := cli(t, keys, nil, "", "keygen", "--out", filepath.Join(keys, k)); err != nil {
+		if out, err := testkit.CLI(t, keys, nil, "", "keygen", "--out", filepath.Join(keys, k)); err != nil {
 			t.Fatalf("keygen: %v\n%s", err, out)
 		}
 	}
 	key := func(which, file string) string { return filepath.Join(keys, which, file) }
 	env := func(extra ...string) []string {
-		return baseEnv(append([]string{"DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN=" + dsn, "DISB_THROTTLE_BACKEND=database"}, extra...)...)
+		return testkit.BaseEnv(append([]string{"DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN=" + dsn, "DISB_THROTTLE_BACKEND=database"}, extra...)...)
 	}
 	step := [][]string{
 		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("old", "private.pem")},
@@ -303,20 +281,20 @@ func TestFleetKeyRotation(t *testing.T) {
 		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("new", "private.pem"), "DISB_AUTH_PUBLIC_KEYS_FILE=" + key("old", "public.pem")},
 		{"DISB_AUTH_PRIVATE_KEY_FILE=" + key("new", "private.pem")},
 	}
-	if out, err := cli(t, t.TempDir(), env(step[0]...), password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, t.TempDir(), env(step[0]...), testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
 	dirs := []string{t.TempDir(), t.TempDir()}
-	replicas := []*process{startProcess(t, dirs[0], env(step[0]...)), startProcess(t, dirs[1], env(step[0]...))}
+	replicas := []*testkit.Process{testkit.StartProcess(t, dirs[0], env(step[0]...)), testkit.StartProcess(t, dirs[1], env(step[0]...))}
 	var oldTokens, newTokens []string
 	signsNew := []bool{false, false}
-	accepted := func(r *process, tok string) bool {
-		return (&instance{URL: r.URL}).report(t, tok, []byte(`{}`)).Status != 401
+	accepted := func(r *testkit.Process, tok string) bool {
+		return (&testkit.Instance{URL: r.URL}).Report(t, tok, []byte(`{}`)).Status != 401
 	}
 	check := func(at string) {
 		t.Helper()
 		for i, r := range replicas {
-			tok := (&instance{URL: r.URL}).token(t, partner, password)
+			tok := (&testkit.Instance{URL: r.URL}).Token(t, testkit.Partner, testkit.Password)
 			if signsNew[i] {
 				newTokens = append(newTokens, tok)
 			} else {
@@ -338,7 +316,7 @@ func TestFleetKeyRotation(t *testing.T) {
 	}{{"step 1, trusting both, signing old", step[1]}, {"step 2, signing new, trusting old", step[2]}} {
 		for i := range replicas {
 			replicas[i].Kill()
-			replicas[i] = startProcess(t, dirs[i], env(s.env...))
+			replicas[i] = testkit.StartProcess(t, dirs[i], env(s.env...))
 			signsNew[i] = strings.Contains(s.at, "signing new")
 			check(s.at + fmt.Sprintf(" (replica %d restarted)", i))
 		}
@@ -349,7 +327,7 @@ func TestFleetKeyRotation(t *testing.T) {
 	// Step 3, once the old key's tokens have expired: trust only the new key.
 	for i := range replicas {
 		replicas[i].Kill()
-		replicas[i] = startProcess(t, dirs[i], env(step[3]...))
+		replicas[i] = testkit.StartProcess(t, dirs[i], env(step[3]...))
 	}
 	for i, r := range replicas {
 		for _, tok := range oldTokens {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestLoginBudgetAcrossGaleraNodes is issue 28's throttle drill end to
@@ -19,15 +20,15 @@ import (
 func TestLoginBudgetAcrossGaleraNodes(t *testing.T) {
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	limit := config.Defaults().Throttle.UserFailures
-	var ins []*instance
+	var ins []*testkit.Instance
 	for _, d := range dsns {
-		ins = append(ins, mustStart(t, func(c *config.Config) {
+		ins = append(ins, testkit.MustStart(t, func(c *config.Config) {
 			c.Store.Driver, c.Store.DSN = "mysql", d
 			c.Throttle.Backend, c.Throttle.AddrFailures = "database", 0
 		}))
 	}
-	ins[0].addUser(t, partner, nit, password)
-	body, _ := json.Marshal(map[string]string{"user": partner, "password": "a wrong password"})
+	ins[0].AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	body, _ := json.Marshal(map[string]string{"user": testkit.Partner, "password": "a wrong password"})
 	statuses := make([]int, 40)
 	var wg sync.WaitGroup
 	start := make(chan struct{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lender/disbursementd/test/soak"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestSoakGaleraShort is the Galera soak in its short form (60 s; the
@@ -39,16 +40,16 @@ func TestSoakGaleraShort(t *testing.T) {
 	}
 	s3cfg := storetest.S3Config(t)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(s3cfg), s3cfg) })
-	logs := map[string]*syncBuffer{}
+	logs := map[string]*testkit.SyncBuffer{}
 	var mu sync.Mutex
 	res, err := soak.Run(t.Context(), soak.Config{
-		Binary: binaryPath(t), Dir: t.TempDir(), S3: s3cfg, Env: os.Environ(),
+		Binary: testkit.BinaryPath(t), Dir: t.TempDir(), S3: s3cfg, Env: os.Environ(),
 		Duration: 60 * time.Second, Concurrency: 32, KillAt: 20 * time.Second,
 		Galera: &soak.Galera{DSNs: dsns, Kill: node("kill"), Restart: node("restart")},
 		Logs: func(name string) io.Writer {
 			mu.Lock()
 			defer mu.Unlock()
-			logs[name] = &syncBuffer{}
+			logs[name] = &testkit.SyncBuffer{}
 			return logs[name]
 		},
 		Progress: t.Logf,

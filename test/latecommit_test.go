@@ -18,6 +18,7 @@ import (
 	"github.com/lender/disbursementd/test/faultproxy"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // lateCommit is one reproduction of issue 17's finding 1: the service on
@@ -56,14 +57,14 @@ func (lc *lateCommit) viaProxy(t *testing.T, timeout time.Duration) func(*config
 // its file and the retry replays it, or the sweep won, no row names the
 // file, and the retry stores the report anew with a file of its own.
 // Never a row without its file, never a 200 naming a missing file.
-func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.Duration) {
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	body := mustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(32<<10)))
+func (lc *lateCommit) run(t *testing.T, in *testkit.Instance, credit string, hold time.Duration) {
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	body := testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(32<<10)))
 	key := []string{"Idempotency-Key", "late-" + credit}
 
 	held := lc.proxy.HoldNext("COMMIT", hold)
-	first := in.report(t, tok, body, key...)
+	first := in.Report(t, tok, body, key...)
 	if first.Status != 503 || first.Body["status"] != "400" || first.Body["code"] != "outcome_unknown" ||
 		first.Body["message"] != domain.MsgStoreFailed {
 		t.Fatalf("answer while the COMMIT is held: %d %s; want 503 outcome_unknown", first.Status, first.Raw)
@@ -75,18 +76,18 @@ func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.D
 	}
 	// A partner retrying at once waits on the first report's key and gets
 	// no 200 while its fate is open.
-	if r := in.report(t, tok, body, key...); r.Status == 200 {
+	if r := in.Report(t, tok, body, key...); r.Status == 200 {
 		t.Fatalf("retry while the COMMIT is held: %d %s", r.Status, r.Raw)
 	}
 	<-held.Released
 
-	db := mustSQL(t, "mysql", lc.dsn)
+	db := testkit.MustSQL(t, "mysql", lc.dsn)
 	// Until the sweep has taken the retry's leftover file: one file and one
 	// row (the COMMIT won), or none of either (the sweep won).
 	var rows int
 	var named string
-	waitFor(t, "rows and files to settle", 60*time.Second, func() bool {
-		rows, named = rowsFor(t, db, credit)
+	testkit.WaitFor(t, "rows and files to settle", 60*time.Second, func() bool {
+		rows, named = testkit.RowsFor(t, db, credit)
 		files := lc.files(t, credit)
 		if rows > len(files) {
 			t.Fatalf("%d row(s) naming %s, files %v: a row without its file", rows, named, files)
@@ -98,7 +99,7 @@ func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.D
 	}
 	t.Logf("after the COMMIT landed: %d row(s), files %v", rows, lc.files(t, credit))
 
-	retry := in.report(t, tok, body, key...)
+	retry := in.Report(t, tok, body, key...)
 	file, _ := retry.Body["file"].(string)
 	if retry.Status != 200 || file == "" || !lc.exists(t, file) {
 		t.Fatalf("retry after the COMMIT landed: %d %s; want 200 naming a file that is there", retry.Status, retry.Raw)
@@ -106,11 +107,11 @@ func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.D
 	if rows == 1 && (file != named || retry.Header.Get("Idempotent-Replayed") != "true") {
 		t.Fatalf("retry: %s; want the first answer again, naming %s", retry.Raw, named)
 	}
-	if n, stored := rowsFor(t, db, credit); n != 1 || stored != file {
+	if n, stored := testkit.RowsFor(t, db, credit); n != 1 || stored != file {
 		t.Fatalf("after the retry: %d rows naming %q; want one, naming %s", n, stored, file)
 	}
-	if strings.Contains(in.logs.String(), "a stored report's file is missing") {
-		t.Fatalf("a row without its file:\n%s", in.logs.String())
+	if strings.Contains(in.Logs.String(), "a stored report's file is missing") {
+		t.Fatalf("a row without its file:\n%s", in.Logs.String())
 	}
 }
 
@@ -121,7 +122,7 @@ func (lc *lateCommit) run(t *testing.T, in *instance, credit string, hold time.D
 // fails when the COMMIT lands, so the file stays with its row.
 func TestLateCommitKeepsFileMySQL(t *testing.T) {
 	lc := &lateCommit{}
-	in := mustStart(t, lc.viaProxy(t, 3*time.Second))
+	in := testkit.MustStart(t, lc.viaProxy(t, 3*time.Second))
 	dir := in.Config.Uploads.Dir
 	lc.files = func(t *testing.T, credit string) []string {
 		m, _ := filepath.Glob(filepath.Join(dir, "partner_"+credit+"_*"))
@@ -158,7 +159,7 @@ func TestLateCommitKeepsFileS3(t *testing.T) {
 	})
 	lc := &lateCommit{}
 	viaProxy := lc.viaProxy(t, 6*time.Second)
-	in := mustStart(t, viaProxy, func(c *config.Config) {
+	in := testkit.MustStart(t, viaProxy, func(c *config.Config) {
 		c.Uploads.Backend = "s3"
 		c.Uploads.S3 = config.S3Config{Endpoint: s3proxy.URL(), Bucket: s3cfg.Bucket, Prefix: s3cfg.Prefix, Region: s3cfg.Region,
 			PathStyle: true, AccessKeyID: s3cfg.AccessKeyID, SecretAccessKey: s3cfg.SecretAccessKey}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestNothingOutlivesClose: a service whose database is unreachable at
@@ -22,15 +23,15 @@ func TestNothingOutlivesClose(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 3 {
 		dir := t.TempDir()
-		cfg := testConfig(dir)
+		cfg := testkit.TestConfig(dir)
 		f.viaProxy(cfg)
 		cfg.Uploads.SweepInterval = 50 * time.Millisecond
 		_ = os.MkdirAll(cfg.Uploads.Dir, 0o750)
 		_ = os.MkdirAll(filepath.Dir(cfg.Auth.PrivateKeyFile), 0o700)
-		if err := os.WriteFile(cfg.Auth.PrivateKeyFile, sharedKey(t), 0o600); err != nil {
+		if err := os.WriteFile(cfg.Auth.PrivateKeyFile, testkit.SharedKey(t), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		logs := &syncBuffer{}
+		logs := &testkit.SyncBuffer{}
 		m := app.NewMain(cfg, logs)
 		if err := m.Run(context.Background()); err != nil {
 			t.Fatalf("Run: %v\n%s", err, logs.String())

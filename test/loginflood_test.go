@@ -14,6 +14,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestLoginFloodSparesReports (MariaDB, throttle in the database): 2,000
@@ -27,11 +28,11 @@ import (
 func TestLoginFloodSparesReports(t *testing.T) {
 	storetest.ServerDSN(t)
 	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN, c.Throttle.Backend = "mysql", dsn, "database"
 	})
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	const floodConc, floodEach, reports, reportConc = 200, 10, 100, 8
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: floodConc}}
@@ -70,7 +71,7 @@ func TestLoginFloodSparesReports(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for n := next.Add(1); n <= reports; n = next.Add(1) {
-				body := mustJSON(fixture.Minimal(time.Now(), fmt.Sprintf("CR-FLOOD-%d", n)))
+				body := testkit.MustJSON(fixture.Minimal(time.Now(), fmt.Sprintf("CR-FLOOD-%d", n)))
 				req, _ := http.NewRequest("POST", in.URL+"/api/partner_api.php", bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authentication-Type", "bearer "+tok)
@@ -148,11 +149,11 @@ func TestLoginFloodSparesReports(t *testing.T) {
 // TestSweepPrunesTheThrottle: the database throttle's rows whose window
 // has ended are deleted by serve's sweep (Takes no longer prune).
 func TestSweepPrunesTheThrottle(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Throttle.Backend, c.Uploads.SweepInterval = "database", time.Second
 	})
 	for i := range 3 {
-		if r := exchange(t, in, fmt.Sprintf("nobody-%d", i), "guess", nil); r.Status != 400 {
+		if r := testkit.Exchange(t, in, fmt.Sprintf("nobody-%d", i), "guess", nil); r.Status != 400 {
 			t.Fatalf("login %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
@@ -182,5 +183,5 @@ func TestSweepPrunesTheThrottle(t *testing.T) {
 	if err := db.Exec("UPDATE login_throttle_keys SET expires_ns = expires_ns - ?", hour).Error; err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the sweep to delete the expired throttle rows", 20*time.Second, func() bool { return rows() == 0 })
+	testkit.WaitFor(t, "the sweep to delete the expired throttle rows", 20*time.Second, func() bool { return rows() == 0 })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestRefusedLoginCostsTwoStatements (MariaDB, throttle in the database):
@@ -18,11 +19,11 @@ import (
 func TestRefusedLoginCostsTwoStatements(t *testing.T) {
 	storetest.ServerDSN(t)
 	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN, c.Throttle.Backend = "mysql", dsn, "database"
 		c.Throttle.UserFailures, c.Throttle.AddrFailures = 3, 8
 	})
-	in.addUser(t, partner, nit, password)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 
 	// throttleStatements counts the statements sent so far on the
 	// connections that carried a throttle statement.
@@ -40,7 +41,7 @@ func TestRefusedLoginCostsTwoStatements(t *testing.T) {
 	refusedCosts := func(what, user, pw string) {
 		t.Helper()
 		before := throttleStatements()
-		r := exchange(t, in, user, pw, nil)
+		r := testkit.Exchange(t, in, user, pw, nil)
 		n := throttleStatements() - before
 		if r.Status != 429 {
 			t.Fatalf("%s: %d %s, want 429", what, r.Status, r.Raw)
@@ -51,14 +52,14 @@ func TestRefusedLoginCostsTwoStatements(t *testing.T) {
 		t.Logf("%s: %d statements", what, n)
 	}
 	for range 3 {
-		if r := exchange(t, in, partner, "guess", nil); r.Status != 400 {
+		if r := testkit.Exchange(t, in, testkit.Partner, "guess", nil); r.Status != 400 {
 			t.Fatalf("wrong password: %d %s", r.Status, r.Raw)
 		}
 	}
-	refusedCosts("the user's budget spent", partner, "guess")
-	refusedCosts("the user's budget spent, the right password", partner, password)
+	refusedCosts("the user's budget spent", testkit.Partner, "guess")
+	refusedCosts("the user's budget spent, the right password", testkit.Partner, testkit.Password)
 	for i := range 5 {
-		if r := exchange(t, in, "nobody-"+string(rune('a'+i)), "guess", nil); r.Status != 400 {
+		if r := testkit.Exchange(t, in, "nobody-"+string(rune('a'+i)), "guess", nil); r.Status != 400 {
 			t.Fatalf("unknown user %d: %d %s", i, r.Status, r.Raw)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/proc"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // recommendedGOMEMLIMIT is GOMEMLIMIT for the shipped 1 GiB container
@@ -37,8 +38,8 @@ const recommendedGOMEMLIMIT = "768MiB"
 func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
 	limit, memLimit := shippedMemory(t)
 	dir := t.TempDir()
-	env := baseEnv("GOMEMLIMIT=" + memLimit)
-	bin := binaryPath(t)
+	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
+	bin := testkit.BinaryPath(t)
 	cg, why := newMemCgroup(t, limit)
 	if cg != nil {
 		bin = cg.wrap(t, bin)
@@ -46,23 +47,23 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
 		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
 	}
 	for i := range 4 {
-		if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", partner, i), "--nit", nit); err != nil {
+		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", testkit.Nit); err != nil {
 			t.Fatalf("users add: %v\n%s", err, out)
 		}
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	p, err := proc.Start(bin, dir, env, logs)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, logs.String())
 	}
 	t.Cleanup(p.Kill)
-	in := &instance{URL: p.URL}
+	in := &testkit.Instance{URL: p.URL}
 	toks := make([]string, 4)
 	for i := range toks {
-		toks[i] = in.token(t, fmt.Sprintf("%s-%d", partner, i), password)
+		toks[i] = in.Token(t, fmt.Sprintf("%s-%d", testkit.Partner, i), testkit.Password)
 	}
 
-	plain := mustJSON(fixture.DecimalsAsStrings(fixture.FullV1(time.Now(), "CR-MEM", scanPDF(19<<20))))
+	plain := testkit.MustJSON(fixture.DecimalsAsStrings(fixture.FullV1(time.Now(), "CR-MEM", scanPDF(19<<20))))
 	escaped := bytes.ReplaceAll(plain, []byte("/"), []byte(`\/`))
 	t.Logf("bodies: %.1f MiB, %.1f MiB with \\/", mib(len(plain)), mib(len(escaped)))
 

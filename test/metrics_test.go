@@ -1,61 +1,34 @@
 package test
 
 import (
-	"io"
 	"net/http"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/testkit"
 )
-
-// scrape returns the text of a /metrics page.
-func scrape(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
-	return string(b)
-}
-
-// metric reads one series, with its labels as written, from /metrics.
-func metric(t *testing.T, in *instance, series string) int {
-	t.Helper()
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\d+)$`).FindStringSubmatch(scrape(t, in.URL+"/metrics"))
-	if m == nil {
-		t.Fatalf("/metrics lacks %s", series)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
 
 // TestMetricsOnTheirOwnListener: with http.metrics_addr set, /metrics is
 // served there (with pprof when debug.pprof_addr is the same address) and
 // the partner-facing port answers 404 for it; the build and the pools are
 // described.
 func TestMetricsOnTheirOwnListener(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MetricsAddr, c.Debug.PprofAddr = "127.0.0.1:0", "127.0.0.1:0"
 		c.Throttle.Backend = "database"
 	})
 	if in.MetricsAddr == "" {
 		t.Fatal("Run did not say where /metrics is")
 	}
-	if r := call(t, "GET", in.URL+"/metrics", nil, nil); r.Status != 404 {
+	if r := testkit.Call(t, "GET", in.URL+"/metrics", nil, nil); r.Status != 404 {
 		t.Errorf("/metrics on the partner-facing port: %d", r.Status)
 	}
-	text := scrape(t, "http://"+in.MetricsAddr+"/metrics")
+	text := testkit.Scrape(t, "http://"+in.MetricsAddr+"/metrics")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^disbursementd_build_info\{commit="[^"]+",go_version="go[^"]+",version="[^"]+"\} 1$`),
 		regexp.MustCompile(`(?m)^go_sql_max_open_connections\{db_name="store"\} 1$`),
@@ -82,25 +55,25 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 // without any probe (the service runs them on a timer), and /readyz sets
 // it too.
 func TestReadinessIsAMetric(t *testing.T) {
-	in := mustStartMain(t, func(m *app.Main) { m.ReadinessInterval = 100 * time.Millisecond })
+	in := testkit.MustStartMain(t, func(m *app.Main) { m.ReadinessInterval = 100 * time.Millisecond })
 	ready := func(check string) string {
-		m := regexp.MustCompile(`(?m)^disbursementd_ready\{check="` + check + `"\} (\d)$`).FindStringSubmatch(scrape(t, in.URL+"/metrics"))
+		m := regexp.MustCompile(`(?m)^disbursementd_ready\{check="` + check + `"\} (\d)$`).FindStringSubmatch(testkit.Scrape(t, in.URL+"/metrics"))
 		if m == nil {
 			return "absent"
 		}
 		return m[1]
 	}
-	waitFor(t, "every check ready without a probe", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "every check ready without a probe", 20*time.Second, func() bool {
 		return ready("store") == "1" && ready("uploads") == "1" && ready("keys") == "1"
 	})
 	if err := os.RemoveAll(in.Config.Uploads.Dir); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the uploads check failing without a probe", 20*time.Second, func() bool { return ready("uploads") == "0" })
+	testkit.WaitFor(t, "the uploads check failing without a probe", 20*time.Second, func() bool { return ready("uploads") == "0" })
 	if ready("store") != "1" {
 		t.Errorf("store %s while only the uploads failed", ready("store"))
 	}
-	if strings.Contains(in.logs.String(), `"route":"/readyz"`) {
+	if strings.Contains(in.Logs.String(), `"route":"/readyz"`) {
 		t.Error("the test meant to run no probe")
 	}
 }

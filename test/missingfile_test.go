@@ -9,6 +9,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 var missingFilesMetric = regexp.MustCompile(`(?m)^disbursementd_missing_files_total (\d+)$`)
@@ -18,14 +19,14 @@ var missingFilesMetric = regexp.MustCompile(`(?m)^disbursementd_missing_files_to
 // disbursementd_missing_files_total, once however many runs follow; a
 // retry of that report gets 503, not a 200 naming the missing file.
 func TestMissingFileIsLoggedAndCounted(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.ReportTimeout = time.Second // stale bound: 6 s
 		c.Uploads.SweepInterval = time.Second
 	})
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	body := mustJSON(fixture.FullBody(time.Now(), "CR-MISSING-1", fixture.PDF(8<<10)))
-	r := in.report(t, tok, body, "Idempotency-Key", "missing-1")
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	body := testkit.MustJSON(fixture.FullBody(time.Now(), "CR-MISSING-1", fixture.PDF(8<<10)))
+	r := in.Report(t, tok, body, "Idempotency-Key", "missing-1")
 	name, _ := r.Body["file"].(string)
 	if r.Status != 200 || name == "" {
 		t.Fatalf("report: %d %s", r.Status, r.Raw)
@@ -34,7 +35,7 @@ func TestMissingFileIsLoggedAndCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	counted := func() string {
-		m := missingFilesMetric.FindSubmatch(call(t, "GET", in.URL+"/metrics", nil, nil).Raw)
+		m := missingFilesMetric.FindSubmatch(testkit.Call(t, "GET", in.URL+"/metrics", nil, nil).Raw)
 		if m == nil {
 			t.Fatal("/metrics lacks disbursementd_missing_files_total")
 		}
@@ -43,18 +44,18 @@ func TestMissingFileIsLoggedAndCounted(t *testing.T) {
 	if n := counted(); n != "0" {
 		t.Fatalf("missing files before the sweep: %s", n)
 	}
-	waitFor(t, "the sweep to count the missing file", 30*time.Second, func() bool { return counted() != "0" })
+	testkit.WaitFor(t, "the sweep to count the missing file", 30*time.Second, func() bool { return counted() != "0" })
 	time.Sleep(2500 * time.Millisecond) // two more runs
 	if n := counted(); n != "1" {
 		t.Fatalf("disbursementd_missing_files_total = %s; want 1 (each row once)", n)
 	}
-	if logged := strings.Count(in.logs.String(), "a stored report's file is missing"); logged != 1 {
-		t.Fatalf("%d log lines for the missing file, want 1:\n%s", logged, in.logs.String())
+	if logged := strings.Count(in.Logs.String(), "a stored report's file is missing"); logged != 1 {
+		t.Fatalf("%d log lines for the missing file, want 1:\n%s", logged, in.Logs.String())
 	}
-	if !strings.Contains(in.logs.String(), name) {
+	if !strings.Contains(in.Logs.String(), name) {
 		t.Fatal("the log line does not name the file")
 	}
-	retry := in.report(t, tok, body, "Idempotency-Key", "missing-1")
+	retry := in.Report(t, tok, body, "Idempotency-Key", "missing-1")
 	if retry.Status != 503 || retry.Body["code"] != "file_store_failed" {
 		t.Fatalf("retry of a report whose file is missing: %d %s; want 503 file_store_failed", retry.Status, retry.Raw)
 	}

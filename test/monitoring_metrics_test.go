@@ -9,6 +9,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // exported is what a /metrics page holds: each sample name (histograms
@@ -44,29 +45,29 @@ func (e exported) add(page string) {
 // refusals, logins ok, refused and throttled, an upstream failure, the
 // readiness checks.
 func exportEverySeries(t *testing.T) exported {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Throttle.Backend, c.Throttle.UserFailures = "database", 2
 	})
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	body := mustJSON(fixture.FullBody(time.Now(), "CR-MON-1", fixture.PDF(4096)))
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	body := testkit.MustJSON(fixture.FullBody(time.Now(), "CR-MON-1", fixture.PDF(4096)))
 	for range 2 { // stored, then replayed
-		if r := in.report(t, tok, body, "Idempotency-Key", "mon-1"); r.Status != 200 {
+		if r := in.Report(t, tok, body, "Idempotency-Key", "mon-1"); r.Status != 200 {
 			t.Fatalf("report: %d %s", r.Status, r.Raw)
 		}
 	}
-	in.report(t, "not-a-token", body)
-	in.report(t, tok, []byte(`{"numero_credito": 5}`))
+	in.Report(t, "not-a-token", body)
+	in.Report(t, tok, []byte(`{"numero_credito": 5}`))
 	for range 3 { // wrong, wrong, throttled
-		call(t, "GET", in.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": partner, "password": "wrong password"}))
+		testkit.Call(t, "GET", in.URL+"/api/partner_api.php", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": "wrong password"}))
 	}
-	call(t, "GET", in.URL+"/readyz", nil, nil)
+	testkit.Call(t, "GET", in.URL+"/readyz", nil, nil)
 	out := exported{}
-	out.add(scrape(t, in.URL+"/metrics"))
+	out.add(testkit.Scrape(t, in.URL+"/metrics"))
 
-	down := mustStart(t, func(c *config.Config) { c.Login.URL = "http://" + closedAddr(t) + "/auth/login" })
-	call(t, "GET", down.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
-	out.add(scrape(t, down.URL+"/metrics"))
+	down := testkit.MustStart(t, func(c *config.Config) { c.Login.URL = "http://" + testkit.ClosedAddr(t) + "/auth/login" })
+	testkit.Call(t, "GET", down.URL+"/api/partner_api.php", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
+	out.add(testkit.Scrape(t, down.URL+"/metrics"))
 	return out
 }
 

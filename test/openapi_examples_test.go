@@ -13,6 +13,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // mustOpenAPIModel parses the served document.
@@ -77,7 +78,7 @@ func requestExamples(t *testing.T, doc *v3.Document) []example {
 			}
 			for name, v := range bodies {
 				out = append(out, example{name: op.OperationId + "/" + name, method: strings.ToUpper(method), path: path,
-					body: mustJSON(v), header: header, token: tokenHeader(op), success: successStatus(t, op)})
+					body: testkit.MustJSON(v), header: header, token: tokenHeader(op), success: successStatus(t, op)})
 			}
 		}
 	}
@@ -158,9 +159,9 @@ func TestOpenAPIExamples(t *testing.T) {
 	if creds.User == "" || len(examples) < 3 {
 		t.Fatalf("the document should have a credentials example and at least 3 request examples, has %d", len(examples))
 	}
-	in := mustStart(t)
-	in.addUser(t, creds.User, "900123456-8", creds.Password)
-	tok := in.token(t, creds.User, creds.Password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, creds.User, "900123456-8", creds.Password)
+	tok := in.Token(t, creds.User, creds.Password)
 	v1 := servesV1(t, in.URL)
 	for _, ex := range examples {
 		if isV1(ex.path) && !v1 {
@@ -177,7 +178,7 @@ func TestOpenAPIExamples(t *testing.T) {
 			case "Authorization":
 				h[ex.token] = "Bearer " + tok
 			}
-			r := call(t, ex.method, in.URL+ex.path, h, ex.body)
+			r := testkit.Call(t, ex.method, in.URL+ex.path, h, ex.body)
 			if r.Status != ex.success {
 				t.Fatalf("%s %s: %d %s, the document promises %d", ex.method, ex.path, r.Status, r.Raw, ex.success)
 			}
@@ -192,7 +193,7 @@ func TestOpenAPIExamples(t *testing.T) {
 // and the preflight, on a path and off one.
 func TestOpenAPIEveryPath(t *testing.T) {
 	doc := mustOpenAPIModel(t)
-	in := mustStart(t)
+	in := testkit.MustStart(t)
 	v1 := servesV1(t, in.URL)
 	for path, item := range doc.Paths.PathItems.FromOldest() {
 		if isV1(path) && !v1 {
@@ -203,15 +204,15 @@ func TestOpenAPIEveryPath(t *testing.T) {
 				continue // TestOpenAPIExamples and the /v1 tests call these
 			}
 			m := strings.ToUpper(method)
-			if r := call(t, m, in.URL+path, nil, nil); r.Status != successStatus(t, op) {
+			if r := testkit.Call(t, m, in.URL+path, nil, nil); r.Status != successStatus(t, op) {
 				t.Errorf("%s %s: %d, the document promises %d", m, path, r.Status, successStatus(t, op))
 			}
 		}
-		if r := call(t, http.MethodPatch, in.URL+path, nil, nil); r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != documentedMethods(item) {
-			t.Errorf("PATCH %s: %d Allow %q, want 405 Allow %q", path, r.Status, r.Header.Get("Allow"), documentedMethods(item))
+		if r := testkit.Call(t, http.MethodPatch, in.URL+path, nil, nil); r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != testkit.DocumentedMethods(item) {
+			t.Errorf("PATCH %s: %d Allow %q, want 405 Allow %q", path, r.Status, r.Header.Get("Allow"), testkit.DocumentedMethods(item))
 		}
 	}
-	if r := call(t, http.MethodGet, in.URL+"/no/such/path", nil, nil); r.Status != http.StatusNotFound {
+	if r := testkit.Call(t, http.MethodGet, in.URL+"/no/such/path", nil, nil); r.Status != http.StatusNotFound {
 		t.Errorf("GET of an unknown path: %d, want 404", r.Status)
 	}
 	preflights := []string{"/no/such/path", "/api/partner_api.php"}
@@ -219,7 +220,7 @@ func TestOpenAPIEveryPath(t *testing.T) {
 		preflights = append(preflights, "/v1/reports")
 	}
 	for _, path := range preflights {
-		if r := call(t, http.MethodOptions, in.URL+path, nil, nil); r.Status != http.StatusNoContent {
+		if r := testkit.Call(t, http.MethodOptions, in.URL+path, nil, nil); r.Status != http.StatusNoContent {
 			t.Errorf("OPTIONS %s: %d, want 204", path, r.Status)
 		}
 	}
@@ -238,8 +239,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatal(errs)
 	}
 	if ok, verrs := v.ValidateDocument(); !ok {
-		for _, p := range describe(verrs) {
-			t.Error(p.text)
+		for _, p := range testkit.Describe(verrs) {
+			t.Error(p.Text)
 		}
 	}
 }

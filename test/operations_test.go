@@ -22,22 +22,23 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestMetricsAndRequestLog: /metrics exposes the service's series after
 // traffic, and each request has one log line with its id, route, status,
 // duration, partner user and report id.
 func TestMetricsAndRequestLog(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	pdf := fixture.PDF(10 << 10)
-	r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-MET-1", pdf)))
+	r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), "CR-MET-1", pdf)))
 	if r.Status != 200 {
 		t.Fatal(r.Status)
 	}
-	in.report(t, "bad", []byte("{}"))
-	m := call(t, "GET", in.URL+"/metrics", nil, nil)
+	in.Report(t, "bad", []byte("{}"))
+	m := testkit.Call(t, "GET", in.URL+"/metrics", nil, nil)
 	for _, want := range []string{
 		`disbursementd_http_requests_total{method="POST",route="/api/partner_api.php",status="200"} 1`,
 		`disbursementd_http_requests_total{method="POST",route="/api/partner_api.php",status="401"} 1`,
@@ -56,26 +57,26 @@ func TestMetricsAndRequestLog(t *testing.T) {
 	}
 	id := r.Header.Get("X-Request-Id")
 	var line map[string]any
-	for _, l := range strings.Split(in.logs.String(), "\n") {
+	for _, l := range strings.Split(in.Logs.String(), "\n") {
 		if strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"msg":"request"`) {
 			_ = json.Unmarshal([]byte(l), &line)
 		}
 	}
-	if line == nil || line["route"] != "/api/partner_api.php" || line["status"] != float64(200) || line["partner_user"] != partner ||
+	if line == nil || line["route"] != "/api/partner_api.php" || line["status"] != float64(200) || line["partner_user"] != testkit.Partner ||
 		line["report_id"] != r.Body["id"] || line["duration_ms"] == nil {
 		t.Fatalf("request log line: %v", line)
 	}
 	// An inbound X-Request-Id is logged as the client's, never adopted (on
 	// a route that logs at INFO: probes log at DEBUG). The line follows
 	// the answer.
-	rr := call(t, "GET", in.URL+"/openapi.yaml", map[string]string{"X-Request-Id": "client-123"}, nil)
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && !strings.Contains(in.logs.String(), `"client_request_id":"client-123"`); {
+	rr := testkit.Call(t, "GET", in.URL+"/openapi.yaml", map[string]string{"X-Request-Id": "client-123"}, nil)
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && !strings.Contains(in.Logs.String(), `"client_request_id":"client-123"`); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if rr.Header.Get("X-Request-Id") == "client-123" || !strings.Contains(in.logs.String(), `"client_request_id":"client-123"`) {
+	if rr.Header.Get("X-Request-Id") == "client-123" || !strings.Contains(in.Logs.String(), `"client_request_id":"client-123"`) {
 		t.Errorf("inbound request id: %q", rr.Header.Get("X-Request-Id"))
 	}
-	if !strings.Contains(in.logs.String(), `"store.dsn"`) {
+	if !strings.Contains(in.Logs.String(), `"store.dsn"`) {
 		t.Error("effective configuration not logged at start")
 	}
 }
@@ -97,7 +98,7 @@ func TestGracefulShutdown(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 	}
-	run(password+"\n", "users", "add", "--user", partner, "--nit", nit)
+	run(testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit)
 
 	port := freePort(t)
 	var logs bytes.Buffer
@@ -107,15 +108,15 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Process.Kill()
-	in := &instance{URL: "http://127.0.0.1:" + port}
-	waitFor(t, "the server", 20*time.Second, func() bool {
+	in := &testkit.Instance{URL: "http://127.0.0.1:" + port}
+	testkit.WaitFor(t, "the server", 20*time.Second, func() bool {
 		resp, err := http.Get(in.URL + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil
 	})
-	tok := in.token(t, partner, password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	type outcome struct {
 		credit string
@@ -142,7 +143,7 @@ func TestGracefulShutdown(t *testing.T) {
 				}
 				credit := fmt.Sprintf("CR-TERM-%d-%d", w, i)
 				req, _ := http.NewRequest("POST", in.URL+"/api/partner_api.php",
-					bytes.NewReader(mustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(256<<10)))))
+					bytes.NewReader(testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(256<<10)))))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authentication-Type", "bearer "+tok)
 				resp, err := client.Do(req)

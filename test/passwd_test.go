@@ -11,6 +11,7 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 func TestUsersPasswdSQLite(t *testing.T) {
@@ -33,10 +34,10 @@ func passwdAcrossReplicas(t *testing.T, storeEnv ...string) {
 	const staleness = 2 * time.Second
 	const newPassword = "a rotated partner password"
 	keyFile := filepath.Join(t.TempDir(), "private.pem")
-	if err := os.WriteFile(keyFile, sharedKey(t), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, testkit.SharedKey(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := baseEnv(append(storeEnv, "DISB_AUTH_PRIVATE_KEY_FILE="+keyFile, "DISB_AUTH_USER_STALENESS="+staleness.String(),
+	env := testkit.BaseEnv(append(storeEnv, "DISB_AUTH_PRIVATE_KEY_FILE="+keyFile, "DISB_AUTH_USER_STALENESS="+staleness.String(),
 		"DISB_UPLOADS_SWEEP_INTERVAL=0s")...)
 	for _, v := range storeEnv {
 		if d, ok := strings.CutPrefix(v, "DISB_UPLOADS_DIR="); ok {
@@ -45,46 +46,46 @@ func passwdAcrossReplicas(t *testing.T, storeEnv ...string) {
 			}
 		}
 	}
-	if out, err := cli(t, t.TempDir(), env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, t.TempDir(), env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
-	replicas := []*instance{}
+	replicas := []*testkit.Instance{}
 	for range 2 {
-		p := startProcess(t, t.TempDir(), env)
-		p.waitReady(t)
-		replicas = append(replicas, &instance{URL: p.URL, logs: p.logs})
+		p := testkit.StartProcess(t, t.TempDir(), env)
+		p.MustWaitReady(t)
+		replicas = append(replicas, &testkit.Instance{URL: p.URL, Logs: p.Logs})
 	}
 	a, b := replicas[0], replicas[1]
-	old := a.token(t, partner, password)
+	old := a.Token(t, testkit.Partner, testkit.Password)
 	// Each replica has read (and cached) the user with the old password.
 	for i, r := range replicas {
-		if got := r.report(t, old, mustJSON(fixture.Minimal(time.Now(), "CR-PW-OLD-"+string(rune('A'+i))))); got.Status != 200 {
+		if got := r.Report(t, old, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-PW-OLD-"+string(rune('A'+i))))); got.Status != 200 {
 			t.Fatalf("old token before the change: %d %s", got.Status, got.Raw)
 		}
 	}
 	// iat has whole seconds: a token of the change's own second is kept.
 	time.Sleep(1100 * time.Millisecond)
 
-	if out, err := cli(t, t.TempDir(), env, "too short\n", "users", "passwd", "--user", partner); exitCode(err) != 2 {
+	if out, err := testkit.CLI(t, t.TempDir(), env, "too short\n", "users", "passwd", "--user", testkit.Partner); exitCode(err) != 2 {
 		t.Fatalf("short password: exit %d\n%s", exitCode(err), out)
 	}
-	if out, err := cli(t, t.TempDir(), env, newPassword+"\n", "users", "passwd", "--user", "nobody"); exitCode(err) != 3 {
+	if out, err := testkit.CLI(t, t.TempDir(), env, newPassword+"\n", "users", "passwd", "--user", "nobody"); exitCode(err) != 3 {
 		t.Fatalf("unknown user: exit %d\n%s", exitCode(err), out)
 	}
-	out, err := cli(t, t.TempDir(), env, newPassword+"\n", "users", "passwd", "--user", partner)
+	out, err := testkit.CLI(t, t.TempDir(), env, newPassword+"\n", "users", "passwd", "--user", testkit.Partner)
 	if err != nil || !strings.Contains(out, "password of acme changed") || strings.Contains(out, newPassword) {
 		t.Fatalf("users passwd: %v\n%s", err, out)
 	}
 
 	for _, r := range replicas {
-		got := call(t, "GET", r.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+		got := testkit.Call(t, "GET", r.URL+"/api/partner_api.php", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 		if got.Status != 400 || got.Body["error"] != "invalid_client" {
 			t.Fatalf("the old password after passwd: %d %s", got.Status, got.Raw)
 		}
 	}
-	fresh := b.token(t, partner, newPassword)
+	fresh := b.Token(t, testkit.Partner, newPassword)
 	for i, r := range replicas {
-		if got := r.report(t, fresh, mustJSON(fixture.Minimal(time.Now(), "CR-PW-NEW-"+string(rune('A'+i))))); got.Status != 200 {
+		if got := r.Report(t, fresh, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-PW-NEW-"+string(rune('A'+i))))); got.Status != 200 {
 			t.Fatalf("a token issued after the change: %d %s", got.Status, got.Raw)
 		}
 	}
@@ -93,7 +94,7 @@ func passwdAcrossReplicas(t *testing.T, storeEnv ...string) {
 	for i, r := range replicas {
 		deadline := time.Now().Add(staleness + 10*time.Second)
 		for n := 0; ; n++ {
-			got := r.report(t, old, mustJSON(fixture.Minimal(time.Now(), "CR-PW-LATE-"+string(rune('A'+i))+"-"+string(rune('a'+n%26)))))
+			got := r.Report(t, old, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-PW-LATE-"+string(rune('A'+i))+"-"+string(rune('a'+n%26)))))
 			if got.Status == 401 {
 				if got.Body["detail"] != "password_changed" {
 					t.Errorf("401 detail %v, want password_changed", got.Body["detail"])

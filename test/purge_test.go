@@ -11,6 +11,7 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 func TestReportsPurgeSQLite(t *testing.T) { purgeFlow(t, "sqlite", "") }
@@ -28,26 +29,26 @@ func TestReportsPurgeMySQL(t *testing.T) {
 // orphaned.
 func purgeFlow(t *testing.T, driver, dsn string) {
 	dir := t.TempDir()
-	env := baseEnv()
+	env := testkit.BaseEnv()
 	if driver == "mysql" {
 		env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
 	} else {
 		dsn = filepath.Join(dir, "data", "disbursement.db")
 	}
-	if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add: %v\n%s", err, out)
 	}
-	p := startProcess(t, dir, env)
-	p.waitReady(t)
-	in := &instance{URL: p.URL}
-	tok := in.token(t, partner, password)
+	p := testkit.StartProcess(t, dir, env)
+	p.MustWaitReady(t)
+	in := &testkit.Instance{URL: p.URL}
+	tok := in.Token(t, testkit.Partner, testkit.Password)
 	type stored struct {
 		id   int64
 		file string
 	}
 	var all []stored
 	for i := range 4 {
-		r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now().UTC(), fmt.Sprintf("CR-PURGE-%d", i), fixture.PDF(1500+i))))
+		r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now().UTC(), fmt.Sprintf("CR-PURGE-%d", i), fixture.PDF(1500+i))))
 		name, _ := r.Body["file"].(string)
 		if r.Status != 200 || name == "" {
 			t.Fatalf("report %d: %d %s", i, r.Status, r.Raw)
@@ -56,7 +57,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 		all = append(all, stored{id, name})
 	}
 	p.Kill()
-	db := mustSQL(t, driver, dsn)
+	db := testkit.MustSQL(t, driver, dsn)
 	longAgo := time.Now().UTC().Add(-2000 * 24 * time.Hour)
 	for _, s := range all[:3] {
 		if _, err := db.Exec("UPDATE partner_disbursement_staging SET received_at = ? WHERE id = ?", longAgo, s.id); err != nil {
@@ -73,12 +74,12 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 	}
 
 	for args, want := range map[string]int{"reports purge": 2, "reports purge --older-than 1h": 2, "reports purge --older-than x": 2} {
-		out, err := cli(t, dir, env, "", strings.Fields(args)...)
+		out, err := testkit.CLI(t, dir, env, "", strings.Fields(args)...)
 		if code := exitCode(err); code != want {
 			t.Errorf("%s: exit %d, want %d\n%s", args, code, want, out)
 		}
 	}
-	out, err := cli(t, dir, env, "", "reports", "purge", "--older-than", "1825d", "--dry-run")
+	out, err := testkit.CLI(t, dir, env, "", "reports", "purge", "--older-than", "1825d", "--dry-run")
 	if err != nil || !strings.Contains(out, "would delete 3 reports and 3 files received before ") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
@@ -87,7 +88,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 			t.Fatalf("the dry run deleted %s: %v", s.file, err)
 		}
 	}
-	out, err = cli(t, dir, append(env, "DISB_RETENTION_REPORTS=1825d"), "", "reports", "purge")
+	out, err = testkit.CLI(t, dir, append(env, "DISB_RETENTION_REPORTS=1825d"), "", "reports", "purge")
 	if err != nil || !strings.Contains(out, "deleted 3 reports and 3 files received before ") {
 		t.Fatalf("purge: %v\n%s", err, out)
 	}
@@ -97,7 +98,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 				t.Errorf("%s outlived the purge: %v", where, err)
 			}
 		}
-		if out, err := cli(t, dir, env, "", "reports", "show", strconv.FormatInt(s.id, 10)); exitCode(err) != 3 {
+		if out, err := testkit.CLI(t, dir, env, "", "reports", "show", strconv.FormatInt(s.id, 10)); exitCode(err) != 3 {
 			t.Errorf("reports show %d after the purge: %v\n%s", s.id, err, out)
 		}
 	}
@@ -105,10 +106,10 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 	if _, err := os.Stat(filepath.Join(uploads, young.file)); err != nil {
 		t.Fatalf("the young report's file was deleted: %v", err)
 	}
-	if out, err := cli(t, dir, env, "", "reports", "show", strconv.FormatInt(young.id, 10)); err != nil || !strings.Contains(out, ": present (") {
+	if out, err := testkit.CLI(t, dir, env, "", "reports", "show", strconv.FormatInt(young.id, 10)); err != nil || !strings.Contains(out, ": present (") {
 		t.Fatalf("the young report after the purge: %v\n%s", err, out)
 	}
-	out, err = cli(t, dir, env, "", "reconcile")
+	out, err = testkit.CLI(t, dir, env, "", "reconcile")
 	if err != nil {
 		t.Fatalf("reconcile after the purge: %v\n%s", err, out)
 	}
@@ -117,7 +118,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 			t.Errorf("after the purge reconcile finds %s:\n%s", kind, out)
 		}
 	}
-	if out, err := cli(t, dir, env, "", "reports", "purge", "--older-than", "1825d"); err != nil || !strings.Contains(out, "deleted 0 reports and 0 files") {
+	if out, err := testkit.CLI(t, dir, env, "", "reports", "purge", "--older-than", "1825d"); err != nil || !strings.Contains(out, "deleted 0 reports and 0 files") {
 		t.Errorf("a second purge: %v\n%s", err, out)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // readmeCommands returns the commands of the README's first ```sh block
@@ -116,7 +118,7 @@ func readmeService(t *testing.T, dir, cmdline string) {
 	cmd := exec.Command("bash", "-c", cmdline)
 	cmd.Dir, cmd.Env = dir, readmeEnv(extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,42 +12,34 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // mustPrefix is the network s names.
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 
-func exchange(t *testing.T, in *instance, user, pw string, header map[string]string) reply {
-	t.Helper()
-	h := map[string]string{"Content-Type": "application/json"}
-	for k, v := range header {
-		h[k] = v
-	}
-	return call(t, "GET", in.URL+"/api/partner_api.php", h, mustJSON(map[string]string{"user": user, "password": pw}))
-}
-
 // TestThrottlePerUser: 10 failures for one user name give 429 slow_down
 // with Retry-After, even for the right password, from any address.
 func TestThrottlePerUser(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) { c.Throttle.AddrFailures = 0 })
-	in.addUser(t, partner, nit, password)
+	in := testkit.MustStart(t, func(c *config.Config) { c.Throttle.AddrFailures = 0 })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	for i := 0; i < 10; i++ {
-		if r := exchange(t, in, partner, "guess", nil); r.Status != 400 {
+		if r := testkit.Exchange(t, in, testkit.Partner, "guess", nil); r.Status != 400 {
 			t.Fatalf("failure %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	r := exchange(t, in, partner, password, nil)
+	r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, nil)
 	if r.Status != 429 || r.Body["error"] != "slow_down" || r.Body["status"] != float64(429) || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("11th attempt: %d %v %s", r.Status, r.Header, r.Raw)
 	}
 	// The built-in login over HTTP shares the count.
-	lr := call(t, "POST", in.URL+"/auth/login", jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+	lr := testkit.Call(t, "POST", in.URL+"/auth/login", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 	if lr.Status != 429 || lr.Header.Get("Retry-After") == "" {
 		t.Fatalf("/auth/login while throttled: %d %s", lr.Status, lr.Raw)
 	}
 	// Another user is not affected.
-	in.addUser(t, "other", nit, password)
-	if r := exchange(t, in, "other", password, nil); r.Status != 200 {
+	in.AddUser(t, "other", testkit.Nit, testkit.Password)
+	if r := testkit.Exchange(t, in, "other", testkit.Password, nil); r.Status != 200 {
 		t.Fatalf("other user: %d %s", r.Status, r.Raw)
 	}
 }
@@ -55,15 +47,15 @@ func TestThrottlePerUser(t *testing.T) {
 // TestThrottlePerAddressIgnoresSpoofedForwardedFor: without trusted
 // proxies, X-Forwarded-For does not move a client to a new address.
 func TestThrottlePerAddressIgnoresSpoofedForwardedFor(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) { c.Throttle.AddrFailures, c.Throttle.UserFailures = 5, 0 })
-	in.addUser(t, partner, nit, password)
+	in := testkit.MustStart(t, func(c *config.Config) { c.Throttle.AddrFailures, c.Throttle.UserFailures = 5, 0 })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	for i := 0; i < 5; i++ {
 		spoof := map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", i), "X-Real-IP": fmt.Sprintf("198.51.100.%d", i)}
-		if r := exchange(t, in, fmt.Sprintf("user%d", i), "guess", spoof); r.Status != 400 {
+		if r := testkit.Exchange(t, in, fmt.Sprintf("user%d", i), "guess", spoof); r.Status != 400 {
 			t.Fatalf("failure %d: %d", i, r.Status)
 		}
 	}
-	r := exchange(t, in, partner, password, map[string]string{"X-Forwarded-For": "203.0.113.99"})
+	r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, map[string]string{"X-Forwarded-For": "203.0.113.99"})
 	if r.Status != 429 {
 		t.Fatalf("6th attempt from the same connection address with a new X-Forwarded-For: %d %s", r.Status, r.Raw)
 	}
@@ -72,22 +64,22 @@ func TestThrottlePerAddressIgnoresSpoofedForwardedFor(t *testing.T) {
 // TestTrustedProxyForwardedFor: behind a configured proxy, the client
 // address is the one the proxy reports.
 func TestTrustedProxyForwardedFor(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Throttle.AddrFailures, c.Throttle.UserFailures = 3, 0
 		c.HTTP.TrustedProxies = config.Defaults().HTTP.TrustedProxies
 		c.HTTP.TrustedProxies = append(c.HTTP.TrustedProxies, mustPrefix("127.0.0.0/8"))
 	})
-	in.addUser(t, partner, nit, password)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	for i := 0; i < 3; i++ {
-		exchange(t, in, "x", "guess", map[string]string{"X-Forwarded-For": "203.0.113.7"})
+		testkit.Exchange(t, in, "x", "guess", map[string]string{"X-Forwarded-For": "203.0.113.7"})
 	}
-	if r := exchange(t, in, partner, password, map[string]string{"X-Forwarded-For": "203.0.113.7"}); r.Status != 429 {
+	if r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, map[string]string{"X-Forwarded-For": "203.0.113.7"}); r.Status != 429 {
 		t.Fatalf("client behind proxy over its limit: %d", r.Status)
 	}
-	if r := exchange(t, in, partner, password, map[string]string{"X-Forwarded-For": "203.0.113.8"}); r.Status != 200 {
+	if r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, map[string]string{"X-Forwarded-For": "203.0.113.8"}); r.Status != 200 {
 		t.Fatalf("another client behind the same proxy: %d %s", r.Status, r.Raw)
 	}
-	if !strings.Contains(in.logs.String(), `"client":"203.0.113.7"`) {
+	if !strings.Contains(in.Logs.String(), `"client":"203.0.113.7"`) {
 		t.Error("auth log lacks the forwarded client address")
 	}
 }
@@ -95,8 +87,8 @@ func TestTrustedProxyForwardedFor(t *testing.T) {
 // TestSlowlorisIsCut: a client that trickles its headers is cut by the
 // header timeout, and other partners are served meanwhile.
 func TestSlowlorisIsCut(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) { c.HTTP.ReadHeaderTimeout = 500 * time.Millisecond })
-	in.addUser(t, partner, nit, password)
+	in := testkit.MustStart(t, func(c *config.Config) { c.HTTP.ReadHeaderTimeout = 500 * time.Millisecond })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	conns := make([]net.Conn, 20)
 	for i := range conns {
 		c, err := net.Dial("tcp", in.Addr)
@@ -108,8 +100,8 @@ func TestSlowlorisIsCut(t *testing.T) {
 		conns[i] = c
 	}
 	start := time.Now()
-	tok := in.token(t, partner, password)
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-SLOW-1"))); r.Status != 200 {
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-SLOW-1"))); r.Status != 200 {
 		t.Fatalf("report during slowloris: %d", r.Status)
 	}
 	if d := time.Since(start); d > 3*time.Second {
@@ -132,10 +124,10 @@ func TestSlowlorisIsCut(t *testing.T) {
 
 // TestHostileBodies: each gets a 4xx with a clear message, never a 5xx.
 func TestHostileBodies(t *testing.T) {
-	in := mustStart(t)
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	minimal := string(mustJSON(fixture.Minimal(time.Now(), "CR-HOST-1")))
+	in := testkit.MustStart(t)
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	minimal := string(testkit.MustJSON(fixture.Minimal(time.Now(), "CR-HOST-1")))
 	huge := strings.Repeat("A", 30<<20)
 	for name, body := range map[string]string{
 		"nested 10000 deep":        `{"Observaciones":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
@@ -152,7 +144,7 @@ func TestHostileBodies(t *testing.T) {
 		"null":                     "null",
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := in.report(t, tok, []byte(body))
+			r := in.Report(t, tok, []byte(body))
 			if r.Status < 400 || r.Status >= 500 || r.Body["status"] != "400" || r.Body["message"] == "" {
 				t.Fatalf("%d %.300s", r.Status, r.Raw)
 			}
@@ -166,17 +158,17 @@ func TestHostileBodies(t *testing.T) {
 // TestDeactivationWithinStaleness: with the user-status cache on, a
 // deactivated user's token is refused within auth.user_staleness.
 func TestDeactivationWithinStaleness(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) { c.Auth.UserStaleness = time.Second })
-	in.addUser(t, partner, nit, password)
-	tok := in.token(t, partner, password)
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-STALE-1"))); r.Status != 200 {
+	in := testkit.MustStart(t, func(c *config.Config) { c.Auth.UserStaleness = time.Second })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-STALE-1"))); r.Status != 200 {
 		t.Fatal(r.Status)
 	}
-	if err := in.Store.SetActive(t.Context(), partner, false); err != nil {
+	if err := in.Store.SetActive(t.Context(), testkit.Partner, false); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1100 * time.Millisecond)
-	if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-STALE-2"))); r.Status != 401 {
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-STALE-2"))); r.Status != 401 {
 		t.Fatalf("after the staleness bound: %d %s", r.Status, r.Raw)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // slowBody is a report whose body arrives a byte at a time: its headers
@@ -23,7 +24,7 @@ type slowBody struct {
 	done chan struct{}
 }
 
-func startSlowBody(t *testing.T, in *instance, tok string, every time.Duration) *slowBody {
+func startSlowBody(t *testing.T, in *testkit.Instance, tok string, every time.Duration) *slowBody {
 	t.Helper()
 	c, err := net.Dial("tcp", in.Addr)
 	if err != nil {
@@ -52,7 +53,7 @@ func startSlowBody(t *testing.T, in *instance, tok string, every time.Duration) 
 // answer reads the answer the server sent on the slow connection, checks
 // it against openapi.yaml (as TestMain checks the answers of
 // http.DefaultClient) and returns it with its decoded body.
-func (s *slowBody) answer(t *testing.T, in *instance, within time.Duration) (*http.Response, map[string]any) {
+func (s *slowBody) answer(t *testing.T, in *testkit.Instance, within time.Duration) (*http.Response, map[string]any) {
 	t.Helper()
 	_ = s.conn.SetReadDeadline(time.Now().Add(within))
 	resp, err := http.ReadResponse(bufio.NewReader(s.conn), nil)
@@ -64,7 +65,7 @@ func (s *slowBody) answer(t *testing.T, in *instance, within time.Duration) (*ht
 	if err != nil {
 		t.Fatalf("reading the answer: %v", err)
 	}
-	if bad := checkAnswer("POST", in.URL+"/api/partner_api.php",
+	if bad := testkit.CheckAnswer("POST", in.URL+"/api/partner_api.php",
 		http.Header{"Content-Type": {"application/json"}, "Authentication-Type": {"bearer x"}},
 		resp.StatusCode, resp.Header, raw); len(bad) > 0 {
 		t.Errorf("the %d answer does not conform to openapi.yaml: %v", resp.StatusCode, bad)
@@ -87,24 +88,24 @@ func (s *slowBody) close() {
 }
 
 // receiving is the number of report bodies the service is receiving.
-func receiving(t *testing.T, in *instance) int {
-	return metric(t, in, "disbursementd_report_bodies_receiving")
+func receiving(t *testing.T, in *testkit.Instance) int {
+	return testkit.Metric(t, in, "disbursementd_report_bodies_receiving")
 }
 
 // waitReceiving waits until the service is receiving n report bodies.
-func waitReceiving(t *testing.T, in *instance, n int) {
+func waitReceiving(t *testing.T, in *testkit.Instance, n int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return receiving(t, in) == n })
+	testkit.WaitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return receiving(t, in) == n })
 }
 
 // partners adds n partners (acme-0, acme-1, …) and returns a token of each.
-func partners(t *testing.T, in *instance, n int) []string {
+func partners(t *testing.T, in *testkit.Instance, n int) []string {
 	t.Helper()
 	toks := make([]string, n)
 	for j := range toks {
-		name := fmt.Sprintf("%s-%d", partner, j)
-		in.addUser(t, name, nit, password)
-		toks[j] = in.token(t, name, password)
+		name := fmt.Sprintf("%s-%d", testkit.Partner, j)
+		in.AddUser(t, name, testkit.Nit, testkit.Password)
+		toks[j] = in.Token(t, name, testkit.Password)
 	}
 	return toks
 }
@@ -114,7 +115,7 @@ func partners(t *testing.T, in *instance, n int) []string {
 // partner's report, and the same partner's own complete one, still get
 // 200, because a body being received holds no in-flight slot.
 func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 16, 8
 		c.HTTP.BodyRateGrace = time.Minute // the slow bodies stay for the test
 	})
@@ -122,12 +123,12 @@ func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
 	for range 6 {
 		startSlowBody(t, in, toks[0], 2*time.Second)
 	}
-	waitFor(t, "6 slow bodies being received or turned away", 20*time.Second, func() bool {
-		return receiving(t, in) == 6 || metric(t, in, "disbursementd_reports_overloaded_total") > 0
+	testkit.WaitFor(t, "6 slow bodies being received or turned away", 20*time.Second, func() bool {
+		return receiving(t, in) == 6 || testkit.Metric(t, in, "disbursementd_reports_overloaded_total") > 0
 	})
 	for j, who := range []string{"another partner's report", "the slow partner's own complete report"} {
 		tok := toks[1-j]
-		if r := in.report(t, tok, mustJSON(fixture.Minimal(time.Now(), fmt.Sprintf("CR-SLOWB-%d", j)))); r.Status != 200 {
+		if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), fmt.Sprintf("CR-SLOWB-%d", j)))); r.Status != 200 {
 			t.Fatalf("%s beside 6 slow bodies: %d %s", who, r.Status, r.Raw)
 		}
 	}
@@ -141,7 +142,7 @@ func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
 // overloaded with Retry-After (and the connection closes); past
 // http.max_receiving anyone's does; a place given back is taken again.
 func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 5, 3
 		c.HTTP.BodyRateGrace = time.Minute
 	})
@@ -167,7 +168,7 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 	refused("a third partner's body with 5 being received", toks[2])
 	slow[0].close()
 	waitReceiving(t, in, 4)
-	if r := in.report(t, toks[2], mustJSON(fixture.Minimal(time.Now(), "CR-SLOWB-FREE"))); r.Status != 200 {
+	if r := in.Report(t, toks[2], testkit.MustJSON(fixture.Minimal(time.Now(), "CR-SLOWB-FREE"))); r.Status != 200 {
 		t.Fatalf("report once a place was free: %d %s", r.Status, r.Raw)
 	}
 }
@@ -177,7 +178,7 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 // "400") and its connection is closed; a report sent at an ordinary pace
 // under the same settings is stored.
 func TestSlowBodyIsCut(t *testing.T) {
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.BodyRateGrace = time.Second
 		c.HTTP.MinBodyRate = 1 << 10
 	})
@@ -190,10 +191,10 @@ func TestSlowBodyIsCut(t *testing.T) {
 	if _, err := io.ReadAll(s.conn); err != nil {
 		t.Fatalf("the connection stayed open after the 408: %v", err)
 	}
-	if r := in.report(t, toks[0], mustJSON(fixture.FullBody(time.Now(), "CR-SLOWB-OK", fixture.PDF(2<<20)))); r.Status != 200 {
+	if r := in.Report(t, toks[0], testkit.MustJSON(fixture.FullBody(time.Now(), "CR-SLOWB-OK", fixture.PDF(2<<20)))); r.Status != 200 {
 		t.Fatalf("a report at an ordinary pace: %d %s", r.Status, r.Raw)
 	}
-	if n := metric(t, in, "disbursementd_report_bodies_too_slow_total"); n != 1 {
+	if n := testkit.Metric(t, in, "disbursementd_report_bodies_too_slow_total"); n != 1 {
 		t.Errorf("disbursementd_report_bodies_too_slow_total = %d, want 1", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lender/disbursementd/test/soak"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestSoakShort is issue 17's soak in its short form (60 s of load; the
@@ -28,15 +29,15 @@ func TestSoakShort(t *testing.T) {
 	dsn := storetest.MustCreateDatabase(t)
 	s3cfg := storetest.S3Config(t)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(s3cfg), s3cfg) })
-	logs := map[string]*syncBuffer{}
+	logs := map[string]*testkit.SyncBuffer{}
 	var mu sync.Mutex
 	res, err := soak.Run(t.Context(), soak.Config{
-		Binary: binaryPath(t), Dir: t.TempDir(), DSN: dsn, S3: s3cfg, Env: os.Environ(),
+		Binary: testkit.BinaryPath(t), Dir: t.TempDir(), DSN: dsn, S3: s3cfg, Env: os.Environ(),
 		Duration: 60 * time.Second, Concurrency: 32, Replicas: 2,
 		Logs: func(name string) io.Writer {
 			mu.Lock()
 			defer mu.Unlock()
-			logs[name] = &syncBuffer{}
+			logs[name] = &testkit.SyncBuffer{}
 			return logs[name]
 		},
 		Progress: t.Logf,
@@ -53,7 +54,7 @@ func TestSoakShort(t *testing.T) {
 		t.Errorf("%d disagreements between the answers, the rows and the files (listed above)", res.ViolationCount)
 	}
 	for name, l := range logs {
-		for _, leak := range logLeaks(l.String()) {
+		for _, leak := range testkit.LogLeaks(l.String()) {
 			t.Errorf("%s logged a secret: %s", name, leak)
 		}
 		if strings.Contains(l.String(), soak.Password) {

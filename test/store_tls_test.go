@@ -13,6 +13,7 @@ import (
 
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestServeOverTLSToMariaDB: the real binary, given a private CA
@@ -29,26 +30,26 @@ func TestServeOverTLSToMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	env := baseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+db.DSN("disb")+"?tls=true",
+	env := testkit.BaseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+db.DSN("disb")+"?tls=true",
 		"DISB_STORE_TLS_CA_FILE="+files.CA, "DISB_STORE_LOCK_WAIT_TIMEOUT=1s")
 
-	if out, err := cli(t, dir, append(env, "DISB_STORE_TLS_CA_FILE="+files.OtherCA), "", "migrate"); err == nil ||
+	if out, err := testkit.CLI(t, dir, append(env, "DISB_STORE_TLS_CA_FILE="+files.OtherCA), "", "migrate"); err == nil ||
 		!strings.Contains(out, "certificate signed by unknown authority") {
 		t.Fatalf("migrate with a CA that did not sign the server's certificate: %v\n%s", err, out)
 	}
-	if out, err := cli(t, dir, append(env, "DISB_STORE_DSN="+db.DSN("disb")+"?tls=skip-verify"), "", "config", "check"); err == nil ||
+	if out, err := testkit.CLI(t, dir, append(env, "DISB_STORE_DSN="+db.DSN("disb")+"?tls=skip-verify"), "", "config", "check"); err == nil ||
 		!strings.Contains(out, "store.tls_ca_file (DISB_STORE_TLS_CA_FILE)") {
 		t.Fatalf("config check with tls=skip-verify and a CA file: %v\n%s", err, out)
 	}
 
-	if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", partner, "--nit", nit); err != nil {
+	if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
 		t.Fatalf("users add over TLS: %v\n%s", err, out)
 	}
-	p := startProcess(t, dir, env)
-	p.waitReady(t)
-	in := &instance{URL: p.URL}
-	tok := in.token(t, partner, password)
-	if r := in.report(t, tok, mustJSON(fixture.FullBody(time.Now(), "CR-TLS-1", fixture.PDF(16<<10)))); r.Status != 200 {
+	p := testkit.StartProcess(t, dir, env)
+	p.MustWaitReady(t)
+	in := &testkit.Instance{URL: p.URL}
+	tok := in.Token(t, testkit.Partner, testkit.Password)
+	if r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), "CR-TLS-1", fixture.PDF(16<<10)))); r.Status != 200 {
 		t.Fatalf("report over TLS: %d %s", r.Status, r.Raw)
 	}
 	var n int

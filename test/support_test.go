@@ -18,6 +18,7 @@ import (
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestSupportFindsReportsSQLite, …MySQL and …S3: what support does
@@ -28,13 +29,13 @@ import (
 // reports of any partner, masked, with their file's state, with the exit
 // codes of the operator guide; /v1 still shows a partner only its own.
 func TestSupportFindsReportsSQLite(t *testing.T) {
-	supportFlow(t, supportSetup{env: baseEnv()})
+	supportFlow(t, supportSetup{env: testkit.BaseEnv()})
 }
 
 func TestSupportFindsReportsMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	dsn := storetest.MustCreateDatabase(t)
-	supportFlow(t, supportSetup{env: baseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)})
+	supportFlow(t, supportSetup{env: testkit.BaseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)})
 }
 
 func TestSupportFindsReportsS3(t *testing.T) {
@@ -44,7 +45,7 @@ func TestSupportFindsReportsS3(t *testing.T) {
 	cl := storetest.S3Client(s3cfg)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, cl, s3cfg) })
 	supportFlow(t, supportSetup{
-		env: baseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn,
+		env: testkit.BaseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn,
 			"DISB_UPLOADS_BACKEND=s3", "DISB_UPLOADS_S3_ENDPOINT="+s3cfg.Endpoint, "DISB_UPLOADS_S3_BUCKET="+s3cfg.Bucket,
 			"DISB_UPLOADS_S3_PREFIX="+s3cfg.Prefix, "DISB_UPLOADS_S3_REGION="+s3cfg.Region, "DISB_UPLOADS_S3_PATH_STYLE=true",
 			"DISB_UPLOADS_S3_ACCESS_KEY_ID="+s3cfg.AccessKeyID, "DISB_UPLOADS_S3_SECRET_ACCESS_KEY="+s3cfg.SecretAccessKey),
@@ -72,14 +73,14 @@ const supportKey = "acme-CR-SUP-1-1020304050"
 
 func supportFlow(t *testing.T, s supportSetup) {
 	dir := t.TempDir()
-	for _, u := range [][3]string{{partner, nit, password}, {otherPartner, "900765432", otherPassword}} {
-		if out, err := cli(t, dir, s.env, u[2]+"\n", "users", "add", "--user", u[0], "--nit", u[1]); err != nil {
+	for _, u := range [][3]string{{testkit.Partner, testkit.Nit, testkit.Password}, {testkit.OtherPartner, "900765432", testkit.OtherPassword}} {
+		if out, err := testkit.CLI(t, dir, s.env, u[2]+"\n", "users", "add", "--user", u[0], "--nit", u[1]); err != nil {
 			t.Fatalf("users add %s: %v\n%s", u[0], err, out)
 		}
 	}
-	p := startProcess(t, dir, s.env)
-	in := &instance{URL: p.URL}
-	acme, globex := in.token(t, partner, password), in.token(t, otherPartner, otherPassword)
+	p := testkit.StartProcess(t, dir, s.env)
+	in := &testkit.Instance{URL: p.URL}
+	acme, globex := in.Token(t, testkit.Partner, testkit.Password), in.Token(t, testkit.OtherPartner, testkit.OtherPassword)
 	today := time.Now().UTC()
 
 	// acme's report is refused (a bad value, a missing field, a key that
@@ -88,9 +89,9 @@ func supportFlow(t *testing.T, s supportSetup) {
 	delete(bad, "Monto Aprobado")
 	bad["Fecha de Desembolso"] = "31/02/2026"
 	bad["1020304050"] = "x"
-	refused := in.report(t, acme, mustJSON(bad), "Idempotency-Key", supportKey)
-	stored := in.report(t, acme, mustJSON(fixture.FullBody(today, "CR-SUP-1", fixture.PDF(4096))), "Idempotency-Key", supportKey)
-	replayed := in.report(t, acme, mustJSON(fixture.FullBody(today, "CR-SUP-1", fixture.PDF(4096))), "Idempotency-Key", supportKey)
+	refused := in.Report(t, acme, testkit.MustJSON(bad), "Idempotency-Key", supportKey)
+	stored := in.Report(t, acme, testkit.MustJSON(fixture.FullBody(today, "CR-SUP-1", fixture.PDF(4096))), "Idempotency-Key", supportKey)
+	replayed := in.Report(t, acme, testkit.MustJSON(fixture.FullBody(today, "CR-SUP-1", fixture.PDF(4096))), "Idempotency-Key", supportKey)
 	if refused.Status != 400 || stored.Status != 200 || replayed.Status != 200 || replayed.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("acme's reports: %d %s / %d %s / %d", refused.Status, refused.Raw, stored.Status, stored.Raw, replayed.Status)
 	}
@@ -98,8 +99,8 @@ func supportFlow(t *testing.T, s supportSetup) {
 	fileName := stored.Body["file"].(string)
 	// globex's report, on /v1, without a file or a key, in a trace.
 	const trace = "0af7651916cd43dd8448eb211c80319c"
-	g := call(t, "POST", p.URL+"/v1/reports", v1Header(globex, "traceparent", "00-"+trace+"-b7ad6b7169203331-01"),
-		mustJSON(fixture.FullV1(today, "CR-SUP-2", nil)))
+	g := testkit.Call(t, "POST", p.URL+"/v1/reports", testkit.V1Header(globex, "traceparent", "00-"+trace+"-b7ad6b7169203331-01"),
+		testkit.MustJSON(fixture.FullV1(today, "CR-SUP-2", nil)))
 	if g.Status != 201 {
 		t.Fatalf("globex's report: %d %s", g.Status, g.Raw)
 	}
@@ -109,7 +110,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 	// is written once its answer is sent, so it may follow the answer.
 	line := func(requestID string) map[string]any {
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			for _, l := range jsonLines(t, p.logs.String()) {
+			for _, l := range jsonLines(t, p.Logs.String()) {
 				if l["msg"] == "request" && l["request_id"] == requestID {
 					return l
 				}
@@ -132,7 +133,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 		fmt.Sprint(problems) != fmt.Sprint(want) {
 		t.Errorf("the refused report's line: %v", r)
 	}
-	for _, resp := range []reply{stored, replayed} {
+	for _, resp := range []testkit.Reply{stored, replayed} {
 		if l := line(resp.Header.Get("X-Request-Id")); l["idempotency_key_sha256"] != keyHash || l["report_id"] != float64(acmeID) {
 			t.Errorf("a stored or replayed report's line: %v", l)
 		}
@@ -140,7 +141,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 	if l := line(g.Header.Get("X-Request-Id")); l["trace_id"] != trace || l["report_id"] != float64(globexID) {
 		t.Errorf("globex's line: %v", l)
 	}
-	for _, l := range jsonLines(t, p.logs.String()) {
+	for _, l := range jsonLines(t, p.Logs.String()) {
 		if l["route"] == "/healthz" || l["route"] == "/readyz" {
 			t.Errorf("a probe logged at the default level: %v", l)
 		}
@@ -154,7 +155,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 		id   int64
 		want int
 	}{{globex, acmeID, 404}, {acme, globexID, 404}, {acme, acmeID, 200}, {globex, globexID, 200}} {
-		if r := call(t, "GET", fmt.Sprintf("%s/v1/reports/%d", p.URL, c.id), map[string]string{"Authorization": "Bearer " + c.tok}, nil); r.Status != c.want {
+		if r := testkit.Call(t, "GET", fmt.Sprintf("%s/v1/reports/%d", p.URL, c.id), map[string]string{"Authorization": "Bearer " + c.tok}, nil); r.Status != c.want {
 			t.Errorf("GET /v1/reports/%d: %d, want %d", c.id, r.Status, c.want)
 		}
 	}
@@ -164,7 +165,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, globexID int64) {
 	run := func(want int, args ...string) string {
 		t.Helper()
-		out, err := cli(t, dir, s.env, "", args...)
+		out, err := testkit.CLI(t, dir, s.env, "", args...)
 		if code := exitCode(err); code != want {
 			t.Fatalf("%v: exit %d, want %d\n%s", args, code, want, out)
 		}
@@ -190,9 +191,9 @@ func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, glob
 		want []string
 	}{
 		{[]string{"reports", "list"}, []string{g, a}},
-		{[]string{"reports", "list", "--user", partner}, []string{a}},
+		{[]string{"reports", "list", "--user", testkit.Partner}, []string{a}},
 		{[]string{"reports", "list", "--credit", "CR-SUP-2"}, []string{g}},
-		{[]string{"reports", "list", "--user", partner, "--key", supportKey}, []string{a}},
+		{[]string{"reports", "list", "--user", testkit.Partner, "--key", supportKey}, []string{a}},
 		{[]string{"reports", "list", "--from", today, "--to", tomorrow}, []string{g, a}},
 		{[]string{"reports", "list", "--from", tomorrow}, nil},
 		{[]string{"reports", "list", "--limit", "1"}, []string{g}},
@@ -203,7 +204,7 @@ func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, glob
 			t.Errorf("%v: ids %v, want %v\n%s", tt.args, got, tt.want, out)
 		}
 	}
-	if out := run(0, "reports", "list", "--user", partner); !strings.Contains(out, domain.HashPrefix(supportKey)) || !strings.Contains(out, fileName) {
+	if out := run(0, "reports", "list", "--user", testkit.Partner); !strings.Contains(out, domain.HashPrefix(supportKey)) || !strings.Contains(out, fileName) {
 		t.Errorf("the list lacks the key's hash or the file:\n%s", out)
 	}
 	if out := run(0, "reports", "list", "--limit", "1"); !strings.Contains(out, "--before "+g) {
@@ -244,13 +245,13 @@ func supportCLI(t *testing.T, s supportSetup, dir, fileName string, acmeID, glob
 	if s.removeFile != nil {
 		downUploads = append(downUploads, "DISB_UPLOADS_S3_ENDPOINT=http://127.0.0.1:1")
 	}
-	if out, err := cli(t, dir, downUploads, "", "reports", "show", a); exitCode(err) != 1 ||
+	if out, err := testkit.CLI(t, dir, downUploads, "", "reports", "show", a); exitCode(err) != 1 ||
 		s.removeFile != nil && !strings.Contains(out, fileName+": unknown") {
 		t.Errorf("reports show with the upload store down: %v\n%s", err, out)
 	}
 	// A store that does not answer: exit 1.
 	broken := append(append([]string{}, s.env...), "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN=u:p@tcp(127.0.0.1:1)/x")
-	if out, err := cli(t, dir, broken, "", "reports", "list"); exitCode(err) != 1 || strings.Contains(out, "u:p@") {
+	if out, err := testkit.CLI(t, dir, broken, "", "reports", "list"); exitCode(err) != 1 || strings.Contains(out, "u:p@") {
 		t.Errorf("reports list on a store that does not answer: %v\n%s", err, out)
 	}
 }
@@ -276,15 +277,15 @@ func jsonLines(t *testing.T, logs string) []map[string]any {
 // output, and the overview names the command.
 func TestReportsHelp(t *testing.T) {
 	for _, args := range [][]string{{"reports", "--help"}, {"reports", "list", "--help"}, {"reports", "show", "-h"}, {"help", "reports"}} {
-		code, out, errs := runCLI(t, "", args...)
+		code, out, errs := testkit.RunCLI(t, "", args...)
 		if code != 0 || !strings.Contains(out, "Usage: disbursementd reports") {
 			t.Errorf("%v: %d %q %q", args, code, out, errs)
 		}
 	}
-	if code, out, _ := runCLI(t, "", "--help"); code != 0 || !strings.Contains(out, "disbursementd reports") {
+	if code, out, _ := testkit.RunCLI(t, "", "--help"); code != 0 || !strings.Contains(out, "disbursementd reports") {
 		t.Errorf("the overview lacks reports:\n%s", out)
 	}
-	if code, _, _ := runCLI(t, "", "reports"); code != 2 {
+	if code, _, _ := testkit.RunCLI(t, "", "reports"); code != 2 {
 		t.Errorf("reports without a subcommand: %d, want 2", code)
 	}
 }

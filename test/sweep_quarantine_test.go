@@ -9,6 +9,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // orphans writes files no report names into dir, dated an hour ago: what
@@ -38,7 +39,7 @@ func orphans(t *testing.T, dir string, names ...string) {
 func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 	names := []string{"partner_CR-R-1_20261126T100000000Z.pdf", "partner_CR-R-2_20261126T100000001Z.pdf"}
 	var uploads string
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.ReportTimeout = time.Second
 		c.Uploads.SweepInterval = time.Second
 		uploads = c.Uploads.Dir
@@ -47,14 +48,14 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	waitFor(t, "an incomplete sweep", 20*time.Second, func() bool {
-		return metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`) >= 2
+	testkit.WaitFor(t, "an incomplete sweep", 20*time.Second, func() bool {
+		return testkit.Metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`) >= 2
 	})
-	if n := metric(t, in, `disbursementd_sweep_failures_total{kind="orphan_file"}`); n < 4 {
+	if n := testkit.Metric(t, in, `disbursementd_sweep_failures_total{kind="orphan_file"}`); n < 4 {
 		t.Fatalf("failures counted: %d, want both files in each of two runs", n)
 	}
-	if !strings.Contains(in.logs.String(), "the sweep could not do this") || !strings.Contains(in.logs.String(), names[1]) {
-		t.Fatalf("the failures are not logged by file:\n%.3000s", in.logs.String())
+	if !strings.Contains(in.Logs.String(), "the sweep could not do this") || !strings.Contains(in.Logs.String(), names[1]) {
+		t.Fatalf("the failures are not logged by file:\n%.3000s", in.Logs.String())
 	}
 	for _, n := range names {
 		if _, err := os.Stat(filepath.Join(uploads, n)); err != nil {
@@ -64,8 +65,8 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 	if err := os.Remove(filepath.Join(uploads, ".quarantine")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the files in quarantine", 20*time.Second, func() bool {
-		return metric(t, in, "disbursementd_sweep_quarantined_files") == 2
+	testkit.WaitFor(t, "the files in quarantine", 20*time.Second, func() bool {
+		return testkit.Metric(t, in, "disbursementd_sweep_quarantined_files") == 2
 	})
 	for i, n := range names {
 		got, err := os.ReadFile(filepath.Join(uploads, ".quarantine", n))
@@ -76,7 +77,7 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 			t.Fatalf("%s still published: %v", n, err)
 		}
 	}
-	if n := metric(t, in, `disbursementd_sweep_findings_total{kind="orphan_file"}`); n != 2 {
+	if n := testkit.Metric(t, in, `disbursementd_sweep_findings_total{kind="orphan_file"}`); n != 2 {
 		t.Fatalf("orphan files found: %d, want 2 (a quarantined file is not found again)", n)
 	}
 }
@@ -86,7 +87,7 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 func TestSweepIntervalZeroIsOff(t *testing.T) {
 	name := "partner_CR-OFF-1_20261126T100000000Z.pdf"
 	var uploads string
-	in := mustStart(t, func(c *config.Config) {
+	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.ReportTimeout = time.Second
 		c.Uploads.SweepInterval = 0
 		uploads = c.Uploads.Dir
@@ -96,10 +97,10 @@ func TestSweepIntervalZeroIsOff(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(uploads, name)); err != nil {
 		t.Fatalf("with the sweep off the orphan moved: %v", err)
 	}
-	if n := metric(t, in, `disbursementd_sweep_runs_total{outcome="ok"}`) + metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`); n != 0 {
+	if n := testkit.Metric(t, in, `disbursementd_sweep_runs_total{outcome="ok"}`) + testkit.Metric(t, in, `disbursementd_sweep_runs_total{outcome="incomplete"}`); n != 0 {
 		t.Fatalf("%d sweeps ran with uploads.sweep_interval 0", n)
 	}
-	if !strings.Contains(in.logs.String(), "the sweep is off") {
+	if !strings.Contains(in.Logs.String(), "the sweep is off") {
 		t.Fatal("serve does not say that the sweep is off")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // The attack tokens are forged with golang-jwt, a library independent of
@@ -41,7 +42,7 @@ func mustReadKey(t *testing.T, path string) *rsa.PrivateKey {
 }
 
 func claims(now time.Time, mutate func(jwt.MapClaims)) jwt.MapClaims {
-	c := jwt.MapClaims{"iss": "disbursementd", "aud": []string{"partner-api"}, "sub": partner, "nit": nit,
+	c := jwt.MapClaims{"iss": "disbursementd", "aud": []string{"partner-api"}, "sub": testkit.Partner, "nit": testkit.Nit,
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(24 * time.Hour).Unix(), "jti": "forged"}
 	if mutate != nil {
 		mutate(c)
@@ -108,9 +109,9 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(other, "private.pem"), filepath.Join(other, "public.pem")); err != nil {
 		t.Fatal(err)
 	}
-	in := mustStart(t, func(c *config.Config) { c.Auth.PublicKeysFile = filepath.Join(other, "public.pem") })
-	in.addUser(t, partner, nit, password)
-	good := in.token(t, partner, password)
+	in := testkit.MustStart(t, func(c *config.Config) { c.Auth.PublicKeysFile = filepath.Join(other, "public.pem") })
+	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	good := in.Token(t, testkit.Partner, testkit.Password)
 	own := mustReadKey(t, in.Config.Auth.PrivateKeyFile)
 	kid := in.Keys.KeyID()
 	stranger, _ := rsa.GenerateKey(rand.Reader, 2048)
@@ -137,7 +138,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		return claims(now, func(c jwt.MapClaims) { c[name] = strconv.FormatInt(at.Unix(), 10) })
 	}
 
-	body := mustJSON(fixture.Minimal(now, "CR-ATTACK"))
+	body := testkit.MustJSON(fixture.Minimal(now, "CR-ATTACK"))
 	for _, tt := range []struct {
 		name   string
 		header map[string]string
@@ -179,7 +180,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 			for k, v := range tt.header {
 				h[k] = v
 			}
-			r := call(t, "POST", in.URL+"/api/partner_api.php", h, body)
+			r := testkit.Call(t, "POST", in.URL+"/api/partner_api.php", h, body)
 			if r.Status != 401 || r.Body["status"] != "401" || r.Body["message"] != "Token inválido" ||
 				r.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
 				t.Fatalf("%d %v %s; want 401 Token inválido", r.Status, r.Header, r.Raw)
@@ -191,13 +192,13 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	}
 	// The real token still works, in either scheme spelling; a token of a
 	// deactivated user does not.
-	if r := in.report(t, good, body); r.Status != 200 {
+	if r := in.Report(t, good, body); r.Status != 200 {
 		t.Fatalf("good token: %d %s", r.Status, r.Raw)
 	}
-	if err := in.Store.SetActive(t.Context(), partner, false); err != nil {
+	if err := in.Store.SetActive(t.Context(), testkit.Partner, false); err != nil {
 		t.Fatal(err)
 	}
-	if r := in.report(t, good, mustJSON(fixture.Minimal(now, "CR-ATTACK-2"))); r.Status != 401 || r.Body["detail"] != "user_inactive" {
+	if r := in.Report(t, good, testkit.MustJSON(fixture.Minimal(now, "CR-ATTACK-2"))); r.Status != 401 || r.Body["detail"] != "user_inactive" {
 		t.Fatalf("deactivated user's token: %d %s", r.Status, r.Raw)
 	}
 	if n := storetest.CountReports(t, in.Config.Store.Driver, in.Config.Store.DSN); n != 1 {
@@ -216,22 +217,22 @@ func TestKeyRotation(t *testing.T) {
 	if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(oldDir, "private.pem"), filepath.Join(oldDir, "public.pem")); err != nil {
 		t.Fatal(err)
 	}
-	old := mustStart(t, func(c *config.Config) {
+	old := testkit.MustStart(t, func(c *config.Config) {
 		c.Auth.PrivateKeyFile, c.GenerateKeys = filepath.Join(oldDir, "private.pem"), false
 	})
-	old.addUser(t, partner, nit, password)
-	oldTok := old.token(t, partner, password)
+	old.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	oldTok := old.Token(t, testkit.Partner, testkit.Password)
 
-	rotated := mustStart(t, func(c *config.Config) { c.Auth.PublicKeysFile = filepath.Join(oldDir, "public.pem") })
-	rotated.addUser(t, partner, nit, password)
-	if r := rotated.report(t, oldTok, mustJSON(fixture.Minimal(time.Now(), "CR-ROT-1"))); r.Status != 200 {
+	rotated := testkit.MustStart(t, func(c *config.Config) { c.Auth.PublicKeysFile = filepath.Join(oldDir, "public.pem") })
+	rotated.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	if r := rotated.Report(t, oldTok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-ROT-1"))); r.Status != 200 {
 		t.Fatalf("old key's token after rotation: %d %s", r.Status, r.Raw)
 	}
-	newTok := rotated.token(t, partner, password)
-	if r := rotated.report(t, newTok, mustJSON(fixture.Minimal(time.Now(), "CR-ROT-2"))); r.Status != 200 {
+	newTok := rotated.Token(t, testkit.Partner, testkit.Password)
+	if r := rotated.Report(t, newTok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-ROT-2"))); r.Status != 200 {
 		t.Fatalf("new key's token: %d %s", r.Status, r.Raw)
 	}
-	jwks := call(t, "GET", rotated.URL+"/.well-known/jwks.json", nil, nil)
+	jwks := testkit.Call(t, "GET", rotated.URL+"/.well-known/jwks.json", nil, nil)
 	if keys, _ := jwks.Body["keys"].([]any); len(keys) != 2 {
 		t.Fatalf("JWKS during rotation has %d keys, want 2: %s", len(keys), jwks.Raw)
 	}

@@ -9,36 +9,37 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestExternalLogin: one instance is another's login upstream.
 func TestExternalLogin(t *testing.T) {
-	a := mustStart(t, ownKey)
-	a.addUser(t, partner, nit, password)
+	a := testkit.MustStart(t, testkit.OwnKey)
+	a.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	aPub := filepath.Join(filepath.Dir(a.Config.Auth.PrivateKeyFile), "public.pem")
-	b := mustStart(t, func(c *config.Config) {
+	b := testkit.MustStart(t, func(c *config.Config) {
 		c.Login.URL = a.URL + "/auth/login"
 		c.Auth.PublicKeysFile = aPub
 	})
-	tok := b.token(t, partner, password)
-	if r := b.report(t, tok, mustJSON(fixture.Minimal(time.Now(), "CR-EXT-1"))); r.Status != 200 {
+	tok := b.Token(t, testkit.Partner, testkit.Password)
+	if r := b.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-EXT-1"))); r.Status != 200 {
 		t.Fatalf("report to B with A's token: %d %s", r.Status, r.Raw)
 	}
 	url := b.URL + "/api/partner_api.php"
-	if r := call(t, "GET", url, jsonCT, mustJSON(map[string]string{"user": partner, "password": "wrong"})); r.Status != 400 || r.Body["error"] != "invalid_client" {
+	if r := testkit.Call(t, "GET", url, testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": "wrong"})); r.Status != 400 || r.Body["error"] != "invalid_client" {
 		t.Fatalf("wrong password through B: %d %s", r.Status, r.Raw)
 	}
 
 	// C does not trust A's key: it must not hand A's token out.
-	c := mustStart(t, func(c *config.Config) { c.Login.URL = a.URL + "/auth/login" })
-	r := call(t, "GET", c.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+	c := testkit.MustStart(t, func(c *config.Config) { c.Login.URL = a.URL + "/auth/login" })
+	r := testkit.Call(t, "GET", c.URL+"/api/partner_api.php", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 	if r.Status != 503 || r.Body["error"] != "temporarily_unavailable" || r.Body["access_token"] != nil {
 		t.Fatalf("untrusted upstream token: %d %s", r.Status, r.Raw)
 	}
 
 	// A goes away: B answers 503, not invalid_client.
 	_ = a.Close()
-	r = call(t, "GET", url, jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+	r = testkit.Call(t, "GET", url, testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 	if r.Status != 503 || r.Body["status"] != float64(503) || r.Body["error"] != "temporarily_unavailable" {
 		t.Fatalf("upstream down: %d %s", r.Status, r.Raw)
 	}
@@ -69,9 +70,9 @@ func TestUpstreamFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			up := httptest.NewServer(tt.handler)
 			defer up.Close()
-			in := mustStart(t, func(c *config.Config) { c.Login.URL, c.Login.Timeout = up.URL, 300*time.Millisecond })
+			in := testkit.MustStart(t, func(c *config.Config) { c.Login.URL, c.Login.Timeout = up.URL, 300*time.Millisecond })
 			start := time.Now()
-			r := call(t, "GET", in.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": partner, "password": password}))
+			r := testkit.Call(t, "GET", in.URL+"/api/partner_api.php", testkit.JSONCT, testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))
 			if r.Status != tt.status || r.Body["error"] != tt.errCode || r.Body["access_token"] != nil {
 				t.Fatalf("%d %s; want %d %s", r.Status, r.Raw, tt.status, tt.errCode)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
 	"github.com/lender/disbursementd/test/storetest"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // v1DetailRules: the /v1 details of contract §10, each a named subtest
@@ -25,7 +26,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 	today := time.Now().UTC()
 	t.Run("details: a replay answers 200, Idempotent-Replayed and the same Location", func(t *testing.T) {
 		for _, key := range []string{"details-replay-1", ""} {
-			body := mustJSON(fixture.Minimal(today, "CR-DET-REPLAY"+key))
+			body := testkit.MustJSON(fixture.Minimal(today, "CR-DET-REPLAY"+key))
 			var extra []string
 			if key != "" {
 				extra = []string{"Idempotency-Key", key}
@@ -47,10 +48,10 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 	})
 	t.Run("details: two Idempotency-Key headers are 400 invalid_request on both paths, nothing stored", func(t *testing.T) {
 		before := e.rows(t)
-		two := func(path string, h http.Header) reply {
+		two := func(path string, h http.Header) testkit.Reply {
 			h.Add("Idempotency-Key", "details-two-a")
 			h.Add("Idempotency-Key", "details-two-b")
-			return send(t, http.MethodPost, e.in.URL+path, h, mustJSON(fixture.DecimalsAsStrings(fixture.Minimal(today, "CR-DET-TWO"))))
+			return send(t, http.MethodPost, e.in.URL+path, h, testkit.MustJSON(fixture.DecimalsAsStrings(fixture.Minimal(today, "CR-DET-TWO"))))
 		}
 		mustProblem(t, two("/v1/reports", http.Header{"Authorization": {"Bearer " + e.acme}, "Content-Type": {"application/json"}}), 400, "invalid_request")
 		legacy := two("/api/partner_api.php", http.Header{"Authentication-Type": {"bearer " + e.legacyAcmeTok}, "Content-Type": {"application/json"}})
@@ -69,7 +70,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 		}))
 		early := sign(t, jwt.SigningMethodRS256, own, kid, claims(now, func(c jwt.MapClaims) { c["nbf"] = now.Add(time.Hour).Unix() }))
 		const leaver = "leaver"
-		e.in.addUser(t, leaver, "900555666", "a password of the leaver")
+		e.in.AddUser(t, leaver, "900555666", "a password of the leaver")
 		inactive := e.token(t, leaver, "a password of the leaver")
 		if err := e.in.Store.SetActive(t.Context(), leaver, false); err != nil {
 			t.Fatal(err)
@@ -86,7 +87,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 			if auth != "" {
 				h["Authorization"] = auth
 			}
-			r := call(t, http.MethodGet, e.in.URL+"/v1/reports", h, nil)
+			r := testkit.Call(t, http.MethodGet, e.in.URL+"/v1/reports", h, nil)
 			mustProblem(t, r, 401, "invalid_token")
 			if r.Body["reason"] != reason {
 				t.Errorf("%s: reason %v in %s", reason, r.Body["reason"], r.Raw)
@@ -118,7 +119,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("details: report ids in paths are canonical decimal", func(t *testing.T) {
-		stored := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-DET-ID")))
+		stored := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-DET-ID")))
 		id := fmt.Sprint(stored.Body["id"])
 		if r := e.get(t, "/v1/reports/"+id, e.acme); r.Status != http.StatusOK {
 			t.Fatalf("/v1/reports/%s: %d %s", id, r.Status, r.Raw)
@@ -134,7 +135,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 			{http.MethodPut, "/v1/reports/1", "GET, OPTIONS"},
 			{http.MethodGet, "/v1/token", "OPTIONS, POST"},
 		} {
-			r := call(t, c.method, e.in.URL+c.path, map[string]string{"Authorization": "Bearer " + e.acme}, nil)
+			r := testkit.Call(t, c.method, e.in.URL+c.path, map[string]string{"Authorization": "Bearer " + e.acme}, nil)
 			mustProblem(t, r, 405, "method_not_allowed")
 			if r.Header.Get("Allow") != c.allow {
 				t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.Header.Get("Allow"), c.allow)
@@ -145,16 +146,16 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 		decomposed, composed := "Pe\u0301rez", "P\u00e9rez"
 		body := fixture.Minimal(today, "CR-DET-NFC")
 		body["Primer Apellido"] = decomposed
-		first := e.post(t, "/v1/reports", e.acme, mustJSON(body))
+		first := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(body))
 		if first.Status != http.StatusCreated {
 			t.Fatalf("%d %s", first.Status, first.Raw)
 		}
 		body["Primer Apellido"] = composed
-		if again := e.post(t, "/v1/reports", e.acme, mustJSON(body)); again.Status != http.StatusOK || again.Body["id"] != first.Body["id"] {
+		if again := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(body)); again.Status != http.StatusOK || again.Body["id"] != first.Body["id"] {
 			t.Fatalf("the precomposed name is another report: %d %s", again.Status, again.Raw)
 		}
 		body["Primer Apellido"] = decomposed
-		if legacy := e.in.report(t, e.legacyAcmeTok, mustJSON(body)); legacy.Status != http.StatusOK || legacy.Body["id"] != first.Body["id"] ||
+		if legacy := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(body)); legacy.Status != http.StatusOK || legacy.Body["id"] != first.Body["id"] ||
 			legacy.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("the legacy path stores the decomposed name apart: %d %s", legacy.Status, legacy.Raw)
 		}
@@ -164,9 +165,9 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("details: a failed look-up says it could not read, not that it could not copy to a temporary table", func(t *testing.T) {
-		in := mustStart(t, e.store(t))
-		in.addUser(t, partner, nit, password)
-		tok := in.token(t, partner, password)
+		in := testkit.MustStart(t, e.store(t))
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+		tok := in.Token(t, testkit.Partner, testkit.Password)
 		db, err := storetest.OpenSQL(in.Config.Store.Driver, in.Config.Store.DSN)
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +177,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 			t.Fatal(err)
 		}
 		for _, path := range []string{"/v1/reports", "/v1/reports/1"} {
-			r := call(t, http.MethodGet, in.URL+path, map[string]string{"Authorization": "Bearer " + tok}, nil)
+			r := testkit.Call(t, http.MethodGet, in.URL+path, map[string]string{"Authorization": "Bearer " + tok}, nil)
 			mustProblem(t, r, 503, "store_failed")
 			if d := fmt.Sprint(r.Body["detail"]); strings.Contains(d, "tabla temporal") || !strings.Contains(d, "consultar") {
 				t.Fatalf("GET %s: %s", path, r.Raw)
@@ -186,7 +187,7 @@ func v1DetailRules(t *testing.T, e *v1Env) {
 }
 
 // send is call with a header that may repeat a name.
-func send(t testing.TB, method, url string, h http.Header, body []byte) reply {
+func send(t testing.TB, method, url string, h http.Header, body []byte) testkit.Reply {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
@@ -199,7 +200,7 @@ func send(t testing.TB, method, url string, h http.Header, body []byte) reply {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	r := testkit.Reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &r.Body)
 	}
@@ -212,9 +213,9 @@ func v1CredentialRules(t *testing.T, e *v1Env) {
 	// one that form-decodes to another password, one that does not decode.
 	const user, secret = "plus-user", "p+ss%41word-long"
 	const pctUser, pctSecret = "pct-user", "all of it: 100%"
-	e.in.addUser(t, user, "900333444", secret)
-	e.in.addUser(t, pctUser, "900333445", pctSecret)
-	ok := func(t *testing.T, r reply) {
+	e.in.AddUser(t, user, "900333444", secret)
+	e.in.AddUser(t, pctUser, "900333445", pctSecret)
+	ok := func(t *testing.T, r testkit.Reply) {
 		t.Helper()
 		if r.Status != http.StatusOK || r.Body["access_token"] == nil {
 			t.Fatalf("%d %s; want a token", r.Status, r.Raw)
@@ -222,34 +223,34 @@ func v1CredentialRules(t *testing.T, e *v1Env) {
 	}
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {user}, "client_secret": {secret}}.Encode()
 	t.Run("details: the same credentials in Basic and in the body are accepted; different ones are 400", func(t *testing.T) {
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(user, secret)}, formCT, form))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": testkit.BasicAuth(user, secret)}, testkit.FormCT, form))
 		// A client that leaves Basic unencoded and encodes the form sends the same pair too.
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, formCT, form))
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(partner, password)}, "application/json",
-			string(mustJSON(map[string]string{"user": partner, "password": password}))))
-		other := url.Values{"grant_type": {"client_credentials"}, "client_id": {partner}, "client_secret": {password}}.Encode()
-		r := tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(user, secret)}, formCT, other)
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, testkit.FormCT, form))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": testkit.BasicAuth(testkit.Partner, testkit.Password)}, "application/json",
+			string(testkit.MustJSON(map[string]string{"user": testkit.Partner, "password": testkit.Password}))))
+		other := url.Values{"grant_type": {"client_credentials"}, "client_id": {testkit.Partner}, "client_secret": {testkit.Password}}.Encode()
+		r := testkit.TokenCall(t, e.in, map[string]string{"Authorization": testkit.BasicAuth(user, secret)}, testkit.FormCT, other)
 		if r.Status != http.StatusBadRequest || r.Body["error"] != "invalid_request" {
 			t.Fatalf("different pairs: %d %s", r.Status, r.Raw)
 		}
 	})
 	t.Run("details: Basic credentials not form-encoded are checked as sent, in the same attempt and throttle slot", func(t *testing.T) {
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, formCT, "grant_type=client_credentials"))
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(pctUser+":"+pctSecret)}, formCT, "grant_type=client_credentials"))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, testkit.FormCT, "grant_type=client_credentials"))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": "Basic " + b64(pctUser+":"+pctSecret)}, testkit.FormCT, "grant_type=client_credentials"))
 		// Encoded as RFC 6749 says, both still work.
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(user, secret)}, formCT, "grant_type=client_credentials"))
-		ok(t, tokenCall(t, e.in, map[string]string{"Authorization": basicAuth(pctUser, pctSecret)}, formCT, "grant_type=client_credentials"))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": testkit.BasicAuth(user, secret)}, testkit.FormCT, "grant_type=client_credentials"))
+		ok(t, testkit.TokenCall(t, e.in, map[string]string{"Authorization": testkit.BasicAuth(pctUser, pctSecret)}, testkit.FormCT, "grant_type=client_credentials"))
 		// With a budget of 2 failures, two refused attempts that each
 		// check two pairs leave the third attempt throttled, not the second.
-		th := mustStart(t, e.store(t), func(c *config.Config) { c.Throttle.UserFailures, c.Throttle.AddrFailures = 2, 0 })
-		th.addUser(t, user, "900333444", secret)
+		th := testkit.MustStart(t, e.store(t), func(c *config.Config) { c.Throttle.UserFailures, c.Throttle.AddrFailures = 2, 0 })
+		th.AddUser(t, user, "900333444", secret)
 		wrong := map[string]string{"Authorization": "Basic " + b64(user+":wrong+pass%41")}
 		for i := range 2 {
-			if r := tokenCall(t, th, wrong, formCT, "grant_type=client_credentials"); r.Status != http.StatusUnauthorized || r.Body["error"] != "invalid_client" {
+			if r := testkit.TokenCall(t, th, wrong, testkit.FormCT, "grant_type=client_credentials"); r.Status != http.StatusUnauthorized || r.Body["error"] != "invalid_client" {
 				t.Fatalf("refused attempt %d: %d %s; want 401 invalid_client", i+1, r.Status, r.Raw)
 			}
 		}
-		if r := tokenCall(t, th, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, formCT, "grant_type=client_credentials"); r.Status != http.StatusTooManyRequests {
+		if r := testkit.TokenCall(t, th, map[string]string{"Authorization": "Basic " + b64(user+":"+secret)}, testkit.FormCT, "grant_type=client_credentials"); r.Status != http.StatusTooManyRequests {
 			t.Fatalf("after two refused attempts: %d %s; want 429", r.Status, r.Raw)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // v1LookupRules: GET /v1/reports/{id} and GET /v1/reports.
@@ -19,7 +20,7 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 	// Reports of both partners, some keyed, one through the legacy path.
 	store := func(t *testing.T, tok, credit, key string) int64 {
 		t.Helper()
-		r := e.post(t, "/v1/reports", tok, mustJSON(fixture.Minimal(today, credit)), "Idempotency-Key", key)
+		r := e.post(t, "/v1/reports", tok, testkit.MustJSON(fixture.Minimal(today, credit)), "Idempotency-Key", key)
 		if r.Status != http.StatusCreated {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
@@ -30,7 +31,7 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 		mine = append(mine, store(t, e.acme, "CR-LIST-A", "list-1"))
 		store(t, e.globex, "CR-LIST-A", "list-1")
 		mine = append(mine, store(t, e.acme, "CR-LIST-B", ""))
-		legacy := e.in.report(t, e.legacyAcmeTok, mustJSON(fixture.Minimal(today, "CR-LIST-A")), "Idempotency-Key", "list-legacy")
+		legacy := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(fixture.Minimal(today, "CR-LIST-A")), "Idempotency-Key", "list-legacy")
 		if legacy.Status != http.StatusOK {
 			t.Fatalf("%d %s", legacy.Status, legacy.Raw)
 		}
@@ -141,7 +142,7 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 				// Another report of the credit (its own term), arriving now.
 				body := fixture.Minimal(today, "CR-LIST-A")
 				body["Plazo (meses)"] = 40 + len(added)
-				r := e.post(t, "/v1/reports", e.acme, mustJSON(body))
+				r := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(body))
 				if r.Status != http.StatusCreated {
 					t.Fatalf("%d %s", r.Status, r.Raw)
 				}
@@ -176,21 +177,21 @@ func v1LookupRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("lookups past the partner's rate: 429 slow_down with Retry-After, another partner served", func(t *testing.T) {
-		in := mustStart(t, e.store(t), func(c *config.Config) { c.HTTP.LookupRatePerPartner = 2 })
-		in.addUser(t, partner, nit, password)
-		in.addUser(t, otherPartner, "900765432", otherPassword)
-		acme, globex := in.token(t, partner, password), in.token(t, otherPartner, otherPassword)
-		get := func(tok, path string) reply {
-			return call(t, http.MethodGet, in.URL+path, map[string]string{"Authorization": "Bearer " + tok}, nil)
+		in := testkit.MustStart(t, e.store(t), func(c *config.Config) { c.HTTP.LookupRatePerPartner = 2 })
+		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+		in.AddUser(t, testkit.OtherPartner, "900765432", testkit.OtherPassword)
+		acme, globex := in.Token(t, testkit.Partner, testkit.Password), in.Token(t, testkit.OtherPartner, testkit.OtherPassword)
+		get := func(tok, path string) testkit.Reply {
+			return testkit.Call(t, http.MethodGet, in.URL+path, map[string]string{"Authorization": "Bearer " + tok}, nil)
 		}
 		// A burst of 2 at 2 a second, and turns within the next second
 		// waited for: of 10 look-ups at once, some are past that.
-		var r reply
+		var r testkit.Reply
 		for round := 0; round < 5 && r.Status != http.StatusTooManyRequests; round++ {
-			replies := make(chan reply, 10)
+			replies := make(chan testkit.Reply, 10)
 			for range 10 {
 				go func() {
-					var got reply // sent even if get ends this goroutine with t.Fatal
+					var got testkit.Reply // sent even if get ends this goroutine with t.Fatal
 					defer func() { replies <- got }()
 					got = get(acme, "/v1/reports/1")
 				}()

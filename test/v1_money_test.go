@@ -14,6 +14,7 @@ import (
 	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // moneyTable is one table of money and rate strings: whether each is
@@ -81,7 +82,7 @@ func v1MoneyRules(t *testing.T, e *v1Env) {
 				}
 				body := fixture.Minimal(today, "CR-MONEY")
 				body[k.field] = c.text
-				r := e.post(t, "/v1/reports/validate", e.acme, mustJSON(body))
+				r := e.post(t, "/v1/reports/validate", e.acme, testkit.MustJSON(body))
 				_, refused := problemEntries(r)[k.field]
 				if r.Status != http.StatusOK && r.Status != http.StatusUnprocessableEntity {
 					t.Fatalf("%q in %s: %d %s", c.text, k.field, r.Status, r.Raw)
@@ -110,7 +111,7 @@ func v1MoneyRules(t *testing.T, e *v1Env) {
 			for schema, field := range map[string]string{"Money": moneyField, "PositiveMoney": positiveField, "Rate": rateField} {
 				body := fixture.Minimal(today, "CR-MONEY")
 				body[field] = s
-				members, err := httpapi.DecodeObject(mustJSON(body), 256)
+				members, err := httpapi.DecodeObject(testkit.MustJSON(body), 256)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -131,7 +132,7 @@ func v1MoneyRules(t *testing.T, e *v1Env) {
 		body["Otras Deducciones de Nómina"] = "1.000"
 		body["Monto Aprobado"] = "+14334900.55"
 		body["Valor Desembolsado"] = "014334900.55"
-		if r := e.in.report(t, e.legacyAcmeTok, mustJSON(body)); r.Status != http.StatusOK {
+		if r := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(body)); r.Status != http.StatusOK {
 			t.Fatalf("legacy: %d %s", r.Status, r.Raw)
 		}
 	})
@@ -141,7 +142,7 @@ func v1MoneyRules(t *testing.T, e *v1Env) {
 // from the document the instance serves.
 func servedMoneyPatterns(t *testing.T, base string) map[string]*regexp.Regexp {
 	t.Helper()
-	r := call(t, http.MethodGet, base+"/openapi.yaml", nil, nil)
+	r := testkit.Call(t, http.MethodGet, base+"/openapi.yaml", nil, nil)
 	var doc struct {
 		Components struct {
 			Schemas map[string]struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // v1ProblemRules: every /v1 error but the token endpoint's is an RFC 9457
@@ -22,7 +23,7 @@ func v1ProblemRules(t *testing.T, e *v1Env) {
 		for i := range 300 {
 			many[fmt.Sprintf("k%d", i)] = i
 		}
-		mustProblem(t, e.post(t, "/v1/reports", e.acme, mustJSON(many)), 400, "too_many_members")
+		mustProblem(t, e.post(t, "/v1/reports", e.acme, testkit.MustJSON(many)), 400, "too_many_members")
 	})
 	t.Run("problems: field problems are 422 with every entry in errors[], bounded as on the legacy path", func(t *testing.T) {
 		body := fixture.Minimal(today, "CR-PROB-1")
@@ -30,9 +31,9 @@ func v1ProblemRules(t *testing.T, e *v1Env) {
 		for i := range 150 {
 			body[fmt.Sprintf("campo %d", i)] = "x"
 		}
-		r := e.post(t, "/v1/reports", e.acme, mustJSON(body))
+		r := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(body))
 		mustProblem(t, r, 422, "invalid_report")
-		legacy := e.in.report(t, e.legacyAcmeTok, mustJSON(body))
+		legacy := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(body))
 		if fmt.Sprint(r.Body["errors"]) != fmt.Sprint(legacy.Body["errors"]) {
 			t.Fatalf("/v1 errors %v\nlegacy errors %v", r.Body["errors"], legacy.Body["errors"])
 		}
@@ -44,31 +45,31 @@ func v1ProblemRules(t *testing.T, e *v1Env) {
 	})
 	t.Run("problems: the legacy statuses and codes", func(t *testing.T) {
 		key := "prob-key-1"
-		if r := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-PROB-2")), "Idempotency-Key", key); r.Status != http.StatusCreated {
+		if r := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-PROB-2")), "Idempotency-Key", key); r.Status != http.StatusCreated {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		mustProblem(t, e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-PROB-3")), "Idempotency-Key", key), 400, "idempotency_key_reused")
-		mustProblem(t, e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-PROB-4")), "Idempotency-Key", strings.Repeat("k", 256)),
+		mustProblem(t, e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-PROB-3")), "Idempotency-Key", key), 400, "idempotency_key_reused")
+		mustProblem(t, e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-PROB-4")), "Idempotency-Key", strings.Repeat("k", 256)),
 			400, "invalid_idempotency_key")
-		mustProblem(t, call(t, http.MethodPost, e.in.URL+"/v1/reports", map[string]string{"Authorization": "Bearer " + e.acme, "Content-Type": "text/plain"},
-			mustJSON(fixture.Minimal(today, "CR-PROB-5"))), 415, "unsupported_media_type")
+		mustProblem(t, testkit.Call(t, http.MethodPost, e.in.URL+"/v1/reports", map[string]string{"Authorization": "Bearer " + e.acme, "Content-Type": "text/plain"},
+			testkit.MustJSON(fixture.Minimal(today, "CR-PROB-5"))), 415, "unsupported_media_type")
 		big := fixture.Minimal(today, "CR-PROB-6")
 		big["Observaciones"] = strings.Repeat("x", 33<<20)
-		mustProblem(t, e.post(t, "/v1/reports", e.acme, mustJSON(big)), 413, "body_too_large")
+		mustProblem(t, e.post(t, "/v1/reports", e.acme, testkit.MustJSON(big)), 413, "body_too_large")
 	})
 	t.Run("problems: unknown /v1 paths and methods", func(t *testing.T) {
 		mustProblem(t, e.get(t, "/v1/nothing", e.acme), 404, "not_found")
-		mustProblem(t, call(t, http.MethodGet, e.in.URL+"/v1", nil, nil), 404, "not_found")
+		mustProblem(t, testkit.Call(t, http.MethodGet, e.in.URL+"/v1", nil, nil), 404, "not_found")
 		for path, allow := range map[string]string{"/v1/reports": "GET, OPTIONS, POST", "/v1/token": "OPTIONS, POST",
 			"/v1/reports/7": "GET, OPTIONS", "/v1/reports/validate": "OPTIONS, POST"} {
-			r := call(t, http.MethodDelete, e.in.URL+path, map[string]string{"Authorization": "Bearer " + e.acme}, nil)
+			r := testkit.Call(t, http.MethodDelete, e.in.URL+path, map[string]string{"Authorization": "Bearer " + e.acme}, nil)
 			mustProblem(t, r, 405, "method_not_allowed")
 			if r.Header.Get("Allow") != allow {
 				t.Errorf("DELETE %s: Allow %q, want %q", path, r.Header.Get("Allow"), allow)
 			}
 		}
 		// The legacy path's unknowns keep their answers.
-		if r := call(t, http.MethodGet, e.in.URL+"/v2/reports", nil, nil); r.Status != 404 || r.Body["status"] != float64(404) {
+		if r := testkit.Call(t, http.MethodGet, e.in.URL+"/v2/reports", nil, nil); r.Status != 404 || r.Body["status"] != float64(404) {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	})
@@ -80,7 +81,7 @@ func v1CORSRules(t *testing.T, e *v1Env) {
 	origin := map[string]string{"Origin": "https://partner.example"}
 	t.Run("cors: the preflight of /v1 allows Authorization, Content-Type, Idempotency-Key and X-Request-Id", func(t *testing.T) {
 		for _, path := range []string{"/v1/token", "/v1/reports", "/v1/reports/7", "/v1/reports/validate"} {
-			r := call(t, http.MethodOptions, e.in.URL+path, map[string]string{"Origin": "https://partner.example", "Access-Control-Request-Method": "POST",
+			r := testkit.Call(t, http.MethodOptions, e.in.URL+path, map[string]string{"Origin": "https://partner.example", "Access-Control-Request-Method": "POST",
 				"Access-Control-Request-Headers": "authorization, content-type, idempotency-key, x-request-id"}, nil)
 			allowed := headerSet(r.Header.Get("Access-Control-Allow-Headers"))
 			if r.Status != http.StatusNoContent || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
@@ -89,26 +90,26 @@ func v1CORSRules(t *testing.T, e *v1Env) {
 				t.Fatalf("OPTIONS %s: %d %v", path, r.Status, r.Header)
 			}
 		}
-		legacy := call(t, http.MethodOptions, e.in.URL+"/api/partner_api.php", origin, nil)
+		legacy := testkit.Call(t, http.MethodOptions, e.in.URL+"/api/partner_api.php", origin, nil)
 		if legacy.Header.Get("Access-Control-Allow-Headers") != "Content-Type, Authentication-Type, Idempotency-Key" ||
 			legacy.Header.Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed" {
 			t.Fatalf("the legacy preflight changed: %v", legacy.Header)
 		}
 	})
 	t.Run("cors: /v1 answers expose Location, Idempotent-Replayed, Retry-After and X-Request-Id", func(t *testing.T) {
-		h := v1Header(e.acme, "Origin", "https://partner.example")
-		r := call(t, http.MethodPost, e.in.URL+"/v1/reports", h, mustJSON(fixture.Minimal(time.Now(), "CR-CORS-1")))
+		h := testkit.V1Header(e.acme, "Origin", "https://partner.example")
+		r := testkit.Call(t, http.MethodPost, e.in.URL+"/v1/reports", h, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-CORS-1")))
 		exposed := headerSet(r.Header.Get("Access-Control-Expose-Headers"))
 		if r.Status != http.StatusCreated || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
 			!exposed["location"] || !exposed["idempotent-replayed"] || !exposed["retry-after"] || !exposed["x-request-id"] {
 			t.Fatalf("%d %v", r.Status, r.Header)
 		}
-		refused := call(t, http.MethodGet, e.in.URL+"/v1/reports", origin, nil)
+		refused := testkit.Call(t, http.MethodGet, e.in.URL+"/v1/reports", origin, nil)
 		if refused.Status != 401 || !headerSet(refused.Header.Get("Access-Control-Expose-Headers"))["www-authenticate"] ||
 			refused.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Fatalf("a refusal: %d %v", refused.Status, refused.Header)
 		}
-		legacy := e.in.report(t, e.legacyAcmeTok, mustJSON(fixture.Minimal(time.Now(), "CR-CORS-2")))
+		legacy := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-CORS-2")))
 		if legacy.Header.Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed" {
 			t.Fatalf("the legacy answer's exposed headers changed: %q", legacy.Header.Get("Access-Control-Expose-Headers"))
 		}

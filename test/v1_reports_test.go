@@ -10,22 +10,23 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/testkit"
 )
 
 // v1BearerRules: the token of the other /v1 routes (contract §8,
 // "Authentication").
 func v1BearerRules(t *testing.T, e *v1Env) {
-	body := mustJSON(fixture.Minimal(time.Now(), "CR-BEARER-1"))
+	body := testkit.MustJSON(fixture.Minimal(time.Now(), "CR-BEARER-1"))
 	t.Run("bearer: a missing token is 401 invalid_token with a challenge without error", func(t *testing.T) {
 		for name, h := range map[string]map[string]string{
 			"no header": {"Content-Type": "application/json"},
 			// Authentication-Type is not read on /v1.
 			"the legacy header":  {"Content-Type": "application/json", "Authentication-Type": "bearer " + e.acme},
-			"another scheme":     {"Content-Type": "application/json", "Authorization": basicAuth(partner, password)},
+			"another scheme":     {"Content-Type": "application/json", "Authorization": testkit.BasicAuth(testkit.Partner, testkit.Password)},
 			"a token, no scheme": {"Content-Type": "application/json", "Authorization": e.acme},
 		} {
 			t.Run(name, func(t *testing.T) {
-				r := call(t, http.MethodPost, e.in.URL+"/v1/reports", h, body)
+				r := testkit.Call(t, http.MethodPost, e.in.URL+"/v1/reports", h, body)
 				mustProblem(t, r, 401, "invalid_token")
 				if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="disbursementd"` {
 					t.Fatalf("WWW-Authenticate %q", got)
@@ -47,7 +48,7 @@ func v1BearerRules(t *testing.T, e *v1Env) {
 					if path != "/v1/reports" {
 						method = http.MethodGet
 					}
-					r := call(t, method, e.in.URL+path, map[string]string{"Content-Type": "application/json", "Authorization": h}, body)
+					r := testkit.Call(t, method, e.in.URL+path, map[string]string{"Content-Type": "application/json", "Authorization": h}, body)
 					mustProblem(t, r, 401, "invalid_token")
 					if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="disbursementd", error="invalid_token"` {
 						t.Fatalf("%s: WWW-Authenticate %q", path, got)
@@ -58,7 +59,7 @@ func v1BearerRules(t *testing.T, e *v1Env) {
 	})
 	t.Run("bearer: the scheme is case-insensitive", func(t *testing.T) {
 		for _, scheme := range []string{"bearer", "BEARER", "bEaReR"} {
-			r := call(t, http.MethodGet, e.in.URL+"/v1/reports", map[string]string{"Authorization": scheme + " " + e.acme}, nil)
+			r := testkit.Call(t, http.MethodGet, e.in.URL+"/v1/reports", map[string]string{"Authorization": scheme + " " + e.acme}, nil)
 			if r.Status != http.StatusOK {
 				t.Fatalf("%s: %d %s", scheme, r.Status, r.Raw)
 			}
@@ -73,7 +74,7 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 	today := time.Now().UTC()
 	t.Run("report: 201 with Location and the receipt, which the look-up repeats with the stored fields", func(t *testing.T) {
 		before := time.Now().UTC().Truncate(time.Millisecond)
-		r := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.FullV1(today, "CR-V1-0001", fixture.PDF(8<<10))), "Idempotency-Key", "v1-full-1")
+		r := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.FullV1(today, "CR-V1-0001", fixture.PDF(8<<10))), "Idempotency-Key", "v1-full-1")
 		if r.Status != http.StatusCreated {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
@@ -113,7 +114,7 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("report: the same report again is 200 with Idempotent-Replayed, the same Location and the first receipt", func(t *testing.T) {
-		body := mustJSON(fixture.Minimal(today, "CR-V1-0002"))
+		body := testkit.MustJSON(fixture.Minimal(today, "CR-V1-0002"))
 		for _, key := range []string{"", "v1-replay-1"} {
 			first := e.post(t, "/v1/reports", e.acme, body, "Idempotency-Key", key)
 			again := e.post(t, "/v1/reports", e.acme, body, "Idempotency-Key", key)
@@ -129,15 +130,15 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 	t.Run("report: a report stored on one path and sent again on the other is a replay in the asking path's shape", func(t *testing.T) {
 		legacyBody := fixture.Minimal(today, "CR-V1-0003")
 		legacyBody["Monto Aprobado"] = json.Number("14334900.00") // a number, as the legacy path takes it
-		first := e.in.report(t, e.legacyAcmeTok, mustJSON(legacyBody))
-		again := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-V1-0003")))
+		first := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(legacyBody))
+		again := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-V1-0003")))
 		if first.Status != http.StatusOK || again.Status != http.StatusOK || again.Header.Get("Idempotent-Replayed") != "true" ||
 			again.Body["id"] != first.Body["id"] || again.Body["numero_credito"] != "CR-V1-0003" || again.Body["idempotency_key"] != nil ||
 			!receiptTime.MatchString(fmt.Sprint(again.Body["received_at"])) {
 			t.Fatalf("legacy then /v1: %s, then %d %s", first.Raw, again.Status, again.Raw)
 		}
-		v1First := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-V1-0004")), "Idempotency-Key", "v1-cross-1")
-		legacyAgain := e.in.report(t, e.legacyAcmeTok, mustJSON(fixture.Minimal(today, "CR-V1-0004")), "Idempotency-Key", "v1-cross-1")
+		v1First := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-V1-0004")), "Idempotency-Key", "v1-cross-1")
+		legacyAgain := e.in.Report(t, e.legacyAcmeTok, testkit.MustJSON(fixture.Minimal(today, "CR-V1-0004")), "Idempotency-Key", "v1-cross-1")
 		if v1First.Status != http.StatusCreated || legacyAgain.Status != http.StatusOK || legacyAgain.Header.Get("Idempotent-Replayed") != "true" ||
 			legacyAgain.Body["id"] != v1First.Body["id"] || legacyAgain.Body["status"] != "200" {
 			t.Fatalf("/v1 then legacy: %s, then %d %s", v1First.Raw, legacyAgain.Status, legacyAgain.Raw)
@@ -149,7 +150,7 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 		body["Monto Aprobado"] = json.Number("14334900.55")
 		body["Tasa de Interés Nominal Mes Vencido (%)"] = json.Number("1.85")
 		for _, path := range []string{"/v1/reports", "/v1/reports/validate"} {
-			r := e.post(t, path, e.acme, mustJSON(body))
+			r := e.post(t, path, e.acme, testkit.MustJSON(body))
 			mustProblem(t, r, 422, "invalid_report")
 			errs := problemEntries(r)
 			if len(errs) != 2 || errs["Monto Aprobado"] != "number_not_allowed" || errs["Tasa de Interés Nominal Mes Vencido (%)"] != "number_not_allowed" {
@@ -162,7 +163,7 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 	})
 	t.Run("validate: every check, nothing stored, no file, no idempotency record", func(t *testing.T) {
 		rows, files := e.rows(t), e.files(t)
-		body := mustJSON(fixture.FullV1(today, "CR-V1-0006", fixture.PDF(4<<10)))
+		body := testkit.MustJSON(fixture.FullV1(today, "CR-V1-0006", fixture.PDF(4<<10)))
 		r := e.post(t, "/v1/reports/validate", e.acme, body, "Idempotency-Key", "v1-validate-1")
 		if r.Status != http.StatusOK || string(r.Raw) != `{"valid":true}`+"\n" {
 			t.Fatalf("%d %s", r.Status, r.Raw)
@@ -172,7 +173,7 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 		}
 		// No record: the key is free for another report, and the same
 		// report is stored, not replayed.
-		other := e.post(t, "/v1/reports", e.acme, mustJSON(fixture.Minimal(today, "CR-V1-0007")), "Idempotency-Key", "v1-validate-1")
+		other := e.post(t, "/v1/reports", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-V1-0007")), "Idempotency-Key", "v1-validate-1")
 		same := e.post(t, "/v1/reports", e.acme, body)
 		if other.Status != http.StatusCreated || same.Status != http.StatusCreated {
 			t.Fatalf("after validate: %d %s / %d %s", other.Status, other.Raw, same.Status, same.Raw)
@@ -181,20 +182,20 @@ func v1ReportRules(t *testing.T, e *v1Env) {
 		bad := fixture.Minimal(today, "CR-V1-0008")
 		bad["Documento Soporte"] = fixture.FileDto([]byte("not a pdf at all"), "")
 		bad["Plazo (meses)"] = 0
-		v, p := e.post(t, "/v1/reports/validate", e.acme, mustJSON(bad)), e.post(t, "/v1/reports", e.acme, mustJSON(bad))
+		v, p := e.post(t, "/v1/reports/validate", e.acme, testkit.MustJSON(bad)), e.post(t, "/v1/reports", e.acme, testkit.MustJSON(bad))
 		mustProblem(t, v, 422, "invalid_report")
 		if fmt.Sprint(problemEntries(v)) != fmt.Sprint(problemEntries(p)) || len(problemEntries(v)) != 2 {
 			t.Fatalf("validate found %s, the report %s", v.Raw, p.Raw)
 		}
 		// An Idempotency-Key is not read, not even to check its form.
-		if r := e.post(t, "/v1/reports/validate", e.acme, mustJSON(fixture.Minimal(today, "CR-V1-0009")), "Idempotency-Key", strings.Repeat("k", 256)); r.Status != http.StatusOK {
+		if r := e.post(t, "/v1/reports/validate", e.acme, testkit.MustJSON(fixture.Minimal(today, "CR-V1-0009")), "Idempotency-Key", strings.Repeat("k", 256)); r.Status != http.StatusOK {
 			t.Fatalf("a malformed key on validate: %d %s", r.Status, r.Raw)
 		}
 	})
 }
 
 // problemEntries maps a problem's errors[] entries, field to code.
-func problemEntries(r reply) map[string]string {
+func problemEntries(r testkit.Reply) map[string]string {
 	out := map[string]string{}
 	list, _ := r.Body["errors"].([]any)
 	for _, x := range list {

@@ -1,4 +1,4 @@
-package test
+package testkit
 
 import (
 	"bytes"
@@ -21,34 +21,34 @@ import (
 	"github.com/lender/disbursementd/test/storetest"
 )
 
-// instance is a running service on :0 with a temp data directory.
-type instance struct {
+// Instance is a running service on :0 with a temp data directory.
+type Instance struct {
 	*app.Main
 	URL  string
 	Dir  string
-	logs *syncBuffer
+	Logs *SyncBuffer
 }
 
-// syncBuffer collects the service's log lines.
-type syncBuffer struct {
+// SyncBuffer collects the service's log lines.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
 
-// testConfig is the embedded default moved into dir and onto :0.
-func testConfig(dir string) *config.Config {
+// TestConfig is the embedded default moved into dir and onto :0.
+func TestConfig(dir string) *config.Config {
 	cfg := config.Defaults()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.HTTP.ShutdownGrace = 5 * time.Second
@@ -67,8 +67,8 @@ func testConfig(dir string) *config.Config {
 	return cfg
 }
 
-// withMySQL points an instance at a fresh database on the test server.
-func withMySQL(t testing.TB) func(*config.Config) {
+// WithMySQL points an instance at a fresh database on the test server.
+func WithMySQL(t testing.TB) func(*config.Config) {
 	dsn := storetest.MustCreateDatabase(t)
 	return func(c *config.Config) { c.Store.Driver, c.Store.DSN = "mysql", dsn }
 }
@@ -78,7 +78,7 @@ var (
 	sharedKeyPEM  []byte
 )
 
-func sharedKey(t testing.TB) []byte {
+func SharedKey(t testing.TB) []byte {
 	sharedKeyOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "disb-key-")
 		if err != nil {
@@ -93,17 +93,17 @@ func sharedKey(t testing.TB) []byte {
 	return sharedKeyPEM
 }
 
-// mustStart runs Main; mutate adjusts the configuration first.
-func mustStart(t testing.TB, mutate ...func(*config.Config)) *instance {
+// MustStart runs Main; mutate adjusts the configuration first.
+func MustStart(t testing.TB, mutate ...func(*config.Config)) *Instance {
 	t.Helper()
-	return mustStartMain(t, nil, mutate...)
+	return MustStartMain(t, nil, mutate...)
 }
 
-// mustStartMain is mustStart with setup adjusting Main before Run.
-func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.Config)) *instance {
+// MustStartMain is mustStart with setup adjusting Main before Run.
+func MustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.Config)) *Instance {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := testConfig(dir)
+	cfg := TestConfig(dir)
 	if err := os.MkdirAll(cfg.Uploads.Dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +113,13 @@ func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.C
 	if err := os.MkdirAll(filepath.Dir(cfg.Auth.PrivateKeyFile), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cfg.Auth.PrivateKeyFile, sharedKey(t), 0o600); err != nil {
+	if err := os.WriteFile(cfg.Auth.PrivateKeyFile, SharedKey(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range mutate {
 		m(cfg)
 	}
-	logs := &syncBuffer{}
+	logs := &SyncBuffer{}
 	m := app.NewMain(cfg, logs)
 	if setup != nil {
 		setup(m)
@@ -129,11 +129,11 @@ func mustStartMain(t testing.TB, setup func(*app.Main), mutate ...func(*config.C
 		t.Fatalf("Run: %v\n%s", err, logs.String())
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	return &instance{Main: m, URL: "http://" + m.Addr, Dir: dir, logs: logs}
+	return &Instance{Main: m, URL: "http://" + m.Addr, Dir: dir, Logs: logs}
 }
 
-// addUser creates an active user the way `users add` does.
-func (i *instance) addUser(t testing.TB, name, nit, password string) {
+// AddUser creates an active user the way `users add` does.
+func (i *Instance) AddUser(t testing.TB, name, nit, password string) {
 	t.Helper()
 	h, err := app.Hasher(i.Config)
 	if err != nil {
@@ -148,16 +148,16 @@ func (i *instance) addUser(t testing.TB, name, nit, password string) {
 	}
 }
 
-// reply is a decoded response.
-type reply struct {
+// Reply is a decoded response.
+type Reply struct {
 	Status int
 	Header http.Header
 	Body   map[string]any
 	Raw    []byte
 }
 
-// call sends one request through the real listener.
-func call(t testing.TB, method, url string, header map[string]string, body []byte) reply {
+// Call sends one request through the real listener.
+func Call(t testing.TB, method, url string, header map[string]string, body []byte) Reply {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
@@ -172,7 +172,7 @@ func call(t testing.TB, method, url string, header map[string]string, body []byt
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	r := Reply{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if ct := resp.Header.Get("Content-Type"); len(raw) > 0 && (strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "application/problem+json")) {
 		if err := json.Unmarshal(raw, &r.Body); err != nil {
 			t.Fatalf("%s %s: body %q is not a JSON object: %v", method, url, raw, err)
@@ -181,12 +181,12 @@ func call(t testing.TB, method, url string, header map[string]string, body []byt
 	return r
 }
 
-var jsonCT = map[string]string{"Content-Type": "application/json"}
+var JSONCT = map[string]string{"Content-Type": "application/json"}
 
-// token exchanges credentials through GET /api/partner_api.php.
-func (i *instance) token(t testing.TB, user, password string) string {
+// Token exchanges credentials through GET /api/partner_api.php.
+func (i *Instance) Token(t testing.TB, user, password string) string {
 	t.Helper()
-	r := call(t, "GET", i.URL+"/api/partner_api.php", jsonCT, mustJSON(map[string]string{"user": user, "password": password}))
+	r := Call(t, "GET", i.URL+"/api/partner_api.php", JSONCT, MustJSON(map[string]string{"user": user, "password": password}))
 	tok, _ := r.Body["access_token"].(string)
 	if r.Status != 200 || tok == "" {
 		t.Fatalf("token exchange for %s: %d %s", user, r.Status, r.Raw)
@@ -194,17 +194,17 @@ func (i *instance) token(t testing.TB, user, password string) string {
 	return tok
 }
 
-// report posts a report body with a token.
-func (i *instance) report(t testing.TB, tok string, body []byte, extra ...string) reply {
+// Report posts a report body with a token.
+func (i *Instance) Report(t testing.TB, tok string, body []byte, extra ...string) Reply {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/json", "Authentication-Type": "bearer " + tok}
 	for j := 0; j+1 < len(extra); j += 2 {
 		h[extra[j]] = extra[j+1]
 	}
-	return call(t, "POST", i.URL+"/api/partner_api.php", h, body)
+	return Call(t, "POST", i.URL+"/api/partner_api.php", h, body)
 }
 
-func mustJSON(v any) []byte {
+func MustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
@@ -212,6 +212,6 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// ownKey makes an instance generate its own key pair (beside it:
+// OwnKey makes an instance generate its own key pair (beside it:
 // public.pem) instead of using the run's shared key.
-func ownKey(c *config.Config) { _ = os.Remove(c.Auth.PrivateKeyFile) }
+func OwnKey(c *config.Config) { _ = os.Remove(c.Auth.PrivateKeyFile) }

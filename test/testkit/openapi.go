@@ -1,4 +1,4 @@
-package test
+package testkit
 
 import (
 	"bytes"
@@ -78,17 +78,17 @@ func openAPIViolations(exchanges []*recordedExchange) []string {
 			// One line per kind of problem, with its first instance.
 			key := fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.kind)
 			if seen[key]++; seen[key] == 1 {
-				out = append(out, fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.text))
+				out = append(out, fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.Text))
 			}
 		}
 	}
 	return out
 }
 
-// checkAnswer checks one exchange the recording client did not see (an
+// CheckAnswer checks one exchange the recording client did not see (an
 // answer read from a raw connection) as watch checks the others, and
 // returns what the document does not describe.
-func checkAnswer(method, url string, reqHeader http.Header, status int, header http.Header, body []byte) []string {
+func CheckAnswer(method, url string, reqHeader http.Header, status int, header http.Header, body []byte) []string {
 	ex := &recordedExchange{method: method, url: url, reqHeader: reqHeader, status: status, header: header,
 		body: &teeBody{src: io.NopCloser(bytes.NewReader(body))}}
 	_, _ = io.ReadAll(ex.body)
@@ -98,18 +98,18 @@ func checkAnswer(method, url string, reqHeader http.Header, status int, header h
 // servedChecker is the checker of the served document, built once.
 var servedChecker = sync.OnceValues(func() (*openAPIChecker, error) { return newOpenAPIChecker(app.OpenAPI()) })
 
-// problem is one violation: kind groups its instances (it holds no value
+// Problem is one violation: kind groups its instances (it holds no value
 // that varies between requests), text tells the first one.
-type problem struct{ kind, text string }
+type Problem struct{ kind, Text string }
 
-func plain(s string) problem { return problem{s, s} }
+func plain(s string) Problem { return Problem{s, s} }
 
 // check validates one exchange; it says whether the request was checked.
-func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
+func (c *openAPIChecker) check(ex *recordedExchange) (bool, []Problem) {
 	body, whole := ex.body.bytes()
 	req, err := http.NewRequest(ex.method, ex.url, nil)
 	if err != nil {
-		return false, []problem{plain(err.Error())}
+		return false, []Problem{plain(err.Error())}
 	}
 	req.Header = ex.reqHeader.Clone()
 	resp := &http.Response{StatusCode: ex.status, Header: ex.header.Clone(), Request: req, Body: http.NoBody}
@@ -137,18 +137,18 @@ func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
 		return false, c.checkComponent(req, resp, v1Response(u.Path, "NotFound"), http.StatusNotFound)
 	case operation(item, ex.method) == nil:
 		problems := c.checkComponent(req, resp, v1Response(u.Path, "MethodNotAllowed"), http.StatusMethodNotAllowed)
-		if want := documentedMethods(item); ex.header.Get("Allow") != want {
+		if want := DocumentedMethods(item); ex.header.Get("Allow") != want {
 			problems = append(problems, plain(fmt.Sprintf("Allow: %q, the document has %q", ex.header.Get("Allow"), want)))
 		}
 		return false, problems
 	}
-	var problems []problem
+	var problems []Problem
 	answers := c.answers
 	if !whole {
 		answers = c.headers
 	}
 	if ok, errs := answers.ValidateHttpResponse(req, resp); !ok {
-		problems = append(problems, describe(errs)...)
+		problems = append(problems, Describe(errs)...)
 	}
 	if ex.status < 200 || ex.status > 299 {
 		return false, problems
@@ -173,8 +173,8 @@ func (c *openAPIChecker) check(ex *recordedExchange) (bool, []problem) {
 	checkReq, _ := http.NewRequest(ex.method, ex.url, bytes.NewReader(reqBody))
 	checkReq.Header = ex.reqHeader.Clone()
 	if ok, errs := c.requests.ValidateHttpRequestSync(checkReq); !ok {
-		for _, d := range describe(errs) {
-			problems = append(problems, problem{"request: " + d.kind, "request: " + d.text})
+		for _, d := range Describe(errs) {
+			problems = append(problems, Problem{"request: " + d.kind, "request: " + d.Text})
 		}
 	}
 	return true, problems
@@ -204,17 +204,17 @@ func v1Response(path, name string) string {
 
 // checkComponent validates an answer that no operation describes against
 // one of components.responses: its status, headers and body schema.
-func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, name string, status int) []problem {
+func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, name string, status int) []Problem {
 	if resp.StatusCode != status {
-		return []problem{plain(fmt.Sprintf("no operation documents this, and it is not the %d of components.responses.%s", status, name))}
+		return []Problem{plain(fmt.Sprintf("no operation documents this, and it is not the %d of components.responses.%s", status, name))}
 	}
 	r := c.model.Components.Responses.GetOrZero(name)
 	if r == nil {
-		return []problem{plain("components.responses." + name + " is missing")}
+		return []Problem{plain("components.responses." + name + " is missing")}
 	}
-	var problems []problem
+	var problems []Problem
 	if ok, errs := responses.ValidateResponseHeaders(req, resp, r.Headers, req.URL.Path, fmt.Sprint(status), c.strictOpt...); !ok {
-		problems = append(problems, describe(errs)...)
+		problems = append(problems, Describe(errs)...)
 	}
 	if r.Content == nil || req.Method == http.MethodHead {
 		return problems
@@ -225,7 +225,7 @@ func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, 
 		}
 		body, _ := io.ReadAll(resp.Body)
 		if ok, errs := c.schemas.ValidateSchemaBytes(media.Schema.Schema(), body); !ok {
-			problems = append(problems, describe(errs)...)
+			problems = append(problems, Describe(errs)...)
 		}
 	}
 	return problems
@@ -236,10 +236,10 @@ func operation(item *v3.PathItem, method string) *v3.Operation {
 	return item.GetOperations().GetOrZero(strings.ToLower(method))
 }
 
-// documentedMethods is what a 405's Allow must say for a path: the
+// DocumentedMethods is what a 405's Allow must say for a path: the
 // methods the document gives it and OPTIONS (the preflight every path
 // answers), sorted.
-func documentedMethods(item *v3.PathItem) string {
+func DocumentedMethods(item *v3.PathItem) string {
 	methods := []string{http.MethodOptions}
 	for m := range item.GetOperations().KeysFromOldest() {
 		methods = append(methods, strings.ToUpper(m))
@@ -248,10 +248,10 @@ func documentedMethods(item *v3.PathItem) string {
 	return strings.Join(methods, ", ")
 }
 
-// describe renders validation errors, one problem each, with the schema
+// Describe renders validation errors, one problem each, with the schema
 // failures that explain them.
-func describe(errs []*verrors.ValidationError) []problem {
-	var out []problem
+func Describe(errs []*verrors.ValidationError) []Problem {
+	var out []Problem
 	for _, e := range errs {
 		kind, text := e.Message, e.Message
 		if e.Reason != "" && e.Reason != e.Message {
@@ -261,7 +261,7 @@ func describe(errs []*verrors.ValidationError) []problem {
 			kind += " " + s.FieldPath + " " + s.KeywordLocation
 			text += fmt.Sprintf(" [%s %s]", s.FieldPath, s.Reason)
 		}
-		out = append(out, problem{kind, text})
+		out = append(out, Problem{kind, text})
 	}
 	return out
 }

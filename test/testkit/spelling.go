@@ -1,4 +1,4 @@
-package test
+package testkit
 
 import (
 	"encoding/json"

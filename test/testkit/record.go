@@ -1,4 +1,4 @@
-package test
+package testkit
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 }
 
 // Close closes the body and lets go of it: the recording outlives the
-// exchange, the body it copied need not.
+// Exchange, the body it copied need not.
 func (b *teeBody) Close() error {
 	b.mu.Lock()
 	src := b.src

@@ -1,0 +1,17 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lender/disbursementd/cmd/disbursementd/app"
+)
+
+func RunCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := app.CLI(context.Background(), args, app.IO{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}

@@ -1,0 +1,87 @@
+package testkit
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/test/proc"
+)
+
+// The real binary, for tests that kill processes: built once per run.
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BinaryPath is the service's binary, built from this checkout the first
+// time a test of the run asks for it.
+func BinaryPath(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			built.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "disb-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "disbursementd")
+		built.err = proc.Build(root, built.path)
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+// Process is the real binary running in dir with env.
+type Process struct {
+	*proc.Process
+	Logs *SyncBuffer
+}
+
+// BaseEnv is the environment every process of a test shares.
+func BaseEnv(extra ...string) []string {
+	return append(append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json"), extra...)
+}
+
+// CLI runs a command of the binary in dir and returns its output.
+func CLI(t testing.TB, dir string, env []string, stdin string, args ...string) (string, error) {
+	t.Helper()
+	return proc.CLI(BinaryPath(t), dir, env, stdin, args...)
+}
+
+// StartProcess starts serve in dir on a free port and waits until it
+// answers /healthz; it is killed when the test ends, and its log checked
+// (watch).
+func StartProcess(t testing.TB, dir string, env []string) *Process {
+	t.Helper()
+	p := &Process{Logs: &SyncBuffer{}}
+	watch(t, func() string {
+		if p.Process == nil {
+			return "http://never-started"
+		}
+		return p.URL
+	}, p.Logs)
+	var err error
+	if p.Process, err = proc.Start(BinaryPath(t), dir, env, p.Logs); err != nil {
+		t.Fatalf("%v\n%s", err, p.Logs.String())
+	}
+	t.Cleanup(p.Kill)
+	return p
+}
+
+// MustWaitReady waits until /readyz answers 200.
+func (p *Process) MustWaitReady(t testing.TB) {
+	t.Helper()
+	if err := p.WaitReady(30 * time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, p.Logs.String())
+	}
+}

@@ -1,0 +1,47 @@
+package testkit
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+const FormCT = "application/x-www-form-urlencoded"
+
+// TokenCall posts body to /v1/token with the given Content-Type.
+func TokenCall(t testing.TB, in *Instance, header map[string]string, contentType, body string) Reply {
+	t.Helper()
+	h := map[string]string{"Content-Type": contentType}
+	for k, v := range header {
+		h[k] = v
+	}
+	return Call(t, http.MethodPost, in.URL+"/v1/token", h, []byte(body))
+}
+
+// BasicAuth is HTTP Basic as RFC 6749 §2.3.1 has a client send it: each
+// part form-urlencoded, then joined by ':' and base64-encoded.
+func BasicAuth(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(user)+":"+url.QueryEscape(pass)))
+}
+
+// V1Header is the header of /v1 requests with tok, and extra pairs.
+func V1Header(tok string, extra ...string) map[string]string {
+	h := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + tok}
+	for i := 0; i+1 < len(extra); i += 2 {
+		h[extra[i]] = extra[i+1]
+	}
+	return h
+}
+
+// V1Token gets a token of in through POST /v1/token, as an OAuth client
+// does.
+func V1Token(t testing.TB, in *Instance, user, pass string) string {
+	t.Helper()
+	r := TokenCall(t, in, map[string]string{"Authorization": BasicAuth(user, pass)}, FormCT, "grant_type=client_credentials")
+	tok, _ := r.Body["access_token"].(string)
+	if r.Status != http.StatusOK || tok == "" {
+		t.Fatalf("POST /v1/token for %s: %d %s", user, r.Status, r.Raw)
+	}
+	return tok
+}

@@ -1,0 +1,16 @@
+package testkit
+
+import (
+	"testing"
+	"time"
+)
+
+func WaitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out after %s waiting for %s", limit, what)
+}
