@@ -1,4 +1,4 @@
-package test
+package arch
 
 import (
 	"go/ast"
@@ -12,10 +12,13 @@ import (
 	"testing"
 )
 
+// root is the repository's top directory, from this package's.
+const root = "../.."
+
 // TestCoreStaysPure fails when domain or ports reach infrastructure: the
 // core must not import GORM, viper, chi, jwx or net/http, directly or not.
 func TestCoreStaysPure(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../domain/...", "../ports/...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "../../domain/...", "../../ports/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -48,11 +51,11 @@ func TestFileChecksStandAlone(t *testing.T) {
 		}
 		return strings.Fields(string(out))
 	}
-	deps := nonStd("../domain/filecheck")
+	deps := nonStd("../../domain/filecheck")
 	if len(deps) != 1 || deps[0] != mod+"domain/filecheck" {
 		t.Errorf("domain/filecheck reaches beyond the standard library: %v", deps)
 	}
-	deps = nonStd("../domain")
+	deps = nonStd("../../domain")
 	if !slices.Contains(deps, mod+"domain/filecheck") {
 		t.Fatalf("domain does not import domain/filecheck (deps %v): the check would prove nothing", deps)
 	}
@@ -66,7 +69,7 @@ func TestFileChecksStandAlone(t *testing.T) {
 // TestAdaptersDoNotImportEachOther keeps the hexagon's adapters apart,
 // and config for cmd/ only.
 func TestAdaptersDoNotImportEachOther(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../adapters/...", "../domain/...", "../ports/...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../adapters/...", "../../domain/...", "../../ports/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -115,7 +118,7 @@ func TestHTTPAdapterSeesOnlyPorts(t *testing.T) {
 	// its dependencies). A result or argument type with a helper method
 	// (SweepReport, LoginAttempt) is a value the adapter may name.
 	structs, methods, constructors := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, f := range parse("../ports") {
+	for _, f := range parse("../../ports") {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.GenDecl:
@@ -153,7 +156,7 @@ func TestHTTPAdapterSeesOnlyPorts(t *testing.T) {
 			t.Fatalf("use case %s not found in ports (found %v): the check would prove nothing", want, useCases)
 		}
 	}
-	for _, f := range parse("../adapters/httpapi") {
+	for _, f := range parse("../../adapters/httpapi") {
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -175,12 +178,12 @@ func TestHTTPAdapterSeesOnlyPorts(t *testing.T) {
 func TestProductionFilesStayShort(t *testing.T) {
 	const most = 300
 	seen := 0
-	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if path == "../test" || strings.HasPrefix(d.Name(), ".") && path != ".." || d.Name() == "node_modules" {
+			if path == root+"/test" || strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "node_modules" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -194,7 +197,7 @@ func TestProductionFilesStayShort(t *testing.T) {
 		}
 		seen++
 		if n := strings.Count(string(b), "\n"); n > most {
-			t.Errorf("%s: %d lines, more than %d: split it by what its parts do", strings.TrimPrefix(path, "../"), n, most)
+			t.Errorf("%s: %d lines, more than %d: split it by what its parts do", strings.TrimPrefix(path, root+"/"), n, most)
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package test
+package arch
 
 import (
 	"go/ast"
@@ -18,7 +18,7 @@ import (
 // are no error's (unknown route or method, a probe, a panic) are listed
 // here by file and status, so a new one is a decision, not a slip.
 func TestOneAnswerPerError(t *testing.T) {
-	files, err := filepath.Glob("../adapters/httpapi/*.go")
+	files, err := filepath.Glob("../../adapters/httpapi/*.go")
 	if err != nil || len(files) < 10 {
 		t.Fatalf("glob: %v (%d files): the check would prove nothing", err, len(files))
 	}
@@ -122,7 +122,7 @@ func isPkg(sel *ast.SelectorExpr, pkg string) bool {
 func TestCoreSpeaksInKinds(t *testing.T) {
 	words := []string{`"invalid_client"`, `"temporarily_unavailable"`, `"slow_down"`, `"unsupported_grant_type"`, `"server_error"`}
 	checked := 0
-	for _, dir := range []string{"../domain", "../ports"} {
+	for _, dir := range []string{"../../domain", "../../ports"} {
 		files, err := filepath.Glob(dir + "/*.go")
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +152,7 @@ func TestCoreSpeaksInKinds(t *testing.T) {
 // by the outermost kind (app.exitCode); errors.Is on a domain kind would
 // see through a 503 to the NotFound it wraps.
 func TestCLIClassifiesByKind(t *testing.T) {
-	files, err := filepath.Glob("../cmd/disbursementd/app/*.go")
+	files, err := filepath.Glob("../../cmd/disbursementd/app/*.go")
 	if err != nil || len(files) < 10 {
 		t.Fatalf("glob: %v (%d files): the check would prove nothing", err, len(files))
 	}
