@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite the parts of openapi.yaml generated from domain/fields.csv")
 
-var openAPIFile = filepath.Join("..", "cmd", "disbursementd", "app", "openapi.yaml")
+var openAPIFile = filepath.Join(root, "cmd", "disbursementd", "app", "openapi.yaml")
 
 // generatedRegion is a part of openapi.yaml made from domain/fields.csv:
 // the lines between its BEGIN and END comments, indented by indent.

@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"fmt"
@@ -109,7 +109,7 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 		}
 		for _, want := range []string{"201 Created, /v1/reports/", `200 OK, /v1/reports/`} {
 			cmd := exec.Command("go", "run", "./docs/examples/v1client", pdf)
-			cmd.Dir, cmd.Env = "..", env
+			cmd.Dir, cmd.Env = root, env
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("go run ./docs/examples/v1client: %v\n%s", err, out)
@@ -138,7 +138,7 @@ func TestDocsPartnerGuideV1(t *testing.T) {
 			cmd := exec.Command(python, "docs/examples/v1python/report.py")
 			// The test instance listens on http; oauthlib takes only https
 			// unless told, as the guide says for a local instance.
-			cmd.Dir, cmd.Env = "..", append(env, "OAUTHLIB_INSECURE_TRANSPORT=1")
+			cmd.Dir, cmd.Env = root, append(env, "OAUTHLIB_INSECURE_TRANSPORT=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("python3 report.py: %v\n%s", err, out)

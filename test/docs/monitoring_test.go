@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"flag"
@@ -15,7 +15,7 @@ import (
 var updateMonitoring = flag.Bool("update-monitoring", false, "rewrite prometheusrule.yaml and the operator guide's alert table from deploy/monitoring/rules.yml")
 
 // monitoringDir holds the shipped rules, their tests and the dashboard.
-var monitoringDir = filepath.Join("..", "deploy", "monitoring")
+var monitoringDir = filepath.Join(root, "deploy", "monitoring")
 
 // rule is one rule of rules.yml.
 type rule struct {
@@ -206,7 +206,7 @@ func TestMonitoringAlertTable(t *testing.T) {
 	want := alertTable(t)
 	if *updateMonitoring {
 		guide = guide[:start] + want + guide[j:]
-		if err := os.WriteFile(filepath.Join("..", "docs", "operator-guide.md"), []byte(guide), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, "docs", "operator-guide.md"), []byte(guide), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"bufio"
@@ -190,7 +190,7 @@ func readmeTests(t *testing.T, dir, cmdline string) {
 // repoRootDir is the repository's top directory (this package is test/).
 func repoRootDir(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func TestDocsMySQLS3Recipe(t *testing.T) {
 
 	script := "trap 'stop_s3; stop_mariadb' EXIT\nset -e\n" + block
 	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = ".."
+	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "DISB_HTTP_ADDR="+addr, "DISB_AUTH_BCRYPT_COST=10")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own process group, as a terminal's job
 	out := &testkit.SyncBuffer{}

@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"bytes"
@@ -20,6 +20,9 @@ import (
 	"github.com/lender/disbursementd/test/fixture"
 )
 
+// root is the repository's top directory, from this package's.
+const root = "../.."
+
 // The documentation's checkable claims, checked: each test reads the
 // documents as a new user would and compares what they say with the code.
 // They look for the few patterns a claim is written in, never for whole
@@ -29,10 +32,10 @@ import (
 var ourDocs = []string{"README.md", "SECURITY.md", "CHANGELOG.md",
 	"docs/decisions.md", "docs/operator-guide.md", "docs/partner-guide.md", "docs/scaling.md"}
 
-// repoFile reads a file of the repository (tests run in test/).
+// repoFile reads a file of the repository (tests run in test/docs).
 func repoFile(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(path)))
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +173,7 @@ func TestDocsCitedTestsExist(t *testing.T) {
 	var sources strings.Builder
 	funcs := map[string]bool{}
 	decl := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w+)\(`)
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package test
+package docs
 
 import (
 	"io/fs"
@@ -29,17 +29,17 @@ func TestDocsIdempotencyKeysUnique(t *testing.T) {
 		"README.md":                          repoFile(t, "README.md"),
 		"cmd/disbursementd/app/openapi.yaml": repoFile(t, "cmd/disbursementd/app/openapi.yaml"),
 	}
-	mds, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	mds, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	for _, p := range mds {
-		rel := filepath.ToSlash(strings.TrimPrefix(p, ".."+string(filepath.Separator)))
+		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
 		sources[rel] = repoFile(t, rel)
 	}
-	err := filepath.WalkDir(filepath.Join("..", "docs", "examples"), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(root, "docs", "examples"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		data, err := os.ReadFile(p)
-		sources[filepath.ToSlash(strings.TrimPrefix(p, ".."+string(filepath.Separator)))] = string(data)
+		sources[filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))] = string(data)
 		return err
 	})
 	if err != nil {
