@@ -18,8 +18,17 @@ import (
 const EnvGaleraDSNs = "DISB_TEST_GALERA_DSNS"
 
 // GaleraDSNs returns the test cluster's DSNs (no database), skipping (or,
-// in CI, failing) the test when there is no cluster.
+// in CI, failing) the test when there is no cluster; the test holds the
+// cluster's lock shared until it ends (galera_lock.go).
 func GaleraDSNs(tb testing.TB) []string {
+	tb.Helper()
+	dsns := galeraDSNs(tb)
+	holdGalera(tb, false)
+	return dsns
+}
+
+// galeraDSNs is GaleraDSNs without the lock.
+func galeraDSNs(tb testing.TB) []string {
 	tb.Helper()
 	v := os.Getenv(EnvGaleraDSNs)
 	if v == "" {

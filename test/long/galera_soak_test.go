@@ -1,18 +1,15 @@
-package test
+package long
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/test/soak"
 	"github.com/lender/disbursementd/test/storetest"
-	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestSoakGaleraShort is the Galera soak in its short form (60 s; the
@@ -23,6 +20,11 @@ import (
 // with the rows and the files, and every node holds the same rows with
 // the same CHECKSUM TABLE.
 func TestSoakGaleraShort(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a soak of a minute: not in -short (CI runs it)")
+	}
+	storetest.HoldGaleraNodes(t) // no other test uses the cluster meanwhile
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	dir := os.Getenv("GALERA_DIR")
 	if dir == "" {
@@ -30,7 +32,7 @@ func TestSoakGaleraShort(t *testing.T) {
 	}
 	node := func(verb string) func(int) error {
 		return func(n int) error {
-			cmd := exec.Command("bash", "galera.sh", verb, fmt.Sprint(n+1))
+			cmd := exec.Command("bash", filepath.Join("..", "galera.sh"), verb, fmt.Sprint(n+1))
 			cmd.Env = append(os.Environ(), "GALERA_DIR="+dir)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("%v\n%s", err, out)
@@ -38,33 +40,9 @@ func TestSoakGaleraShort(t *testing.T) {
 			return nil
 		}
 	}
-	s3cfg := storetest.S3Config(t)
-	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(s3cfg), s3cfg) })
-	logs := map[string]*testkit.SyncBuffer{}
-	var mu sync.Mutex
-	res, err := soak.Run(t.Context(), soak.Config{
-		Binary: testkit.BinaryPath(t), Dir: t.TempDir(), S3: s3cfg, Env: os.Environ(),
-		Duration: 60 * time.Second, Concurrency: 32, KillAt: 20 * time.Second,
-		Galera: &soak.Galera{DSNs: dsns, Kill: node("kill"), Restart: node("restart")},
-		Logs: func(name string) io.Writer {
-			mu.Lock()
-			defer mu.Unlock()
-			logs[name] = &testkit.SyncBuffer{}
-			return logs[name]
-		},
-		Progress: t.Logf,
-	})
-	if res != nil {
-		var out strings.Builder
-		res.Print(&out)
-		t.Logf("soak counts:\n%s", out.String())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ViolationCount > 0 {
-		t.Errorf("%d disagreements between the answers, the rows, the files and the nodes (listed above)", res.ViolationCount)
-	}
+	res, _ := runSoak(t, soak.Config{KillAt: 20 * time.Second,
+		Galera: &soak.Galera{DSNs: dsns, Kill: node("kill"), Restart: node("restart")}},
+		"the answers, the rows, the files and the nodes")
 	switch {
 	case len(res.NodeKills) == 0 || res.NodeKills[0].Restarted.IsZero():
 		t.Error("no node was killed and restarted")

@@ -1,4 +1,4 @@
-package test
+package long
 
 import (
 	"io"
@@ -26,33 +26,12 @@ import (
 // row for a key or a report, no file without its row, no row without its
 // file, and nothing left for reconcile to find.
 func TestSoakShort(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a soak of a minute: not in -short (CI runs it)")
+	}
 	dsn := storetest.MustCreateDatabase(t)
-	s3cfg := storetest.S3Config(t)
-	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(s3cfg), s3cfg) })
-	logs := map[string]*testkit.SyncBuffer{}
-	var mu sync.Mutex
-	res, err := soak.Run(t.Context(), soak.Config{
-		Binary: testkit.BinaryPath(t), Dir: t.TempDir(), DSN: dsn, S3: s3cfg, Env: os.Environ(),
-		Duration: 60 * time.Second, Concurrency: 32, Replicas: 2,
-		Logs: func(name string) io.Writer {
-			mu.Lock()
-			defer mu.Unlock()
-			logs[name] = &testkit.SyncBuffer{}
-			return logs[name]
-		},
-		Progress: t.Logf,
-	})
-	if res != nil {
-		var out strings.Builder
-		res.Print(&out)
-		t.Logf("soak counts:\n%s", out.String())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ViolationCount > 0 {
-		t.Errorf("%d disagreements between the answers, the rows and the files (listed above)", res.ViolationCount)
-	}
+	res, logs := runSoak(t, soak.Config{DSN: dsn, Replicas: 2}, "the answers, the rows and the files")
 	for name, l := range logs {
 		for _, leak := range testkit.LogLeaks(l.String()) {
 			t.Errorf("%s logged a secret: %s", name, leak)
@@ -77,4 +56,38 @@ func TestSoakShort(t *testing.T) {
 		t.Errorf("too little of the mix was stored: %d first 200s, %d rows with a file, modes %v, %d sharing credits",
 			res.Answers["200"], res.RowsWithFile, res.Modes, res.Shared)
 	}
+}
+
+// runSoak runs a short soak (a minute of load at c=32) of the real binary
+// as cfg sets it up, on an S3 prefix of its own, and fails the test on an
+// error or on a disagreement between what compared names; it returns the
+// result, whose counts it logs, and each process's log.
+func runSoak(t *testing.T, cfg soak.Config, compared string) (*soak.Result, map[string]*testkit.SyncBuffer) {
+	t.Helper()
+	cfg.S3 = storetest.S3Config(t)
+	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(cfg.S3), cfg.S3) })
+	logs := map[string]*testkit.SyncBuffer{}
+	var mu sync.Mutex
+	cfg.Binary, cfg.Dir, cfg.Env = testkit.BinaryPath(t), t.TempDir(), os.Environ()
+	cfg.Duration, cfg.Concurrency = 60*time.Second, 32
+	cfg.Logs = func(name string) io.Writer {
+		mu.Lock()
+		defer mu.Unlock()
+		logs[name] = &testkit.SyncBuffer{}
+		return logs[name]
+	}
+	cfg.Progress = t.Logf
+	res, err := soak.Run(t.Context(), cfg)
+	if res != nil {
+		var out strings.Builder
+		res.Print(&out)
+		t.Logf("soak counts:\n%s", out.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ViolationCount > 0 {
+		t.Errorf("%d disagreements between %s (listed above)", res.ViolationCount, compared)
+	}
+	return res, logs
 }

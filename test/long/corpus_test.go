@@ -1,4 +1,4 @@
-package test
+package long
 
 import (
 	"fmt"
@@ -56,6 +56,10 @@ var corpusNeeds = struct{ tools, paths []string }{
 //     4 gnome PNGs by name), ps2pdf from PostScript drawing mate's 3
 //     smallest JPEGs, and a page of text.
 func TestRealDocumentCorpus(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("hundreds of real documents, minutes under -race: not in -short (CI runs it)")
+	}
 	var missing []string
 	for _, tool := range corpusNeeds.tools {
 		if _, err := exec.LookPath(tool); err != nil {
