@@ -1,0 +1,257 @@
+package process
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/proc"
+	"github.com/lender/disbursementd/test/testkit"
+)
+
+// recommendedGOMEMLIMIT is GOMEMLIMIT for the shipped 1 GiB container
+// (docs/decisions.md, "Bytes in flight"), used when the manifest sets
+// none.
+const recommendedGOMEMLIMIT = "768MiB"
+
+// TestMemoryHoldsUnderLargeBodies: 64 concurrent validates of a 19 MiB
+// PDF (a 25 MiB body: base64 inside JSON, half of them with every "/"
+// escaped as PHP's json_encode writes it, a quarter sent chunked), from
+// four partners, against the real binary with the shipped container's
+// memory limit and GOMEMLIMIT, and every other setting at its default.
+// The process is in a memory cgroup with that limit when the machine
+// allows one (the kernel kills it past the limit); else its peak RSS is
+// held to the limit. It must survive, answer each request 200 or 503
+// overloaded with Retry-After, and stay under the limit.
+func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
+	limit, memLimit := shippedMemory(t)
+	dir := t.TempDir()
+	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
+	bin := testkit.BinaryPath(t)
+	cg, why := newMemCgroup(t, limit)
+	if cg != nil {
+		bin = cg.wrap(t, bin)
+	} else {
+		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
+	}
+	for i := range 4 {
+		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", testkit.Nit); err != nil {
+			t.Fatalf("users add: %v\n%s", err, out)
+		}
+	}
+	logs := &testkit.SyncBuffer{}
+	p, err := proc.Start(bin, dir, env, logs)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, logs.String())
+	}
+	t.Cleanup(p.Kill)
+	in := &testkit.Instance{URL: p.URL}
+	toks := make([]string, 4)
+	for i := range toks {
+		toks[i] = in.Token(t, fmt.Sprintf("%s-%d", testkit.Partner, i), testkit.Password)
+	}
+
+	plain := testkit.MustJSON(fixture.DecimalsAsStrings(fixture.FullV1(time.Now(), "CR-MEM", scanPDF(19<<20))))
+	escaped := bytes.ReplaceAll(plain, []byte("/"), []byte(`\/`))
+	t.Logf("bodies: %.1f MiB, %.1f MiB with \\/", mib(len(plain)), mib(len(escaped)))
+
+	heapBefore, _ := memMetrics(p.URL)
+	stop := make(chan struct{})
+	var heapPeak, rssPeak, reservedPeak atomic.Int64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			rssPeak.Store(max(rssPeak.Load(), procStatus(p.PID(), "VmRSS")))
+			heap, reserved := memMetrics(p.URL)
+			heapPeak.Store(max(heapPeak.Load(), heap))
+			reservedPeak.Store(max(reservedPeak.Load(), reserved))
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+
+	client := &http.Client{Timeout: 45 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: 64}}
+	var mu sync.Mutex
+	counts := map[string]int{}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := plain
+			if i%2 == 1 {
+				body = escaped
+			}
+			outcome := validate(client, p.URL, toks[i%4], body, i%4 == 3)
+			mu.Lock()
+			counts[outcome]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(stop)
+	<-sampled
+
+	resp, err := http.Get(p.URL + "/healthz")
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("the service did not survive the run: /healthz %v %v\n%s", err, resp, logs.String())
+	}
+	hwm := procStatus(p.PID(), "VmHWM")
+	var cgPeak, ooms int64
+	if cg != nil {
+		cgPeak, ooms = max(cg.peak(), cg.usage()), cg.ooms()
+	}
+	t.Logf("limit %.0f MiB, GOMEMLIMIT %s, %s: %v; peak RSS %.0f MiB (sampled %.0f), cgroup peak %.0f MiB; sampled: Go heap in use %.0f MiB before, %.0f MiB at most, bytes reserved %.0f MiB at most",
+		mib(limit), memLimit, elapsed.Round(time.Millisecond), counts, mib(hwm), mib(rssPeak.Load()), mib(cgPeak), mib(heapBefore), mib(heapPeak.Load()), mib(reservedPeak.Load()))
+	if ooms > 0 {
+		t.Errorf("the kernel killed %d processes in the cgroup", ooms)
+	}
+	if hwm >= limit || cgPeak >= limit {
+		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
+	}
+	// The heap the bodies hold stays within what they reserved: the
+	// budget is what keeps it under GOMEMLIMIT.
+	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); heapPeak.Load() > heapBefore+budget {
+		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", heapPeak.Load(), heapBefore, budget)
+	}
+	if counts["200"] == 0 || counts["503 overloaded"] == 0 || counts["200"]+counts["503 overloaded"] != 64 {
+		t.Errorf("answers %v: want only 200 and 503 overloaded, some of each", counts)
+	}
+}
+
+// validate posts body to /v1/reports/validate and returns "200", "503
+// overloaded" (with Retry-After) or what else came back.
+func validate(client *http.Client, url, tok string, body []byte, chunked bool) string {
+	var r io.Reader = bytes.NewReader(body)
+	if chunked {
+		r = struct{ io.Reader }{r} // hides the length
+	}
+	req, _ := http.NewRequest("POST", url+"/v1/reports/validate", r)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer resp.Body.Close()
+	var problem struct{ Code string }
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &problem)
+	switch {
+	case resp.StatusCode == 200:
+		return "200"
+	case resp.StatusCode == 503 && problem.Code == "overloaded" && resp.Header.Get("Retry-After") != "":
+		return "503 overloaded"
+	}
+	return fmt.Sprintf("%d %s", resp.StatusCode, raw)
+}
+
+// scanPDF is a PDF the size of a scanned contract: one page whose image
+// is size bytes of compressed-looking (random, seeded) data.
+func scanPDF(size int) []byte {
+	img := make([]byte, size)
+	rng := rand.NewChaCha8([32]byte{'d', 'i', 's', 'b'})
+	_, _ = rng.Read(img)
+	// Compressed data is never searched for markers (contract §10); the
+	// polyglot check of this release still reads stream data, where
+	// random bytes hold "<?=" once in 16 MiB, so the image has no "<".
+	for i, c := range img {
+		if c == '<' {
+			img[i] = '>'
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offs := []int{b.Len()}
+	b.WriteString("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n")
+	offs = append(offs, b.Len())
+	b.WriteString("2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n")
+	offs = append(offs, b.Len())
+	b.WriteString("3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 4 0 R >> >> >>\nendobj\n")
+	offs = append(offs, b.Len())
+	fmt.Fprintf(&b, "4 0 obj\n<< /Type /XObject /Subtype /Image /Width 2550 /Height 3300 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n", len(img))
+	b.Write(img)
+	b.WriteString("\nendstream\nendobj\n")
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	return b.Bytes()
+}
+
+// shippedMemory is the memory limit of the service's container in the
+// shipped Kubernetes deployment, and the GOMEMLIMIT the manifests set
+// (recommendedGOMEMLIMIT when they set none).
+func shippedMemory(t *testing.T) (int64, string) {
+	t.Helper()
+	dep, err := os.ReadFile(testkit.RepoPath(t, "deploy/kubernetes/base/deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := bytes.Index(dep, []byte("\n      containers:"))
+	m := regexp.MustCompile(`limits: \{[^}]*memory: (\d+)(Mi|Gi)\}`).FindSubmatch(dep[max(main, 0):])
+	if main < 0 || m == nil {
+		t.Fatal("deploy/kubernetes/base/deployment.yaml: no memory limit found for the service's container")
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	limit := n << 20
+	if string(m[2]) == "Gi" {
+		limit = n << 30
+	}
+	memLimit := recommendedGOMEMLIMIT
+	for _, f := range []string{"deployment.yaml", "configmap.yaml"} {
+		b, _ := os.ReadFile(testkit.RepoPath(t, "deploy/kubernetes/base/"+f))
+		// GOMEMLIMIT=768MiB, GOMEMLIMIT: 768MiB, or name: GOMEMLIMIT then value: "768MiB".
+		if m := regexp.MustCompile(`(?s)GOMEMLIMIT.{0,80}?(\d+(?:[KMG]iB)?)\b`).FindSubmatch(b); m != nil {
+			memLimit = string(m[1])
+		}
+	}
+	return limit, memLimit
+}
+
+// memMetrics reads go_memstats_heap_inuse_bytes and
+// disbursementd_report_bytes_reserved from /metrics (0s when the scrape
+// fails).
+func memMetrics(url string) (heap, reserved int64) {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/metrics")
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	read := func(name string) int64 {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(raw)
+		if m == nil {
+			return 0
+		}
+		f, _ := strconv.ParseFloat(string(m[1]), 64)
+		return int64(f)
+	}
+	return read("go_memstats_heap_inuse_bytes"), read("disbursementd_report_bytes_reserved")
+}
+
+func mib[T int | int64](n T) float64 { return float64(n) / (1 << 20) }
