@@ -31,6 +31,7 @@ const guideSecret = "s3cret + with spaces & 100%"
 // be docs/examples/v1python/report.py. 120 reports of the partner are
 // stored first, so the reconciliation reads two pages.
 func TestDocsPartnerGuideV1(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {

@@ -167,6 +167,7 @@ func dashboardExprs(t *testing.T) map[string][]string {
 // (job and instance aside: Prometheus adds them), so that no alert stays
 // silent and no panel stays empty for a misspelled name.
 func TestMonitoringNamesExportedMetrics(t *testing.T) {
+	t.Parallel()
 	have := exportEverySeries(t)
 	records := map[string]bool{}
 	for _, g := range ruleGroups(t) {

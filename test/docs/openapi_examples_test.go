@@ -146,6 +146,7 @@ func successStatus(t *testing.T, op *v3.Operation) int {
 // operation's documented success. The credentials example names the user
 // that the other examples run as.
 func TestOpenAPIExamples(t *testing.T) {
+	t.Parallel()
 	doc := mustOpenAPIModel(t)
 	examples := requestExamples(t, doc)
 	var creds struct{ User, Password string }
@@ -192,6 +193,7 @@ func TestOpenAPIExamples(t *testing.T) {
 // cover every path: the documented success, 405 with a true Allow, 404,
 // and the preflight, on a path and off one.
 func TestOpenAPIEveryPath(t *testing.T) {
+	t.Parallel()
 	doc := mustOpenAPIModel(t)
 	in := testkit.MustStart(t)
 	v1 := servesV1(t, in.URL)

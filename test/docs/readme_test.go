@@ -54,6 +54,7 @@ func readmeCommands(t *testing.T, readme string) (cmds, comments []string) {
 //
 // It takes minutes, so it runs when CI=true or DISB_TEST_README=1.
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CI") != "true" && os.Getenv("DISB_TEST_README") != "1" {
 		t.Skip("runs the README's commands in a clean clone (minutes): set DISB_TEST_README=1, or CI=true")
 	}

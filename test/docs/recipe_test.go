@@ -38,6 +38,7 @@ func fencedShell(t *testing.T, path, marker string) string {
 // 8080); after the block, the test runs what its last comment says
 // (stop_s3; stop_mariadb).
 func TestDocsMySQLS3Recipe(t *testing.T) {
+	t.Parallel()
 	_, errDB := exec.LookPath("mariadbd")
 	if _, err := os.Stat("/usr/sbin/mariadbd"); err == nil {
 		errDB = nil

@@ -36,6 +36,7 @@ import (
 // and the wait for the stale bound (the drill runs with
 // http.report_timeout 2s, so 8 s instead of 70) come from the test.
 func TestDocsRestoreDrill(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "sed", "cp"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not installed", tool)

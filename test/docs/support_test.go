@@ -25,6 +25,7 @@ import (
 // and its row (reports list), and hold neither the key nor an
 // identification number.
 func TestDocsSupportRecipe(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "jq", "sha256sum"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {

@@ -68,6 +68,7 @@ func pngOfSize(width, height uint32) []byte {
 // after their signature are refused with their own code; a real-world
 // PDF (XMP, incremental update, bytes after %%EOF) is stored.
 func TestAttackHostileFiles(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := in.Token(t, testkit.Partner, testkit.Password)
@@ -118,6 +119,7 @@ func TestAttackHostileFiles(t *testing.T) {
 // directory was replaced under the running service; then the service
 // reopens it, and files go to the new directory, not the old one.
 func TestAttackUploadsDiskFullAndReplaced(t *testing.T) {
+	t.Parallel()
 	t.Run("disk full", func(t *testing.T) {
 		in := testkit.MustStart(t, func(c *config.Config) { c.Uploads.MinFreeBytes = 1 << 60 })
 		r := testkit.Call(t, "GET", in.URL+"/readyz", nil, nil)

@@ -34,6 +34,7 @@ func onBothStores(t *testing.T, fn func(t *testing.T, store func(*config.Config)
 // TestAttackOddMethodsDoNotGrowMetrics: 2,000 requests without a token,
 // each with its own 60 KB method name, leave /metrics as they found it.
 func TestAttackOddMethodsDoNotGrowMetrics(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	series := func() int {
 		r := testkit.Call(t, "GET", in.URL+"/metrics", nil, nil)
@@ -112,6 +113,7 @@ func TestAttackMemberBomb(t *testing.T) {
 // user make at most 10 password checks (the other 50 are 429 without any
 // check), and 80 unknown users at once from one address at most 30.
 func TestAttackConcurrentPasswordGuesses(t *testing.T) {
+	t.Parallel()
 	onBothStores(t, func(t *testing.T, store func(*config.Config)) {
 		for _, tt := range []struct {
 			name    string
@@ -156,6 +158,7 @@ func TestAttackConcurrentPasswordGuesses(t *testing.T) {
 // acme's password are other names, not acme, on every store; each is
 // refused, and none spends or escapes acme's budget.
 func TestAttackUserNameLookalikes(t *testing.T) {
+	t.Parallel()
 	onBothStores(t, func(t *testing.T, store func(*config.Config)) {
 		in := testkit.MustStart(t, store)
 		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
@@ -235,6 +238,7 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 // never logged (the log names only known users; the leak check in
 // TestMain fails the run if the password appears anywhere).
 func TestAttackPasswordInUserField(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	if r := testkit.Exchange(t, in, testkit.Password, testkit.Partner, nil); r.Status != 400 {
@@ -250,6 +254,7 @@ func TestAttackPasswordInUserField(t *testing.T) {
 // stored once and answered with the first answer, with or without the
 // same Idempotency-Key.
 func TestAttackSameReportOtherSpelling(t *testing.T) {
+	t.Parallel()
 	onBothStores(t, func(t *testing.T, store func(*config.Config)) {
 		in := testkit.MustStart(t, store)
 		in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)

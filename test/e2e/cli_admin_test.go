@@ -165,6 +165,7 @@ func echoing(t *testing.T, tty *os.File) bool {
 // even after a chown of the key. test/deploy runs the whole set-up as
 // uid 65532 (TestComposeKeySetUpAsUID65532).
 func TestKeygenDirectoryLetsTheServiceReachItsKey(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "keys")
 	if code, out, errs := testkit.RunCLI(t, "", "keygen", "--out", dir); code != app.ExitOK {
 		t.Fatalf("keygen: %d %s %s", code, out, errs)
@@ -186,6 +187,7 @@ func TestKeygenDirectoryLetsTheServiceReachItsKey(t *testing.T) {
 // set of proxies (the Kubernetes example's 10.0.0.0/8) is warned about at
 // start, naming the range; a proxy's own address is not.
 func TestBroadTrustedProxiesWarned(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		ranges string
 		warned bool

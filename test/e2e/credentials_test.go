@@ -16,6 +16,7 @@ import (
 // upstream login's error, in logs and answers alike (contract §7; the
 // third round's finding 8).
 func TestNoCredentialsInLogsOrErrors(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Uploads.Backend, c.Uploads.S3.Bucket, c.Uploads.S3.PathStyle = "s3", "reports", true
 		c.Uploads.S3.Endpoint = "http://minio:" + testkit.URLPassword + "@" + testkit.ClosedAddr(t)
@@ -57,6 +58,7 @@ func TestNoCredentialsInLogsOrErrors(t *testing.T) {
 // database that does not answer, is masked in the start-up line and in
 // every error logged while the service waits for it.
 func TestNoCredentialsInStoreErrors(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN = "mysql", "disb:"+testkit.URLPassword+"@tcp("+testkit.ClosedAddr(t)+")/disb"
 	})

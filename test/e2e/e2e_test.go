@@ -21,10 +21,14 @@ import (
 )
 
 // TestEndToEndSQLite runs the endpoint suite on the embedded default.
-func TestEndToEndSQLite(t *testing.T) { endToEnd(t) }
+func TestEndToEndSQLite(t *testing.T) {
+	t.Parallel()
+	endToEnd(t)
+}
 
 // TestEndToEndMySQL runs the same suite once against MariaDB.
 func TestEndToEndMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	endToEnd(t, testkit.WithMySQL(t))
 }
@@ -144,6 +148,7 @@ func lookup(partnerName string) (string, bool) {
 
 // TestTokenExchange covers GET /api/partner_api.php.
 func TestTokenExchange(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	in.AddUser(t, "dormant", testkit.Nit, testkit.Password)

@@ -15,6 +15,7 @@ import (
 // TestReportErrors covers each 400, 413 and 415 of the contract, with the
 // field named in errors[] where there is one.
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxBodyBytes = 256 << 10
 		c.Uploads.MaxFileBytes = 64 << 10
@@ -99,6 +100,7 @@ func TestReportErrors(t *testing.T) {
 // TestRoutingAndCORS: unknown paths and methods answer JSON; every
 // response carries CORS; the preflight answers 204.
 func TestRoutingAndCORS(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	pre := testkit.Call(t, "OPTIONS", in.URL+"/api/partner_api.php", map[string]string{
 		"Origin": "https://partner.example", "Access-Control-Request-Method": "POST",

@@ -62,6 +62,7 @@ func (f *faultServer) count(t *testing.T, where string, args ...any) int64 {
 // is written and before the row is committed. The partner gets 503 with
 // the contract's message, and no file is left behind.
 func TestMySQLDatabaseLostDuringReport(t *testing.T) {
+	t.Parallel()
 	f := mustFaultServer(t)
 	in := testkit.MustStart(t, f.viaProxy)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
@@ -119,6 +120,7 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 // TestUploadDirectoryLost: the upload directory is gone (or read-only):
 // 503, no row, and /readyz says what is wrong.
 func TestUploadDirectoryLost(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := in.Token(t, testkit.Partner, testkit.Password)
@@ -154,6 +156,7 @@ func TestUploadDirectoryLost(t *testing.T) {
 // Every report that got a 200 is in the table with its file; every file
 // belongs to a row; the service reconnects by itself.
 func TestMySQLRestartMidLoad(t *testing.T) {
+	t.Parallel()
 	f := mustFaultServer(t)
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Store.Driver, c.Store.DSN = "mysql", f.db.DSN("disb")+"?timeout=2s&readTimeout=5s&writeTimeout=5s"
@@ -240,6 +243,7 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 // TestMySQLUnreachableAtStart: the service starts, says so in one log
 // line, is not ready, and becomes ready when the database arrives.
 func TestMySQLUnreachableAtStart(t *testing.T) {
+	t.Parallel()
 	f := mustFaultServer(t)
 	f.proxy.Cut()
 	in := testkit.MustStart(t, f.viaProxy)
@@ -267,6 +271,7 @@ func TestMySQLUnreachableAtStart(t *testing.T) {
 // TestAutoMigrateOff: with store.auto_migrate false the service refuses an
 // outdated schema and says to run migrate; after migrate it starts.
 func TestAutoMigrateOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := testkit.TestConfig(dir)
 	_ = os.MkdirAll(cfg.Uploads.Dir, 0o750)

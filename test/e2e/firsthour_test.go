@@ -64,6 +64,7 @@ func TestUnusableDataDirIsNamed(t *testing.T) {
 // at once even with a status cache (auth.user_staleness 30 s); and the
 // GET answers expires_in 86400, as every document says.
 func TestActivationTakesEffectAtOnce(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) { c.Auth.UserStaleness = config.Defaults().Auth.UserStaleness })
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	r := testkit.Exchange(t, in, testkit.Partner, testkit.Password, nil)

@@ -18,6 +18,7 @@ import (
 // once, spread over them, get at most throttle.user_failures password
 // checks (400 invalid_client) and the rest 429.
 func TestLoginBudgetAcrossGaleraNodes(t *testing.T) {
+	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	limit := config.Defaults().Throttle.UserFailures
 	var ins []*testkit.Instance

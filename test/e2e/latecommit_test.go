@@ -121,6 +121,7 @@ func (lc *lateCommit) run(t *testing.T, in *testkit.Instance, credit string, hol
 // the COMMIT is held; its tombstone waits for the report's reservation and
 // fails when the COMMIT lands, so the file stays with its row.
 func TestLateCommitKeepsFileMySQL(t *testing.T) {
+	t.Parallel()
 	lc := &lateCommit{}
 	in := testkit.MustStart(t, lc.viaProxy(t, 3*time.Second))
 	dir := in.Config.Uploads.Dir
@@ -146,6 +147,7 @@ func TestLateCommitKeepsFileMySQL(t *testing.T) {
 // timeout (stale bound 11 s), the PUT answered after 5.6 s, the COMMIT
 // held 12 s (it lands at 17.6 s).
 func TestLateCommitKeepsFileS3(t *testing.T) {
+	t.Parallel()
 	s3cfg := storetest.S3Config(t)
 	cl := storetest.S3Client(s3cfg)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, cl, s3cfg) })

@@ -26,6 +26,7 @@ import (
 // The throughput kept is measured by test/load -mode login-flood, not
 // here: this test counts, it does not time.
 func TestLoginFloodSparesReports(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
 	in := testkit.MustStart(t, func(c *config.Config) {
@@ -149,6 +150,7 @@ func TestLoginFloodSparesReports(t *testing.T) {
 // TestSweepPrunesTheThrottle: the database throttle's rows whose window
 // has ended are deleted by serve's sweep (Takes no longer prune).
 func TestSweepPrunesTheThrottle(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Throttle.Backend, c.Uploads.SweepInterval = "database", time.Second
 	})

@@ -17,6 +17,7 @@ import (
 // address's. Statements are counted by a proxy that records every one
 // sent to the server.
 func TestRefusedLoginCostsTwoStatements(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
 	in := testkit.MustStart(t, func(c *config.Config) {

@@ -18,6 +18,7 @@ import (
 // the partner-facing port answers 404 for it; the build and the pools are
 // described.
 func TestMetricsOnTheirOwnListener(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MetricsAddr, c.Debug.PprofAddr = "127.0.0.1:0", "127.0.0.1:0"
 		c.Throttle.Backend = "database"
@@ -55,6 +56,7 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 // without any probe (the service runs them on a timer), and /readyz sets
 // it too.
 func TestReadinessIsAMetric(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStartMain(t, func(m *app.Main) { m.ReadinessInterval = 100 * time.Millisecond })
 	ready := func(check string) string {
 		m := regexp.MustCompile(`(?m)^disbursementd_ready\{check="` + check + `"\} (\d)$`).FindStringSubmatch(testkit.Scrape(t, in.URL+"/metrics"))

@@ -19,6 +19,7 @@ var missingFilesMetric = regexp.MustCompile(`(?m)^disbursementd_missing_files_to
 // disbursementd_missing_files_total, once however many runs follow; a
 // retry of that report gets 503, not a 200 naming the missing file.
 func TestMissingFileIsLoggedAndCounted(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.ReportTimeout = time.Second // stale bound: 6 s
 		c.Uploads.SweepInterval = time.Second

@@ -15,6 +15,7 @@ import (
 // traffic, and each request has one log line with its id, route, status,
 // duration, partner user and report id.
 func TestMetricsAndRequestLog(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := in.Token(t, testkit.Partner, testkit.Password)

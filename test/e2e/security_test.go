@@ -21,6 +21,7 @@ func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 // TestThrottlePerUser: 10 failures for one user name give 429 slow_down
 // with Retry-After, even for the right password, from any address.
 func TestThrottlePerUser(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) { c.Throttle.AddrFailures = 0 })
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	for i := 0; i < 10; i++ {
@@ -47,6 +48,7 @@ func TestThrottlePerUser(t *testing.T) {
 // TestThrottlePerAddressIgnoresSpoofedForwardedFor: without trusted
 // proxies, X-Forwarded-For does not move a client to a new address.
 func TestThrottlePerAddressIgnoresSpoofedForwardedFor(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) { c.Throttle.AddrFailures, c.Throttle.UserFailures = 5, 0 })
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	for i := 0; i < 5; i++ {
@@ -64,6 +66,7 @@ func TestThrottlePerAddressIgnoresSpoofedForwardedFor(t *testing.T) {
 // TestTrustedProxyForwardedFor: behind a configured proxy, the client
 // address is the one the proxy reports.
 func TestTrustedProxyForwardedFor(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.Throttle.AddrFailures, c.Throttle.UserFailures = 3, 0
 		c.HTTP.TrustedProxies = config.Defaults().HTTP.TrustedProxies
@@ -87,6 +90,7 @@ func TestTrustedProxyForwardedFor(t *testing.T) {
 // TestSlowlorisIsCut: a client that trickles its headers is cut by the
 // header timeout, and other partners are served meanwhile.
 func TestSlowlorisIsCut(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) { c.HTTP.ReadHeaderTimeout = 500 * time.Millisecond })
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	conns := make([]net.Conn, 20)
@@ -124,6 +128,7 @@ func TestSlowlorisIsCut(t *testing.T) {
 
 // TestHostileBodies: each gets a 4xx with a clear message, never a 5xx.
 func TestHostileBodies(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := in.Token(t, testkit.Partner, testkit.Password)
@@ -158,6 +163,7 @@ func TestHostileBodies(t *testing.T) {
 // TestDeactivationWithinStaleness: with the user-status cache on, a
 // deactivated user's token is refused within auth.user_staleness.
 func TestDeactivationWithinStaleness(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) { c.Auth.UserStaleness = time.Second })
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := in.Token(t, testkit.Partner, testkit.Password)

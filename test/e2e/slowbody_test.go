@@ -115,6 +115,7 @@ func partners(t *testing.T, in *testkit.Instance, n int) []string {
 // partner's report, and the same partner's own complete one, still get
 // 200, because a body being received holds no in-flight slot.
 func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 16, 8
 		c.HTTP.BodyRateGrace = time.Minute // the slow bodies stay for the test
@@ -142,6 +143,7 @@ func TestSlowBodiesHoldNoReportSlot(t *testing.T) {
 // overloaded with Retry-After (and the connection closes); past
 // http.max_receiving anyone's does; a place given back is taken again.
 func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.MaxInFlight, c.HTTP.MaxReceiving, c.HTTP.MaxReceivingPerPartner = 4, 5, 3
 		c.HTTP.BodyRateGrace = time.Minute
@@ -178,6 +180,7 @@ func TestSlowBodiesAreBoundedPerPartnerAndInAll(t *testing.T) {
 // "400") and its connection is closed; a report sent at an ordinary pace
 // under the same settings is stored.
 func TestSlowBodyIsCut(t *testing.T) {
+	t.Parallel()
 	in := testkit.MustStart(t, func(c *config.Config) {
 		c.HTTP.BodyRateGrace = time.Second
 		c.HTTP.MinBodyRate = 1 << 10

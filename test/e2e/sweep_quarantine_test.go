@@ -37,6 +37,7 @@ func orphans(t *testing.T, dir string, names ...string) {
 // each failure is logged and counted, the run is counted incomplete, the
 // files stay where they are, and later runs try again.
 func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
+	t.Parallel()
 	names := []string{"partner_CR-R-1_20261126T100000000Z.pdf", "partner_CR-R-2_20261126T100000001Z.pdf"}
 	var uploads string
 	in := testkit.MustStart(t, func(c *config.Config) {
@@ -85,6 +86,7 @@ func TestServeQuarantinesAndGoesOnPastFailures(t *testing.T) {
 // TestSweepIntervalZeroIsOff: uploads.sweep_interval 0 means what an
 // operator reads: serve does not sweep, not even at start.
 func TestSweepIntervalZeroIsOff(t *testing.T) {
+	t.Parallel()
 	name := "partner_CR-OFF-1_20261126T100000000Z.pdf"
 	var uploads string
 	in := testkit.MustStart(t, func(c *config.Config) {

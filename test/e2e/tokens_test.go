@@ -104,6 +104,7 @@ func respell(t *testing.T, token string, i int, how string) string {
 }
 
 func TestForgedTokensAreRefused(t *testing.T) {
+	t.Parallel()
 	// Two trusted keys, as during a rotation, so "no kid" is ambiguous.
 	other := t.TempDir()
 	if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(other, "private.pem"), filepath.Join(other, "public.pem")); err != nil {
@@ -213,6 +214,7 @@ func bearer(tok string) map[string]string {
 // TestKeyRotation: tokens signed by the old key stay valid while the new
 // key signs, when the old public key is trusted.
 func TestKeyRotation(t *testing.T) {
+	t.Parallel()
 	oldDir := t.TempDir()
 	if _, err := jwtkeys.GenerateKeyFiles(filepath.Join(oldDir, "private.pem"), filepath.Join(oldDir, "public.pem")); err != nil {
 		t.Fatal(err)

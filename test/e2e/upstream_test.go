@@ -14,6 +14,7 @@ import (
 
 // TestExternalLogin: one instance is another's login upstream.
 func TestExternalLogin(t *testing.T) {
+	t.Parallel()
 	a := testkit.MustStart(t, testkit.OwnKey)
 	a.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	aPub := filepath.Join(filepath.Dir(a.Config.Auth.PrivateKeyFile), "public.pem")
@@ -47,6 +48,7 @@ func TestExternalLogin(t *testing.T) {
 
 // TestUpstreamFaults: slow, broken and throttling upstreams.
 func TestUpstreamFaults(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		handler http.HandlerFunc

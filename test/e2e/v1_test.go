@@ -13,10 +13,12 @@ import (
 // TestV1SQLite and TestV1MySQL hold the service to every rule of contract
 // §8, each a named subtest, through a real listener on each store.
 func TestV1SQLite(t *testing.T) {
+	t.Parallel()
 	v1Rules(t, func(testing.TB) func(*config.Config) { return func(*config.Config) {} })
 }
 
 func TestV1MySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	v1Rules(t, testkit.WithMySQL)
 }

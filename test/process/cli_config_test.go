@@ -15,6 +15,7 @@ import (
 // fails (exit 2) naming the variable meant, and so does serve; print
 // masks secrets, including one read from a _FILE.
 func TestConfigCheckAndPrint(t *testing.T) {
+	t.Parallel()
 	example, err := filepath.Abs(testkit.RepoPath(t, "disbursementd.example.yaml"))
 	if err != nil {
 		t.Fatal(err)

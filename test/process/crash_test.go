@@ -21,6 +21,7 @@ import (
 // file; and every report that got no answer, sent again with its
 // Idempotency-Key, is stored once.
 func TestSIGKILLUnderLoad(t *testing.T) {
+	t.Parallel()
 	for _, driver := range []string{"sqlite", "mysql"} {
 		t.Run(driver, func(t *testing.T) {
 			dir := t.TempDir()

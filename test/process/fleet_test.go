@@ -145,6 +145,7 @@ func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop
 // exactly one row and its object; and the login throttle holds one
 // budget across the replicas.
 func TestFleetReplicaKilledMidLoad(t *testing.T) {
+	t.Parallel()
 	f, s3cfg := startFleet(t, 3)
 	tok := (&testkit.Instance{URL: f.replicas[0].URL}).Token(t, testkit.Partner, testkit.Password)
 	// Keys across replicas: a token from one is accepted by the others.
@@ -264,6 +265,7 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 // either replica is accepted by both, and only the last step (after old
 // tokens have expired) refuses the old key's tokens.
 func TestFleetKeyRotation(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	keys := t.TempDir()
 	for _, k := range []string{"old", "new"} {

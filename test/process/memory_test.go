@@ -36,6 +36,7 @@ const recommendedGOMEMLIMIT = "768MiB"
 // held to the limit. It must survive, answer each request 200 or 503
 // overloaded with Retry-After, and stay under the limit.
 func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
+	t.Parallel()
 	limit, memLimit := shippedMemory(t)
 	dir := t.TempDir()
 	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)

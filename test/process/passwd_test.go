@@ -15,11 +15,13 @@ import (
 )
 
 func TestUsersPasswdSQLite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	passwdAcrossReplicas(t, "DISB_STORE_DSN="+filepath.Join(dir, "disbursement.db"), "DISB_UPLOADS_DIR="+filepath.Join(dir, "uploads"))
 }
 
 func TestUsersPasswdMySQL(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
 	uploads := filepath.Join(t.TempDir(), "uploads")
 	passwdAcrossReplicas(t, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn, "DISB_UPLOADS_DIR="+uploads)

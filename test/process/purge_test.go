@@ -14,9 +14,13 @@ import (
 	"github.com/lender/disbursementd/test/testkit"
 )
 
-func TestReportsPurgeSQLite(t *testing.T) { purgeFlow(t, "sqlite", "") }
+func TestReportsPurgeSQLite(t *testing.T) {
+	t.Parallel()
+	purgeFlow(t, "sqlite", "")
+}
 
 func TestReportsPurgeMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	purgeFlow(t, "mysql", storetest.MustCreateDatabase(t))
 }

@@ -28,6 +28,7 @@ import (
 // a load, and checks that every request either got its full answer (and
 // is stored) or was never accepted (and is not).
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := testkit.BinaryPath(t)
 	env := append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_HTTP_SHUTDOWN_GRACE=20s", "DISB_LOG_FORMAT=json")

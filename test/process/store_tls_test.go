@@ -24,6 +24,7 @@ import (
 // reason, and with tls=skip-verify beside the CA file refuses to start,
 // naming the key.
 func TestServeOverTLSToMariaDB(t *testing.T) {
+	t.Parallel()
 	db, files := storetest.MustStartMariaDBTLS(t)
 	admin := tlsAdmin(t, db.DSN(""), files.CA)
 	if _, err := admin.Exec("CREATE DATABASE disb CHARACTER SET utf8mb4"); err != nil {

@@ -29,16 +29,19 @@ import (
 // reports of any partner, masked, with their file's state, with the exit
 // codes of the operator guide; /v1 still shows a partner only its own.
 func TestSupportFindsReportsSQLite(t *testing.T) {
+	t.Parallel()
 	supportFlow(t, supportSetup{env: testkit.BaseEnv()})
 }
 
 func TestSupportFindsReportsMySQL(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	dsn := storetest.MustCreateDatabase(t)
 	supportFlow(t, supportSetup{env: testkit.BaseEnv("DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)})
 }
 
 func TestSupportFindsReportsS3(t *testing.T) {
+	t.Parallel()
 	storetest.ServerDSN(t)
 	dsn := storetest.MustCreateDatabase(t)
 	s3cfg := storetest.S3Config(t)
@@ -276,6 +279,7 @@ func jsonLines(t *testing.T, logs string) []map[string]any {
 // TestReportsHelp: reports and its subcommands answer --help on standard
 // output, and the overview names the command.
 func TestReportsHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"reports", "--help"}, {"reports", "list", "--help"}, {"reports", "show", "-h"}, {"help", "reports"}} {
 		code, out, errs := testkit.RunCLI(t, "", args...)
 		if code != 0 || !strings.Contains(out, "Usage: disbursementd reports") {

@@ -22,9 +22,8 @@ var built struct {
 func BinaryPath(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
-		root, err := repoRoot()
-		if err != nil {
-			built.err = err
+		if repoRootErr != nil {
+			built.err = repoRootErr
 			return
 		}
 		dir, err := os.MkdirTemp("", "disb-bin-")
@@ -33,7 +32,7 @@ func BinaryPath(t testing.TB) string {
 			return
 		}
 		built.path = filepath.Join(dir, "disbursementd")
-		built.err = proc.Build(root, built.path)
+		built.err = proc.Build(repoRoot, built.path)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)

@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 )
 
 // module is the service's module path, as go.mod declares it.
 const module = "github.com/lender/disbursementd"
 
-// repoRoot is the directory of the service's go.mod, found once from the
-// working directory up: a test runs in its package's directory, at any
-// depth below it (test/load and the other modules of their own stop the
-// walk at their own go.mod, which names another module).
-var repoRoot = sync.OnceValues(func() (string, error) {
+// repoRoot is the directory of the service's go.mod, found from the
+// working directory up when the test binary starts (before any test
+// changes directory): a test runs in its package's directory, at any
+// depth below it; test/load and the other modules of their own stop the
+// walk at their own go.mod, which names another module.
+var repoRoot, repoRootErr = findRepoRoot()
+
+func findRepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -30,16 +32,15 @@ var repoRoot = sync.OnceValues(func() (string, error) {
 		}
 		dir = up
 	}
-})
+}
 
 // RepoRoot is the repository's top directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := repoRoot()
-	if err != nil {
-		t.Fatalf("no go.mod of %s above the working directory: %v", module, err)
+	if repoRootErr != nil {
+		t.Fatalf("no go.mod of %s above the working directory: %v", module, repoRootErr)
 	}
-	return dir
+	return repoRoot
 }
 
 // RepoPath is the path of rel (slash-separated, from the repository's top
