@@ -100,8 +100,7 @@ func nullInt(n int64) any {
 // measure or fill the database without the service (the load tool's
 // storage ceiling, test fixtures). The service never calls it; it is
 // exported because those tools are other packages (test/load,
-// test/storetest, the migration tests in test/), which an export_test.go
-// seam cannot reach.
+// test/storetest), which an export_test.go seam cannot reach.
 func StagingInsert(driver string, cat *domain.Catalogue, r domain.StagedReport) (string, []any) {
 	cols := columnsFor(cat)
 	return buildStatements(driver, cols).staging, stagingArgs(cols, r)

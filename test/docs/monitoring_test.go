@@ -59,7 +59,7 @@ func alerts(t *testing.T) []rule {
 
 // prometheusRuleHeader opens the generated PrometheusRule.
 const prometheusRuleHeader = `# Generated from rules.yml (the same groups) by
-#   go test ./test/ -run TestMonitoringRulesAreOneSource -update-monitoring
+#   go test ./test/docs -run TestMonitoringRulesAreOneSource -update-monitoring
 # Do not edit: edit rules.yml. Your Prometheus' ruleSelector must match these labels
 # (kube-prometheus-stack: add release: <its release name>).
 apiVersion: monitoring.coreos.com/v1
@@ -102,7 +102,7 @@ func TestMonitoringRulesAreOneSource(t *testing.T) {
 		}
 	}
 	if got := repoFile(t, "deploy/monitoring/prometheusrule.yaml"); got != want {
-		t.Fatalf("prometheusrule.yaml is not rules.yml's groups; run\n  go test ./test/ -run TestMonitoringRulesAreOneSource -update-monitoring")
+		t.Fatalf("prometheusrule.yaml is not rules.yml's groups; run\n  go test ./test/docs -run TestMonitoringRulesAreOneSource -update-monitoring")
 	}
 	var pr struct {
 		Spec struct{ Groups []struct{ Rules []rule } }
@@ -211,7 +211,7 @@ func TestMonitoringAlertTable(t *testing.T) {
 		}
 	}
 	if got := guide[start:j]; got != want {
-		t.Errorf("the operator guide's alert table differs from rules.yml; run\n  go test ./test/ -run TestMonitoringAlertTable -update-monitoring")
+		t.Errorf("the operator guide's alert table differs from rules.yml; run\n  go test ./test/docs -run TestMonitoringAlertTable -update-monitoring")
 	}
 }
 

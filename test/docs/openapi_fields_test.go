@@ -36,7 +36,7 @@ var fieldRegions = []generatedRegion{
 }
 
 func (r generatedRegion) markers() (begin, end string) {
-	return r.indent + "# BEGIN generated " + r.name + " from domain/fields.csv: go test ./test -run TestOpenAPIFieldSchemas -update-openapi\n",
+	return r.indent + "# BEGIN generated " + r.name + " from domain/fields.csv: go test ./test/docs -run TestOpenAPIFieldSchemas -update-openapi\n",
 		r.indent + "# END generated " + r.name + "\n"
 }
 
@@ -71,7 +71,7 @@ func TestOpenAPIFieldSchemas(t *testing.T) {
 			continue
 		}
 		if !*updateOpenAPI {
-			t.Errorf("the %s part of openapi.yaml is not what domain/fields.csv makes; run\n\tgo test ./test -run TestOpenAPIFieldSchemas -update-openapi\nfirst difference: %s", r.name, firstLineDiff(got, want))
+			t.Errorf("the %s part of openapi.yaml is not what domain/fields.csv makes; run\n\tgo test ./test/docs -run TestOpenAPIFieldSchemas -update-openapi\nfirst difference: %s", r.name, firstLineDiff(got, want))
 			continue
 		}
 		doc = append(append(append([]byte{}, doc[:i+len(begin)]...), want...), doc[j:]...)

@@ -19,7 +19,7 @@ import (
 // body with its own credit number. Run it with -cpuprofile to see where a
 // report's time goes without a load generator in the way:
 //
-//	go test -run '^$' -bench BenchmarkReport -cpu 2 -cpuprofile cpu.out ./test/
+//	go test -run '^$' -bench BenchmarkReport -cpu 2 -cpuprofile cpu.out ./test/e2e/
 func BenchmarkReport(b *testing.B) {
 	for _, w := range []struct {
 		name string

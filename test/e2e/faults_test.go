@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -168,30 +167,11 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 		credit string
 		r      testkit.Reply
 	}
-	var (
-		mu      sync.Mutex
-		results []result
-		wg      sync.WaitGroup
-		stop    = make(chan struct{})
-	)
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				credit := fmt.Sprintf("CR-RST-%d-%d", w, i)
-				r := in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(4<<10))))
-				mu.Lock()
-				results = append(results, result{credit, r})
-				mu.Unlock()
-			}
-		}()
-	}
+	stop := make(chan struct{})
+	wait := testkit.StartWorkers(8, stop, func(w, i int) (result, bool) {
+		credit := fmt.Sprintf("CR-RST-%d-%d", w, i)
+		return result{credit, in.Report(t, tok, testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(4<<10))))}, true
+	})
 	// A global setting lives as long as the server process: if it is gone
 	// afterwards, the server really restarted.
 	if err := f.admin.Exec("SET GLOBAL max_connect_errors = 4242").Error; err != nil {
@@ -203,7 +183,7 @@ func TestMySQLRestartMidLoad(t *testing.T) {
 	f.db.Start()
 	time.Sleep(1500 * time.Millisecond)
 	close(stop)
-	wg.Wait()
+	results := wait()
 	var marker int64
 	if err := f.admin.Raw("SELECT @@GLOBAL.max_connect_errors").Scan(&marker).Error; err != nil {
 		t.Fatal(err)

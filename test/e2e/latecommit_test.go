@@ -74,10 +74,15 @@ func (lc *lateCommit) run(t *testing.T, in *testkit.Instance, credit string, hol
 	default:
 		t.Fatal("the report's COMMIT was not held: the reproduction proves nothing")
 	}
-	// A partner retrying at once waits on the first report's key and gets
-	// no 200 while its fate is open.
-	if r := in.Report(t, tok, body, key...); r.Status == 200 {
-		t.Fatalf("retry while the COMMIT is held: %d %s", r.Status, r.Raw)
+	// A partner retrying at once waits on the first report's key, locked
+	// by its row whose COMMIT is held, gives up within
+	// store.lock_wait_timeout (1 s here, below the report timeout) and is
+	// answered 503 store_failed: only the report that waited fails,
+	// nothing of it stored (contract §10, "Lock waits"), and no 200 while
+	// the first report's fate is open.
+	if r := in.Report(t, tok, body, key...); r.Status != 503 || r.Body["status"] != "400" || r.Body["code"] != "store_failed" ||
+		r.Body["message"] != domain.MsgStoreFailed {
+		t.Fatalf("retry while the COMMIT is held: %d %s; want 503 store_failed (its wait for the key's lock gave up)", r.Status, r.Raw)
 	}
 	<-held.Released
 

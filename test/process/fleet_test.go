@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -104,37 +103,17 @@ func post(client *http.Client, url, tok string, s *sent) {
 // driveLoad sends reports with files from workers spread over urls until
 // stop closes, and returns every report with its outcome.
 func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop <-chan struct{}) []*sent {
-	var (
-		mu  sync.Mutex
-		all []*sent
-		wg  sync.WaitGroup
-	)
 	client := &http.Client{Timeout: 30 * time.Second}
 	file := fixture.PDF(fileBytes)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				credit := fmt.Sprintf("CR-F%d-%d-%d", time.Now().UnixNano()%1e5, w, i)
-				s := &sent{credit: credit, key: credit + "-v1", body: testkit.MustJSON(fixture.FullBody(time.Now(), credit, file))}
-				post(client, urls(w+i), tok, s)
-				mu.Lock()
-				all = append(all, s)
-				mu.Unlock()
-				if s.err != nil {
-					time.Sleep(20 * time.Millisecond) // a killed replica: go on with the next
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return all
+	return testkit.StartWorkers(workers, stop, func(w, i int) (*sent, bool) {
+		credit := fmt.Sprintf("CR-F%d-%d-%d", time.Now().UnixNano()%1e5, w, i)
+		s := &sent{credit: credit, key: credit + "-v1", body: testkit.MustJSON(fixture.FullBody(time.Now(), credit, file))}
+		post(client, urls(w+i), tok, s)
+		if s.err != nil {
+			time.Sleep(20 * time.Millisecond) // a killed replica: go on with the next
+		}
+		return s, true
+	})()
 }
 
 // TestFleetReplicaKilledMidLoad: three replicas on one MariaDB and one S3

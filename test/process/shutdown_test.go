@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,46 +64,25 @@ func TestGracefulShutdown(t *testing.T) {
 		err    error
 		body   []byte
 	}
-	var (
-		mu       sync.Mutex
-		outcomes []outcome
-		wg       sync.WaitGroup
-		stop     = make(chan struct{})
-	)
+	stop := make(chan struct{})
 	client := &http.Client{Timeout: 30 * time.Second}
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				credit := fmt.Sprintf("CR-TERM-%d-%d", w, i)
-				req, _ := http.NewRequest("POST", in.URL+"/api/partner_api.php",
-					bytes.NewReader(testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(256<<10)))))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authentication-Type", "bearer "+tok)
-				resp, err := client.Do(req)
-				o := outcome{credit: credit, err: err}
-				if err == nil {
-					o.status = resp.StatusCode
-					var b bytes.Buffer
-					_, err = b.ReadFrom(resp.Body)
-					resp.Body.Close()
-					o.body, o.err = b.Bytes(), err
-				}
-				mu.Lock()
-				outcomes = append(outcomes, o)
-				mu.Unlock()
-				if err != nil {
-					return // the server is gone
-				}
-			}
-		}()
-	}
+	wait := testkit.StartWorkers(8, stop, func(w, i int) (outcome, bool) {
+		credit := fmt.Sprintf("CR-TERM-%d-%d", w, i)
+		req, _ := http.NewRequest("POST", in.URL+"/api/partner_api.php",
+			bytes.NewReader(testkit.MustJSON(fixture.FullBody(time.Now(), credit, fixture.PDF(256<<10)))))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authentication-Type", "bearer "+tok)
+		resp, err := client.Do(req)
+		o := outcome{credit: credit, err: err}
+		if err == nil {
+			o.status = resp.StatusCode
+			var b bytes.Buffer
+			_, err = b.ReadFrom(resp.Body)
+			resp.Body.Close()
+			o.body, o.err = b.Bytes(), err
+		}
+		return o, err == nil // after an error the server is gone
+	})
 	time.Sleep(1500 * time.Millisecond)
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -120,7 +98,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal("no exit within the grace period")
 	}
 	close(stop)
-	wg.Wait()
+	outcomes := wait()
 
 	// Read the database the server left behind.
 	names := map[string]bool{}
