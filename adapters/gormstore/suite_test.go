@@ -28,30 +28,28 @@ func TestReportStoreMySQL(t *testing.T) {
 
 func TestLoginThrottleSQLite(t *testing.T) {
 	t.Parallel()
-	storetest.RunLoginThrottle(t, storetest.SQLiteThrottle)
-	t.Run("two replicas", func(t *testing.T) {
-		t.Parallel()
-		storetest.RunLoginThrottleReplicas(t, storetest.SQLiteThrottles)
-	})
-	t.Run("key rows capped per kind", func(t *testing.T) {
-		t.Parallel()
-		path := storetest.SQLitePath(t)
-		storetest.RunThrottleCap(t, gormstore.SQLite, path, storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{}))
-	})
+	runThrottles(t, gormstore.SQLite, storetest.SQLiteThrottle, storetest.SQLiteThrottles)
 }
 
 func TestLoginThrottleMySQL(t *testing.T) {
 	t.Parallel()
 	storetest.ServerDSN(t)
-	storetest.RunLoginThrottle(t, storetest.MySQLThrottle)
+	runThrottles(t, gormstore.MySQL, storetest.MySQLThrottle, storetest.MySQLThrottles)
+}
+
+// runThrottles runs the login-throttle suite on one database throttle of
+// driver, then on two replicas on one database, then the bound on its
+// key rows.
+func runThrottles(t *testing.T, driver string, one func(testing.TB) storetest.ThrottleSubject, two func(testing.TB) (storetest.ThrottleSubject, storetest.ThrottleSubject)) {
+	storetest.RunLoginThrottle(t, one)
 	t.Run("two replicas", func(t *testing.T) {
 		t.Parallel()
-		storetest.RunLoginThrottleReplicas(t, storetest.MySQLThrottles)
+		storetest.RunLoginThrottleReplicas(t, two)
 	})
 	t.Run("key rows capped per kind", func(t *testing.T) {
 		t.Parallel()
-		dsn := storetest.MustCreateDatabase(t)
-		storetest.RunThrottleCap(t, gormstore.MySQL, dsn, storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{}))
+		dsn := storetest.FreshDSN(t, driver)
+		storetest.RunThrottleCap(t, driver, dsn, storetest.MustOpen(t, driver, dsn, gormstore.Options{}))
 	})
 }
 

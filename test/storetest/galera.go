@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,13 +29,7 @@ func GaleraDSNs(tb testing.TB) []string {
 // galeraDSNs is GaleraDSNs without the lock.
 func galeraDSNs(tb testing.TB) []string {
 	tb.Helper()
-	v := os.Getenv(EnvGaleraDSNs)
-	if v == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is not set: CI must run the Galera tests on a real cluster (see .ci/run)", EnvGaleraDSNs)
-		}
-		tb.Skipf("%s not set; `bash test/run` starts a throwaway cluster when galera-4 is installed", EnvGaleraDSNs)
-	}
+	v := needEnv(tb, EnvGaleraDSNs, "the Galera tests on a real cluster", "a throwaway cluster when galera-4 is installed")
 	dsns := strings.Split(v, ",")
 	if len(dsns) < 2 {
 		tb.Fatalf("%s names %d node(s), want at least 2", EnvGaleraDSNs, len(dsns))

@@ -115,14 +115,22 @@ func MustOpenSQLite(tb testing.TB) *gormstore.Store {
 // the test when there is none.
 func ServerDSN(tb testing.TB) string {
 	tb.Helper()
-	dsn := os.Getenv(EnvDSN)
-	if dsn == "" {
+	return needEnv(tb, EnvDSN, "the MySQL tests against a real MariaDB", "a throwaway MariaDB when mariadbd is installed")
+}
+
+// needEnv returns the variable name's value; without one it skips the
+// test, naming what `bash test/run` starts (starts), or fails it in CI,
+// which must run what (see .ci/run).
+func needEnv(tb testing.TB, name, what, starts string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
 		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is not set: CI must run the MySQL tests against a real MariaDB (see .ci/run)", EnvDSN)
+			tb.Fatalf("%s is not set: CI must run %s (see .ci/run)", name, what)
 		}
-		tb.Skipf("%s not set; `bash test/run` starts a throwaway MariaDB when mariadbd is installed", EnvDSN)
+		tb.Skipf("%s not set; `bash test/run` starts %s", name, starts)
 	}
-	return dsn
+	return v
 }
 
 // MustCreateDatabase creates an empty database on the test server and

@@ -22,7 +22,7 @@ func RunReportStore(t *testing.T, open func(testing.TB) Harness) {
 // reportStoreTests are the report-store suite, by name: the keys and
 // users here, the group commit (suite_batch.go), the sweep's queries
 // (suite_sweep.go), the file reservations (suite_reservations.go), the
-// look-ups (suite_lookup.go) and support's archive (suite_archive.go).
+// look-ups, a partner's and support's (suite_lookup.go).
 var reportStoreTests = []namedTest[Harness]{
 	{"migrations are idempotent", testMigrationsIdempotent},
 	{"full report round trip", testFullRoundTrip},

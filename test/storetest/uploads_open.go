@@ -77,13 +77,8 @@ func FakeUploads(tb testing.TB) UploadHarness {
 // where it fails.
 func S3Config(tb testing.TB) s3upload.Config {
 	tb.Helper()
-	cfg, ok := S3FromEnv("t-" + randomHex(6) + "/")
-	if !ok {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is not set: CI must run the S3 tests against a real S3 server (see test/s3.sh and .ci/run)", EnvS3Endpoint)
-		}
-		tb.Skipf("%s not set; `bash test/run` starts a throwaway versitygw (test/s3.sh)", EnvS3Endpoint)
-	}
+	needEnv(tb, EnvS3Endpoint, "the S3 tests against a real S3 server (test/s3.sh)", "a throwaway versitygw (test/s3.sh)")
+	cfg, _ := S3FromEnv("t-" + randomHex(6) + "/")
 	return cfg
 }
 
