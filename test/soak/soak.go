@@ -6,7 +6,7 @@
 // Idempotency-Key after a 503, some sent twice), one replica SIGKILLed
 // and restarted mid-run; then a final reconcile --apply, and every answer
 // compared with the rows and the files. The test suite runs it short
-// (test/soak_test.go), the load tool long (go run -C test/load . -soak 10m).
+// (test/long/soak_test.go), the load tool long (go run -C test/load . -soak 10m).
 package soak
 
 import (
