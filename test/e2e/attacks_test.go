@@ -235,8 +235,8 @@ func TestAttackLongNamesFromManyAddresses(t *testing.T) {
 }
 
 // TestAttackPasswordInUserField: a password typed in the user field is
-// never logged (the log names only known users; the leak check in
-// TestMain fails the run if the password appears anywhere).
+// never logged (the log names only known users; the leak check of
+// testkit's watch fails the test if the password appears anywhere).
 func TestAttackPasswordInUserField(t *testing.T) {
 	t.Parallel()
 	in := testkit.MustStart(t)

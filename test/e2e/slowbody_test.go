@@ -51,7 +51,7 @@ func startSlowBody(t *testing.T, in *testkit.Instance, tok string, every time.Du
 }
 
 // answer reads the answer the server sent on the slow connection, checks
-// it against openapi.yaml (as TestMain checks the answers of
+// it against openapi.yaml (as testkit's watch checks the answers of
 // http.DefaultClient) and returns it with its decoded body.
 func (s *slowBody) answer(t *testing.T, in *testkit.Instance, within time.Duration) (*http.Response, map[string]any) {
 	t.Helper()

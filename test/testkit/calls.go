@@ -9,6 +9,8 @@ import (
 	"testing"
 )
 
+// Exchange asks in for a token through GET /api/partner_api.php with
+// user and pw, and header beside the JSON content type.
 func Exchange(t *testing.T, in *Instance, user, pw string, header map[string]string) Reply {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/json"}

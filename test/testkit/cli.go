@@ -9,6 +9,9 @@ import (
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 )
 
+// RunCLI runs the service's command line in this process (app.CLI, with
+// this process's environment and working directory) with stdin, and
+// returns its exit code, its output and its errors.
 func RunCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer

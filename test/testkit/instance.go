@@ -78,6 +78,8 @@ var (
 	sharedKeyPEM  []byte
 )
 
+// SharedKey is the run's one signing key (PEM), generated the first time
+// a test asks: an instance uses it unless it is given its own (OwnKey).
 func SharedKey(t testing.TB) []byte {
 	sharedKeyOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "disb-key-")
@@ -181,6 +183,7 @@ func Call(t testing.TB, method, url string, header map[string]string, body []byt
 	return r
 }
 
+// JSONCT is the header of a JSON body.
 var JSONCT = map[string]string{"Content-Type": "application/json"}
 
 // Token exchanges credentials through GET /api/partner_api.php.
@@ -204,6 +207,7 @@ func (i *Instance) Report(t testing.TB, tok string, body []byte, extra ...string
 	return Call(t, "POST", i.URL+"/api/partner_api.php", h, body)
 }
 
+// MustJSON is v as JSON; it panics on a value JSON cannot hold.
 func MustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -1,5 +1,6 @@
 package testkit
 
+// The partner the tests add: its user name, its NIT and its password.
 const (
 	Partner  = "acme"
 	Nit      = "900123456-8"
@@ -12,6 +13,6 @@ const (
 	OtherPassword = "globex: a different password"
 )
 
-// URLPassword is the password written into URL settings by the tests
-// below; TestMain fails the run if any log line holds it.
+// URLPassword is the password the tests write into URL settings; watch
+// fails a test whose service logs it.
 const URLPassword = "url-pass-w0rd"

@@ -7,6 +7,7 @@ import (
 	"testing"
 )
 
+// FormCT is the content type of a form, as /v1/token takes it.
 const FormCT = "application/x-www-form-urlencoded"
 
 // TokenCall posts body to /v1/token with the given Content-Type.

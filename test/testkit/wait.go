@@ -5,6 +5,8 @@ import (
 	"time"
 )
 
+// WaitFor polls ok every 50 ms until it holds, or fails the test after
+// limit, naming what it waited for.
 func WaitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
