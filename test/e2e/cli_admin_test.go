@@ -107,9 +107,10 @@ func typeOnTerminal(t *testing.T, secret string, args ...string) {
 		done <- app.CLI(context.Background(), args, app.IO{Stdin: slave, Stdout: io.Discard, Stderr: &stderr})
 	}()
 	// Type only once the terminal stops echoing (a terminal echoes as keys
-	// arrive, not as they are read); give up waiting after a while and
-	// type anyway, so that a command that never turns echo off is seen.
-	for i := 0; i < 500 && echoing(t, slave); i++ {
+	// arrive, not as they are read); give up waiting after a minute (the
+	// command opens the store first, slowly on a loaded machine) and type
+	// anyway, so that a command that never turns echo off is seen.
+	for deadline := time.Now().Add(time.Minute); echoing(t, slave) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if _, err := master.WriteString(secret + "\n"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,8 +21,7 @@ import (
 // pending record; every acknowledged report has exactly one row and its
 // file; and every report that got no answer, sent again with its
 // Idempotency-Key, is stored once.
-func TestSIGKILLUnderLoad(t *testing.T) {
-	t.Parallel()
+func TestSIGKILLUnderLoad(t *testing.T) { // not parallel: see loadTests
 	for _, driver := range []string{"sqlite", "mysql"} {
 		t.Run(driver, func(t *testing.T) {
 			dir := t.TempDir()
@@ -39,8 +39,12 @@ func TestSIGKILLUnderLoad(t *testing.T) {
 
 			stop := make(chan struct{})
 			done := make(chan []*sent)
-			go func() { done <- driveLoad(tok, func(int) string { return p.URL }, 200, 32<<10, stop) }()
+			var early atomic.Int64 // acknowledged while the load runs
+			go func() { done <- driveLoad(tok, func(int) string { return p.URL }, 200, 32<<10, stop, &early) }()
+			// Mid-load: after 1.2 s and some reports acknowledged, however
+			// slow the machine.
 			time.Sleep(1200 * time.Millisecond)
+			testkit.WaitFor(t, "reports acknowledged before the kill", time.Minute, func() bool { return early.Load() >= 10 })
 			p.Kill()
 			close(stop)
 			all := <-done

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,14 +102,18 @@ func post(client *http.Client, url, tok string, s *sent) {
 }
 
 // driveLoad sends reports with files from workers spread over urls until
-// stop closes, and returns every report with its outcome.
-func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop <-chan struct{}) []*sent {
+// stop closes, counting the acknowledged ones in acked as they come, and
+// returns every report with its outcome.
+func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop <-chan struct{}, acked *atomic.Int64) []*sent {
 	client := &http.Client{Timeout: 30 * time.Second}
 	file := fixture.PDF(fileBytes)
 	return testkit.StartWorkers(workers, stop, func(w, i int) (*sent, bool) {
 		credit := fmt.Sprintf("CR-F%d-%d-%d", time.Now().UnixNano()%1e5, w, i)
 		s := &sent{credit: credit, key: credit + "-v1", body: testkit.MustJSON(fixture.FullBody(time.Now(), credit, file))}
 		post(client, urls(w+i), tok, s)
+		if s.err == nil && s.status == 200 {
+			acked.Add(1)
+		}
 		if s.err != nil {
 			time.Sleep(20 * time.Millisecond) // a killed replica: go on with the next
 		}
@@ -123,8 +128,7 @@ func driveLoad(tok string, urls func(i int) string, workers, fileBytes int, stop
 // without a row and no pending record; every acknowledged report has
 // exactly one row and its object; and the login throttle holds one
 // budget across the replicas.
-func TestFleetReplicaKilledMidLoad(t *testing.T) {
-	t.Parallel()
+func TestFleetReplicaKilledMidLoad(t *testing.T) { // not parallel: see loadTests
 	f, s3cfg := startFleet(t, 3)
 	tok := (&testkit.Instance{URL: f.replicas[0].URL}).Token(t, testkit.Partner, testkit.Password)
 	// Keys across replicas: a token from one is accepted by the others.
@@ -139,14 +143,21 @@ func TestFleetReplicaKilledMidLoad(t *testing.T) {
 	killed := 1
 	alive := []int{0, 2}
 	var all []*sent
+	var early atomic.Int64 // acknowledged while the load runs
 	done := make(chan struct{})
 	go func() {
-		all = driveLoad(tok, func(i int) string { return f.replicas[i%3].URL }, 24, 64<<10, stop)
+		all = driveLoad(tok, func(i int) string { return f.replicas[i%3].URL }, 24, 64<<10, stop, &early)
 		close(done)
 	}()
+	// The kill lands mid-load: after 1.5 s and a first share of the
+	// reports acknowledged, however slow the machine; the load goes on
+	// after it for 1 s and until the replicas still up have acknowledged
+	// enough for the checks below to mean something.
 	time.Sleep(1500 * time.Millisecond)
+	testkit.WaitFor(t, "25 reports acknowledged before the kill", time.Minute, func() bool { return early.Load() >= 25 })
 	f.replicas[killed].Kill()
 	time.Sleep(1000 * time.Millisecond)
+	testkit.WaitFor(t, "50 reports acknowledged", time.Minute, func() bool { return early.Load() >= 50 })
 	close(stop)
 	<-done
 

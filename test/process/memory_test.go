@@ -35,8 +35,7 @@ const recommendedGOMEMLIMIT = "768MiB"
 // allows one (the kernel kills it past the limit); else its peak RSS is
 // held to the limit. It must survive, answer each request 200 or 503
 // overloaded with Retry-After, and stay under the limit.
-func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
-	t.Parallel()
+func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTests
 	limit, memLimit := shippedMemory(t)
 	dir := t.TempDir()
 	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
