@@ -11,9 +11,10 @@ import "bytes"
 //     follows the cross-reference table may parse an object that starts
 //     anywhere, even inside another object's stream.
 //   - Inside the data of a stream (from "stream" to "endstream") the
-//     two-letter name /JS alone does not count: compressed bytes spell it
-//     about once in 2^28 bytes, and a script action also names its type,
-//     /S /JavaScript, which counts everywhere.
+//     two-letter names /JS and /EF alone do not count: compressed bytes
+//     spell them about once in 2^28 bytes, and a script action also names
+//     its type, /S /JavaScript, an attachment its /EmbeddedFiles tree or
+//     /FileAttachment annotation, which count everywhere.
 //   - An object stream holds objects out of sight; its data is inflated,
 //     within bounds, and every name in it counts (pdf_objstm.go).
 //     What marks a stream as one is its dictionary's /Type /ObjStm or
@@ -156,7 +157,7 @@ func (p *pdfCheck) check(w *window) *Finding {
 func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
-		if string(name) == "JS" && p.inData && !raw {
+		if pdfShortName(name) && p.inData && !raw {
 			return nil
 		}
 		return pdfActive(string(name))

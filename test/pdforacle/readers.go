@@ -205,7 +205,8 @@ func (p *lineProcess) stop() {
 	p.cmd = nil
 }
 
-// qpdfFind runs qpdf on pdf and walks every object of its JSON.
+// qpdfFind runs qpdf on pdf: the attachments it lists, and the active
+// names and script URIs in every object of its JSON.
 func qpdfFind(pdf []byte) ([]string, error) {
 	f, err := os.CreateTemp("", "pdforacle-*.pdf")
 	if err != nil {
@@ -217,7 +218,7 @@ func qpdfFind(pdf []byte) ([]string, error) {
 		return nil, err
 	}
 	f.Close()
-	cmd := exec.Command("qpdf", "--json=2", "--json-key=qpdf", "--json-stream-data=none", f.Name())
+	cmd := exec.Command("qpdf", "--json=2", "--json-key=qpdf", "--json-key=attachments", f.Name())
 	done := make(chan struct{})
 	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill(); close(done) })
 	out, err := cmd.Output()
@@ -234,7 +235,8 @@ func qpdfFind(pdf []byte) ([]string, error) {
 		return nil, ErrDied
 	}
 	var doc struct {
-		QPDF []json.RawMessage `json:"qpdf"`
+		QPDF        []json.RawMessage          `json:"qpdf"`
+		Attachments map[string]json.RawMessage `json:"attachments"`
 	}
 	if err := json.Unmarshal(out, &doc); err != nil || len(doc.QPDF) < 2 {
 		return nil, fmt.Errorf("qpdf: unexpected JSON: %v", err)
@@ -244,6 +246,9 @@ func qpdfFind(pdf []byte) ([]string, error) {
 		return nil, fmt.Errorf("qpdf: unexpected JSON: %v", err)
 	}
 	var found []string
+	for name := range doc.Attachments { // what qpdf --list-attachments lists
+		found = append(found, "attachment "+name)
+	}
 	for _, o := range objects {
 		found = qpdfWalk(o, "", found, 0)
 	}
