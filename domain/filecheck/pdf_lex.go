@@ -147,7 +147,9 @@ func pdfActiveName(name []byte) bool {
 // does not count inside compressed stream data, where each has a longer
 // companion that does (/S /JavaScript beside /JS; /EmbeddedFiles or
 // /FileAttachment, and /Type /Filespec, beside /EF).
-func pdfShortName(name []byte) bool { return len(name) == 2 && (string(name) == "JS" || string(name) == "EF") }
+func pdfShortName(name []byte) bool {
+	return len(name) == 2 && (string(name) == "JS" || string(name) == "EF")
+}
 
 // pdfSyntax follows a PDF's literal strings, comments, hex strings and
 // dictionary nesting outside stream data, so that the letters "obj" count
