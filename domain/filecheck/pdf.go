@@ -42,6 +42,7 @@ import "bytes"
 //     for active markers (polyglot.go), scripts allowed or not.
 type pdfCheck struct {
 	allowScripts bool
+	started      bool // the first window was seen
 	tail         []byte // the last pdfTail bytes seen
 	name         [16]byte
 	syntax       pdfSyntax
@@ -79,6 +80,12 @@ func newPDFCheck(r Limits) contentCheck {
 }
 
 func (p *pdfCheck) check(w *window) *Finding {
+	if !p.started { // the first window holds the header (sniff found it there)
+		p.started = true
+		if fe := pdfPrefix(w.buf); fe != nil {
+			return fe
+		}
+	}
 	p.keepTail(w.buf[w.fresh:])
 	buf, lim := w.buf, w.index(w.limit)
 	text := w.from                     // where the text outside stream data resumed, when not in data

@@ -192,19 +192,20 @@ func TestPolyglots(t *testing.T) {
 	}
 }
 
-// TestBeforeSignature: a PDF's header may follow up to a KiB of other
-// bytes, as viewers read it, and those bytes are searched; an image, or
-// a PDF header further in, makes a file of no type.
+// TestBeforeSignature: a PDF's header may follow up to a KiB of comment
+// lines (pdf_header_test.go says which), as viewers read it, and those
+// bytes are searched; an image, or a PDF header further in, makes a file
+// of no type.
 func TestBeforeSignature(t *testing.T) {
-	note := []byte("# A PDF processor may encounter data before the PDF header.\r\n")
+	note := []byte("% A PDF processor may encounter data before the PDF header.\r\n")
 	for _, tt := range []struct {
 		name, want string
 		file       []byte
 	}{
 		{"a line before %PDF", "accepted", append(bytes.Clone(note), onePagePDF("")...)},
 		{"PHP before %PDF", "polyglot", append([]byte("<?php system($_GET['c']); ?>\n"), onePagePDF("")...)},
-		{"a KiB before %PDF", "accepted", append(bytes.Repeat([]byte("x"), pdfHeaderWithin), onePagePDF("")...)},
-		{"more than a KiB before %PDF", "type_refused", append(bytes.Repeat([]byte("x"), pdfHeaderWithin+1), onePagePDF("")...)},
+		{"a KiB before %PDF", "accepted", append(append([]byte("%"), bytes.Repeat([]byte("x"), pdfHeaderWithin-1)...), onePagePDF("")...)},
+		{"more than a KiB before %PDF", "type_refused", append(append([]byte("%"), bytes.Repeat([]byte("x"), pdfHeaderWithin)...), onePagePDF("")...)},
 		{"SVG before a PNG", "type_refused", append([]byte("<svg onload=x>"), goPNG(4, 4)...)},
 		{"a line before a JPEG", "type_refused", append(bytes.Clone(note), noiseJPEG(8, 8, 1)...)},
 	} {
