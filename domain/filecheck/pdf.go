@@ -42,7 +42,7 @@ import "bytes"
 //     for active markers (polyglot.go), scripts allowed or not.
 type pdfCheck struct {
 	allowScripts bool
-	started      bool // the first window was seen
+	started      bool   // the first window was seen
 	tail         []byte // the last pdfTail bytes seen
 	name         [16]byte
 	syntax       pdfSyntax
@@ -57,6 +57,7 @@ type pdfCheck struct {
 	encrypted    bool  // an /Encrypt entry: strings and streams are ciphertext
 	objStms      objStms
 	defs         pdfDefs
+	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
 }
 
 // pdfDict is what a stream's dictionary says about its data.
@@ -83,6 +84,11 @@ func (p *pdfCheck) check(w *window) *Finding {
 	if !p.started { // the first window holds the header (sniff found it there)
 		p.started = true
 		if fe := pdfPrefix(w.buf); fe != nil {
+			return fe
+		}
+	}
+	if !p.allowScripts {
+		if fe := p.uri.scan(w); fe != nil {
 			return fe
 		}
 	}
@@ -186,88 +192,6 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		p.dict.vals.add(key, pdfValueAt(w.buf, pdfNameEnd(w.buf, e), w.final))
 	}
 	return nil
-}
-
-// startData handles the keyword stream; the data starts at off.
-func (p *pdfCheck) startData(w *window, off int64) *Finding {
-	if p.allowScripts { // only where stream data is matters (polyglot.go)
-		p.inData = true
-		return nil
-	}
-	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
-		return fe
-	}
-	nested := p.inData
-	if nested {
-		p.region = p.region.or(p.dict)
-	} else {
-		p.region = p.dict
-	}
-	p.dict, p.inData, p.rawObjStm = pdfDict{}, true, false
-	d := p.region
-	if !d.objStm {
-		return nil
-	}
-	switch {
-	case d.names.predictor:
-		return pdfUninspectable("un flujo de objetos usa un predictor")
-	case d.vals.unread&(keyFilter|keyParms) != 0:
-		return pdfUninspectable("el /Filter o /DecodeParms de un flujo de objetos no se puede leer")
-	case d.vals.has(keyFilter):
-		// Decided once the references are followed, at the end; until
-		// then the data is read both ways, as it is and inflated.
-		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
-		p.startRaw(off)
-		return p.objStms.start(off)
-	case d.names.filters == 1 && d.names.flate == 1:
-		if d.vals.has(keyParms) {
-			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
-		}
-		return p.objStms.start(off)
-	case d.names.filters == 0 && !d.filterKey:
-		p.startRaw(off)
-		return p.objStms.count1()
-	}
-	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
-}
-
-// startRaw reads the data from off as an uncompressed object stream:
-// every name counts, and its header's object numbers are noted.
-func (p *pdfCheck) startRaw(off int64) {
-	p.rawObjStm = true
-	if p.rawFrom < 0 {
-		p.rawFrom, p.hdr, p.hdrNext = off, objStmHeader{on: true}, off
-	}
-}
-
-// feedHeader feeds the raw object stream's data up to offset to.
-func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
-	if p.hdr.on && to > p.hdrNext {
-		p.hdr.feed(w.buf[w.index(p.hdrNext):w.index(to)], &p.defs, last)
-		p.hdrNext = to
-	}
-}
-
-// endData handles the keyword endstream, at off. A viewer reads an
-// uncompressed object stream's data by its /Length: when that is longer
-// than the data read here, or is not a direct integer (a reference may
-// lead to any number, see pdfDefs), the stream's names go on counting as
-// its own to the end of the file.
-func (p *pdfCheck) endData(w *window, off int64) *Finding {
-	if p.allowScripts {
-		p.inData = false
-		return nil
-	}
-	if p.rawObjStm {
-		p.feedHeader(w, off, true)
-		v := p.region.vals
-		if v.unread&keyLength != 0 || v.directLn && v.length > off-p.rawFrom {
-			p.rawToEOF = true
-		}
-	}
-	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
-	p.syntax.reset(off + int64(len("endstream")))
-	return p.objStms.end(w, off)
 }
 
 func (p *pdfCheck) finish(int64) *Finding {

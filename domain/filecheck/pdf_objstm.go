@@ -42,6 +42,7 @@ type objStms struct {
 	out       []byte
 	name      [16]byte
 	defs      *pdfDefs // told the names and header numbers found inside
+	uri       pdfURIScan
 }
 
 func pdfUninspectable(why string) *Finding {
@@ -110,6 +111,7 @@ func (o *objStms) end(w *window, off int64) *Finding {
 	}
 	budget := io.LimitReader(r, maxInflated-o.inflated+1)
 	hdr := objStmHeader{on: true}
+	o.uri = pdfURIScan{}
 	var win window
 	carry, produced := 0, int64(0)
 	for !win.final {
@@ -129,6 +131,9 @@ func (o *objStms) end(w *window, off int64) *Finding {
 		}
 		hdr.feed(win.buf[win.index(win.from):win.index(win.limit)], o.defs, win.final)
 		if fe := o.names(&win); fe != nil {
+			return fe
+		}
+		if fe := o.uri.scan(&win); fe != nil {
 			return fe
 		}
 		carry = min(len(win.buf), windowCarry)

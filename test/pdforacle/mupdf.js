@@ -10,7 +10,12 @@ var active = {
   JavaScript: 1, JS: 1, Launch: 1, EmbeddedFile: 1, EmbeddedFiles: 1, EF: 1,
   FileAttachment: 1, RichMedia: 1, XFA: 1
 };
-var scriptURI = /^[\s\u0000-\u001f]*(javascript|vbscript|data)\s*:/i;
+// A URL parser drops C0 controls and spaces before a URL and tabs and
+// line breaks anywhere in it.
+var scriptURI = /^[\u0000-\u0020]*(javascript|vbscript):/i;
+function isScriptURI(s) {
+  return scriptURI.test(s.replace(/[\t\n\r]/g, ""));
+}
 
 function inspect(path) {
   var doc = new PDFDocument(path);
@@ -37,7 +42,7 @@ function inspect(path) {
         if (active[k]) note(k);
         if (k === "URI" || k === "F") {
           var s = typeof v === "object" && v !== null && v.isIndirect() ? v.resolve() : v;
-          if (s && typeof s === "object" && s.isString() && scriptURI.test(s.asString())) note(k + " " + s.asString().slice(0, 40));
+          if (s && typeof s === "object" && s.isString() && isScriptURI(s.asString())) note(k + " " + s.asString().slice(0, 40));
         }
         walk(v, depth + 1);
       });

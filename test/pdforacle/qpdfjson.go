@@ -22,7 +22,7 @@ func qpdfWalk(o any, key string, found []string, depth int) []string {
 			return note(found, name)
 		}
 		if key == "/URI" || key == "/F" {
-			if s := qpdfString(v); scriptURI.MatchString(s) {
+			if s := qpdfString(v); scriptURI.MatchString(strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)) {
 				return appendOnce(found, key[1:]+" "+s[:min(len(s), 40)])
 			}
 		}
@@ -54,8 +54,9 @@ func qpdfString(v string) string {
 }
 
 // scriptURI is a URI a viewer would run as a script (or hand to a
-// browser that does), spaces and control characters before it allowed.
-var scriptURI = regexp.MustCompile(`(?i)^[\x00-\x20]*(javascript|vbscript|data)\s*:`)
+// browser that does): a URL parser drops C0 controls and spaces before
+// it, and tabs and line breaks anywhere in it (removed before matching).
+var scriptURI = regexp.MustCompile(`(?i)^[\x00-\x20]*(javascript|vbscript):`)
 
 // note adds name to found, once, when it is an active name.
 func note(found []string, name string) []string {

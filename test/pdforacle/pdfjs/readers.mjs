@@ -15,7 +15,10 @@ const { getDocument, VerbosityLevel } = await import("pdfjs-dist/legacy/build/pd
 // entries lists a Map's or an object's entries (pdf.js returns either).
 const entries = (x) => (x instanceof Map ? [...x.entries()] : Object.entries(x ?? {}));
 
-const scriptURL = /^[\s\u0000-\u001f]*(javascript|vbscript|data)\s*:/i;
+// A URL parser drops C0 controls and spaces before a URL and tabs and
+// line breaks anywhere in it.
+const scriptURLPattern = /^[\u0000-\u0020]*(javascript|vbscript):/i;
+const scriptURL = { test: (s) => scriptURLPattern.test(String(s).replace(/[\t\n\r]/g, "")) };
 
 // linkFindings lists what a link or outline item does that acts.
 function linkFindings(where, d) {
