@@ -1,0 +1,333 @@
+package filecheck
+
+// deflateWalk follows the blocks of a zlib stream (a FlateDecode stream's
+// data) as its bytes arrive, without inflating it, to find the stored
+// blocks (BTYPE 00): their bytes are in the file as they are, so they are
+// searched for active markers like text (contract §10; issue 32 hid
+// "<?php" in one). Huffman-coded blocks are decoded symbol by symbol,
+// nothing written out, so the walk costs what the compressed bytes cost,
+// however far they would inflate.
+//
+// It is strict where zlib is: a header, a block type, a code or a
+// distance zlib refuses stops it, at failedAt, and so does data cut
+// before the last block ends; from there on the caller searches the
+// bytes as text, as it does the bytes after the stream's end (a check
+// that cannot follow the data does not pass it unread).
+type deflateWalk struct {
+	acc     uint64 // bits loaded, not yet used, the next in the low bit
+	nacc    uint
+	pos     int64 // the offset of the next byte to load
+	state   uint8
+	last    bool  // the block being read is the final one
+	skip    int64 // stored bytes still to pass over
+	out     int64 // bytes the data inflates to so far, for distances
+	nlen    int   // dynamic header: code lengths read
+	hlit    int
+	hdist   int
+	hclen   int
+	lens    [320]uint8
+	lit     *huffman // the block's codes: the fixed ones, or own below
+	dist    *huffman
+	own     [3]huffman // a dynamic block's literal/length, distance and code-length codes
+	endedAt int64      // where the data ended (state walkDone) or the walk failed (walkFailed)
+}
+
+const (
+	walkZlib = iota
+	walkBlock
+	walkStoredLen
+	walkStored
+	walkDynHeader
+	walkCodeLens
+	walkSymbols
+	walkDone
+	walkFailed
+)
+
+// start begins a walk of data that starts at offset at.
+func (d *deflateWalk) start(at int64) {
+	*d = deflateWalk{pos: at, state: walkZlib}
+}
+
+// over reports whether the walk has ended or failed (endedAt says where).
+func (d *deflateWalk) over() bool { return d.state >= walkDone }
+
+// consumedAt is the offset of the first byte not wholly used.
+func (d *deflateWalk) consumedAt() int64 { return d.pos - int64(d.nacc/8) }
+
+func (d *deflateWalk) fail() {
+	d.state, d.endedAt = walkFailed, d.consumedAt()
+}
+
+// feed walks p, the bytes at offset d.pos on; stored reports each stored
+// block's bytes [from, to), which may reach past p.
+func (d *deflateWalk) feed(p []byte, stored func(from, to int64) *Finding) *Finding {
+	for i := 0; d.state < walkDone; {
+		if d.state == walkStored {
+			for d.skip > 0 && d.nacc >= 8 {
+				d.acc >>= 8
+				d.nacc -= 8
+				d.skip--
+			}
+			n := int(min(d.skip, int64(len(p)-i)))
+			i += n
+			d.pos += int64(n)
+			if d.skip -= int64(n); d.skip > 0 {
+				return nil
+			}
+			d.endBlock()
+			continue
+		}
+		for d.nacc <= 56 && i < len(p) {
+			d.acc |= uint64(p[i]) << d.nacc
+			d.nacc += 8
+			d.pos++
+			i++
+		}
+		ok, fe := d.step(stored)
+		if fe != nil {
+			return fe
+		}
+		if !ok && i == len(p) {
+			return nil // more bytes are needed
+		}
+	}
+	return nil
+}
+
+// end is the end of the stream's data: a walk not over is data cut short.
+func (d *deflateWalk) end() {
+	if !d.over() {
+		d.fail()
+	}
+}
+
+// bits returns n bits at bit offset at of the loaded ones; ok says they
+// are loaded.
+func (d *deflateWalk) bits(at, n uint) (uint32, bool) {
+	if at+n > d.nacc {
+		return 0, false
+	}
+	return uint32(d.acc>>at) & (1<<n - 1), true
+}
+
+func (d *deflateWalk) use(n uint) {
+	d.acc >>= n
+	d.nacc -= n
+}
+
+// endBlock ends a block; after the last, the data ends with the
+// checksum, 4 bytes from the next byte boundary.
+func (d *deflateWalk) endBlock() {
+	if d.last {
+		d.use(d.nacc % 8)
+		d.state, d.endedAt = walkDone, d.consumedAt()+4
+		return
+	}
+	d.state = walkBlock
+}
+
+// step takes one step of the walk; ok is false when it needs more bits.
+func (d *deflateWalk) step(stored func(from, to int64) *Finding) (ok bool, fe *Finding) {
+	switch d.state {
+	case walkZlib:
+		h, ok := d.bits(0, 16)
+		if !ok {
+			return false, nil
+		}
+		cmf, flg := h&0xFF, h>>8
+		if cmf&0x0F != 8 || cmf>>4 > 7 || (cmf<<8|flg)%31 != 0 || flg&0x20 != 0 {
+			d.fail()
+			return true, nil
+		}
+		d.use(16)
+		d.state = walkBlock
+	case walkBlock:
+		h, ok := d.bits(0, 3)
+		if !ok {
+			return false, nil
+		}
+		d.use(3)
+		d.last = h&1 == 1
+		switch h >> 1 {
+		case 0:
+			d.use(d.nacc % 8)
+			d.state = walkStoredLen
+		case 1:
+			d.lit, d.dist = &fixedCodes[0], &fixedCodes[1]
+			d.state = walkSymbols
+		case 2:
+			d.state = walkDynHeader
+		default:
+			d.fail()
+		}
+	case walkStoredLen:
+		h, ok := d.bits(0, 32)
+		if !ok {
+			return false, nil
+		}
+		n, inv := h&0xFFFF, h>>16
+		if n != ^inv&0xFFFF {
+			d.fail()
+			return true, nil
+		}
+		d.use(32)
+		from := d.consumedAt()
+		d.skip, d.out = int64(n), d.out+int64(n)
+		d.state = walkStored
+		if n > 0 {
+			return true, stored(from, from+int64(n))
+		}
+	case walkDynHeader:
+		h, ok := d.bits(0, 14)
+		if !ok {
+			return false, nil
+		}
+		d.use(14)
+		d.hlit, d.hdist, d.hclen = int(h&31)+257, int(h>>5&31)+1, int(h>>10)+4
+		if d.hlit > 286 || d.hdist > 30 {
+			d.fail()
+			return true, nil
+		}
+		d.state, d.nlen = walkCodeLens, -1
+	case walkCodeLens:
+		return d.codeLens()
+	case walkSymbols:
+		return d.symbols()
+	}
+	return true, nil
+}
+
+// clenOrder is the order of the code-length code's lengths.
+var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+
+// codeLens reads a dynamic block's code lengths and builds its codes.
+func (d *deflateWalk) codeLens() (bool, *Finding) {
+	if d.nlen < 0 {
+		if uint(d.hclen*3) > d.nacc {
+			return false, nil
+		}
+		var lens [19]uint8
+		for i := range d.hclen {
+			lens[clenOrder[i]] = uint8(d.acc >> (3 * i) & 7)
+		}
+		d.use(uint(d.hclen * 3))
+		if !d.own[2].build(lens[:], false) {
+			d.fail()
+			return true, nil
+		}
+		d.nlen = 0
+	}
+	total := d.hlit + d.hdist
+	for d.nlen < total {
+		sym, n, ok, bad := d.own[2].decode(d.acc, d.nacc)
+		if bad {
+			d.fail()
+			return true, nil
+		}
+		if !ok {
+			return false, nil
+		}
+		if sym < 16 {
+			d.use(n)
+			d.lens[d.nlen] = uint8(sym)
+			d.nlen++
+			continue
+		}
+		extra, base, val := uint(2), 3, uint8(0)
+		switch sym {
+		case 16:
+			if d.nlen == 0 {
+				d.fail()
+				return true, nil
+			}
+			val = d.lens[d.nlen-1]
+		case 17:
+			extra = 3
+		case 18:
+			extra, base = 7, 11
+		}
+		x, ok := d.bits(n, extra)
+		if !ok {
+			return false, nil
+		}
+		d.use(n + extra)
+		rep := base + int(x)
+		if d.nlen+rep > total {
+			d.fail()
+			return true, nil
+		}
+		for range rep {
+			d.lens[d.nlen] = val
+			d.nlen++
+		}
+	}
+	if d.lens[256] == 0 || !d.own[0].build(d.lens[:d.hlit], true) || !d.own[1].build(d.lens[d.hlit:total], true) {
+		d.fail()
+		return true, nil
+	}
+	d.lit, d.dist = &d.own[0], &d.own[1]
+	d.state = walkSymbols
+	return true, nil
+}
+
+// The base lengths and distances of deflate's length and distance
+// symbols, and their extra bits.
+var (
+	lenBase   = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lenExtra  = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	distBase  = [30]uint32{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+)
+
+// symbols reads a Huffman block's symbols, as many as the loaded bits
+// hold whole, until the block's end.
+func (d *deflateWalk) symbols() (bool, *Finding) {
+	for {
+		sym, n, ok, bad := d.lit.decode(d.acc, d.nacc)
+		if bad || ok && sym > 285 {
+			d.fail()
+			return true, nil
+		}
+		if !ok {
+			return false, nil
+		}
+		switch {
+		case sym < 256:
+			d.use(n)
+			d.out++
+			continue
+		case sym == 256:
+			d.use(n)
+			d.endBlock()
+			return true, nil
+		}
+		sym -= 257
+		at := n
+		x, ok := d.bits(at, uint(lenExtra[sym]))
+		if !ok {
+			return false, nil
+		}
+		length := int64(lenBase[sym]) + int64(x)
+		at += uint(lenExtra[sym])
+		ds, dn, ok, bad := d.dist.decode(d.acc>>at, d.nacc-at)
+		if bad || ok && ds > 29 {
+			d.fail()
+			return true, nil
+		}
+		if !ok {
+			return false, nil
+		}
+		at += dn
+		y, ok := d.bits(at, uint(distExtra[ds]))
+		if !ok {
+			return false, nil
+		}
+		if int64(distBase[ds])+int64(y) > d.out {
+			d.fail() // a distance before the data's start
+			return true, nil
+		}
+		d.use(at + uint(distExtra[ds]))
+		d.out += length
+	}
+}
