@@ -58,18 +58,38 @@ type pdfCheck struct {
 	objStms      objStms
 	defs         pdfDefs
 	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
+	dataText     bool       // the data is searched for markers as text (pdf_data.go)
+	walking      bool       // the data is a zlib stream walked for stored blocks
+	walk         deflateWalk
+	stored       textSpans // stored blocks' bytes still to search
 }
 
 // pdfDict is what a stream's dictionary says about its data.
 type pdfDict struct {
-	objStm    bool // /ObjStm or /First
-	filterKey bool // /Filter (or /F, which some viewers read as it)
+	objStm    bool  // /ObjStm or /First
+	sure      uint8 // dictObjStm, dictFirst, dictN: which of them were said
+	filterKey bool  // /Filter (or /F, which some viewers read as it)
+	filter    bool  // /Filter itself
 	names     pdfNames
 	vals      pdfVals
 }
 
+const (
+	dictObjStm = 1 << iota
+	dictFirst
+	dictN
+)
+
+// objStmSure reports whether the dictionary is one that viewers read an
+// object stream from: /Type /ObjStm, or the /First and /N they read it
+// by. /First alone is also an outline item's, whose /Title may spell
+// "stream".
+func (d pdfDict) objStmSure() bool {
+	return d.sure&dictObjStm != 0 || d.sure&(dictFirst|dictN) == dictFirst|dictN
+}
+
 func (d pdfDict) or(e pdfDict) pdfDict {
-	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.names.or(e.names), d.vals.or(e.vals)}
+	return pdfDict{d.objStm || e.objStm, d.sure | e.sure, d.filterKey || e.filterKey, d.filter || e.filter, d.names.or(e.names), d.vals.or(e.vals)}
 }
 
 const pdfTail = 1024
@@ -93,6 +113,9 @@ func (p *pdfCheck) check(w *window) *Finding {
 		}
 	}
 	p.keepTail(w.buf[w.fresh:])
+	if fe := p.stored.search(w); fe != nil {
+		return fe
+	}
 	buf, lim := w.buf, w.index(w.limit)
 	text := w.from                     // where the text outside stream data resumed, when not in data
 	slash, obj, stream := lim, lim, -1 // the next of each at or after i, or lim
@@ -132,16 +155,10 @@ func (p *pdfCheck) check(w *window) *Finding {
 				// Nine bytes no compressor spells by chance: whatever
 				// comes before "endstream", the data has ended.
 				if p.inData {
-					text = w.base + int64(e-3)
-					fe = p.endData(w, text)
+					fe = p.endData(w, w.base+int64(e-3), &text)
 				}
-			} else if pdfKeyword(w, e, 6) && e+6 < len(buf) && pdfWhite(buf[e+6]) {
-				if !p.inData {
-					fe = searchSpan(w, text, w.base+int64(e+6))
-				}
-				if fe == nil {
-					fe = p.startData(w, w.base+int64(e+6))
-				}
+			} else if pdfKeyword(w, e, 6) {
+				fe = p.onStream(w, e, &text)
 			}
 		}
 		if fe != nil {
@@ -149,8 +166,11 @@ func (p *pdfCheck) check(w *window) *Finding {
 		}
 		i = e + 1
 	}
-	if !p.inData {
-		if fe := searchSpan(w, text, w.limit); fe != nil {
+	if fe := p.dataWindowEnd(w, &text); fe != nil {
+		return fe
+	}
+	if p.isText() {
+		if fe := searchText(w, text, w.limit); fe != nil {
 			return fe
 		}
 	}
@@ -181,9 +201,15 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	}
 	p.dict.names.add(name)
 	switch string(name) {
-	case "ObjStm", "First":
-		p.dict.objStm = true
-	case "Filter", "F":
+	case "ObjStm":
+		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictObjStm
+	case "First":
+		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictFirst
+	case "N":
+		p.dict.sure |= dictN
+	case "Filter":
+		p.dict.filterKey, p.dict.filter = true, true
+	case "F":
 		p.dict.filterKey = true
 	case "Encrypt":
 		p.encrypted = true

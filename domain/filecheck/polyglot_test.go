@@ -180,7 +180,8 @@ func TestPolyglots(t *testing.T) {
 		{"PDF text, scripts allowed", onePagePDF(" /Title (<?php echo 1; ?>)"), scripts, "polyglot"},
 		{"PDF after %%EOF, a stream left open", openStream, testLimits(), "polyglot"},
 		{"PDF after %%EOF, a stream left open, scripts allowed", openStream, scripts, "polyglot"},
-		{"PDF marker in stream data", pdfWithStream(" /Filter /FlateDecode", append(randomBytes(5000, 9), "<?= <svg <html"...)), testLimits(), "accepted"},
+		{"PDF marker in another filter's data", pdfWithStream(" /Filter /LZWDecode", append(randomBytes(5000, 9), "<?= <svg <html"...)), testLimits(), "accepted"},
+		{"PDF marker in FlateDecode data that does not inflate", pdfWithStream(" /Filter /FlateDecode", append(randomBytes(5000, 9), "<?= <svg <html"...)), testLimits(), "polyglot"},
 		{"PDF marker in stream data, scripts allowed", pdfWithStream(" /Filter /FlateDecode", append(randomBytes(5000, 9), "<?= <svg <html"...)), scripts, "accepted"},
 		{"PDF scan whose image spells markers", pdfWithStream(" /Subtype /Image /Filter /DCTDecode", inJPEGScan(jpg, "<?= <script>")), testLimits(), "accepted"},
 	} {
