@@ -43,7 +43,8 @@ var ErrDied = errors.New("the reader crashed or hung")
 // pdf (names as they appear, or a few words), or why it cannot read it.
 func (r *Reader) Find(pdf []byte) ([]string, error) { return r.find(pdf) }
 
-// Missing says why the reader cannot run here (not installed), or nil.
+// Missing says why the reader cannot run here (not installed), or nil;
+// it is found out once.
 func (r *Reader) Missing() error { return r.missing() }
 
 // here is this package's directory, where the readers' scripts are.
@@ -62,9 +63,9 @@ var readers = sync.OnceValue(func() []*Reader {
 	// buffered: stdbuf -oL hands each reply over as its line ends.
 	mupdf := &lineProcess{name: "MuPDF", args: []string{"stdbuf", "-oL", "mutool", "run", filepath.Join(here, "mupdf.js")}}
 	return []*Reader{
-		{Name: "pdf.js", find: pdfjs.framed, missing: pdfjsMissing},
-		{Name: "MuPDF", find: mupdf.byPath, missing: func() error { return lookPath("mutool", "mupdf-tools") }},
-		{Name: "qpdf", find: qpdfFind, missing: func() error { return lookPath("qpdf", "qpdf") }},
+		{Name: "pdf.js", find: pdfjs.framed, missing: sync.OnceValue(pdfjsMissing)},
+		{Name: "MuPDF", find: mupdf.byPath, missing: sync.OnceValue(func() error { return lookPath("mutool", "mupdf-tools") })},
+		{Name: "qpdf", find: qpdfFind, missing: sync.OnceValue(func() error { return lookPath("qpdf", "qpdf") })},
 	}
 })
 
