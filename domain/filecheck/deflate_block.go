@@ -86,54 +86,74 @@ var (
 	distExtra = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
 )
 
-// symbols reads a Huffman block's symbols, as many as the loaded bits
-// hold whole, until the block's end.
+// symbols reads a Huffman block's symbols until the block's end or until
+// the input is spent, the bits in locals (written back before each
+// return) and loaded as it goes.
 func (d *deflateWalk) symbols() (bool, *Finding) {
+	acc, nacc, out := d.acc, d.nacc, d.out
+	lit, dist := d.lit, d.dist
+	ok, failed := false, false
 	for {
-		sym, n, ok, bad := d.lit.decode(d.acc, d.nacc)
-		if bad || ok && sym > 285 {
-			d.fail()
-			return true, nil
+		if nacc < 48 {
+			d.acc, d.nacc = acc, nacc
+			d.refill()
+			acc, nacc = d.acc, d.nacc
 		}
-		if !ok {
-			return false, nil
+		sym, n := 0, uint(0)
+		if e := lit.fast[acc&(1<<fastBits-1)]; e != 0 && uint(e&15) <= nacc {
+			sym, n = int(e>>4), uint(e&15)
+		} else {
+			var bad bool
+			if sym, n, ok, bad = lit.decode(acc, nacc); bad || !ok {
+				failed = bad
+				break
+			}
 		}
-		switch {
-		case sym < 256:
-			d.use(n)
-			d.out++
+		if sym < 256 {
+			acc >>= n
+			nacc -= n
+			out++
 			continue
-		case sym == 256:
-			d.use(n)
+		}
+		if sym == 256 {
+			acc >>= n
+			nacc -= n
+			d.acc, d.nacc, d.out = acc, nacc, out
 			d.endBlock()
 			return true, nil
 		}
+		if sym > 285 {
+			failed = true
+			break
+		}
 		sym -= 257
-		at := n
-		x, ok := d.bits(at, uint(lenExtra[sym]))
-		if !ok {
-			return false, nil
+		at := n + uint(lenExtra[sym])
+		if ok = at <= nacc; !ok {
+			break
 		}
-		length := int64(lenBase[sym]) + int64(x)
-		at += uint(lenExtra[sym])
-		ds, dn, ok, bad := d.dist.decode(d.acc>>at, d.nacc-at)
-		if bad || ok && ds > 29 {
-			d.fail()
-			return true, nil
-		}
-		if !ok {
-			return false, nil
+		length := int64(lenBase[sym]) + int64(acc>>n&(1<<lenExtra[sym]-1))
+		ds, dn, dok, bad := dist.decode(acc>>at, nacc-at)
+		if bad || dok && ds > 29 {
+			failed = true
+			break
 		}
 		at += dn
-		y, ok := d.bits(at, uint(distExtra[ds]))
-		if !ok {
-			return false, nil
+		if ok = dok && at+uint(distExtra[ds]) <= nacc; !ok {
+			break
 		}
-		if int64(distBase[ds])+int64(y) > d.out {
-			d.fail() // a distance before the data's start
-			return true, nil
+		if int64(distBase[ds])+int64(acc>>at&(1<<distExtra[ds]-1)) > out {
+			failed = true // a distance before the data's start
+			break
 		}
-		d.use(at + uint(distExtra[ds]))
-		d.out += length
+		at += uint(distExtra[ds])
+		acc >>= at
+		nacc -= at
+		out += length
 	}
+	d.acc, d.nacc, d.out = acc, nacc, out
+	if failed {
+		d.fail()
+		return true, nil
+	}
+	return false, nil // more bits are needed
 }

@@ -1,5 +1,7 @@
 package filecheck
 
+import "encoding/binary"
+
 // deflateWalk follows the blocks of a zlib stream (a FlateDecode stream's
 // data) as its bytes arrive, without inflating it, to find the stored
 // blocks (BTYPE 00): their bytes are in the file as they are, so they are
@@ -30,6 +32,8 @@ type deflateWalk struct {
 	dist    *huffman
 	own     [3]huffman // a dynamic block's literal/length, distance and code-length codes
 	endedAt int64      // where the data ended (state walkDone) or the walk failed (walkFailed)
+	in      []byte     // the bytes being fed, from i on not yet loaded
+	i       int
 }
 
 const (
@@ -62,15 +66,17 @@ func (d *deflateWalk) fail() {
 // feed walks p, the bytes at offset d.pos on; stored reports each stored
 // block's bytes [from, to), which may reach past p.
 func (d *deflateWalk) feed(p []byte, stored func(from, to int64) *Finding) *Finding {
-	for i := 0; d.state < walkDone; {
+	d.in, d.i = p, 0
+	defer func() { d.in = nil }()
+	for d.state < walkDone {
 		if d.state == walkStored {
 			for d.skip > 0 && d.nacc >= 8 {
 				d.acc >>= 8
 				d.nacc -= 8
 				d.skip--
 			}
-			n := int(min(d.skip, int64(len(p)-i)))
-			i += n
+			n := int(min(d.skip, int64(len(p)-d.i)))
+			d.i += n
 			d.pos += int64(n)
 			if d.skip -= int64(n); d.skip > 0 {
 				return nil
@@ -78,21 +84,38 @@ func (d *deflateWalk) feed(p []byte, stored func(from, to int64) *Finding) *Find
 			d.endBlock()
 			continue
 		}
-		for d.nacc <= 56 && i < len(p) {
-			d.acc |= uint64(p[i]) << d.nacc
-			d.nacc += 8
-			d.pos++
-			i++
-		}
+		d.refill()
 		ok, fe := d.step(stored)
 		if fe != nil {
 			return fe
 		}
-		if !ok && i == len(p) {
+		if !ok && d.i == len(p) {
 			return nil // more bytes are needed
 		}
 	}
 	return nil
+}
+
+// refill loads bytes of the input until more than 56 bits are loaded or
+// the input is spent: eight at a time where eight are there.
+func (d *deflateWalk) refill() {
+	if d.nacc > 56 {
+		return
+	}
+	if d.i+8 <= len(d.in) {
+		n := (63 - d.nacc) / 8
+		d.acc = (d.acc | binary.LittleEndian.Uint64(d.in[d.i:])<<d.nacc) & (1<<(d.nacc+8*n) - 1)
+		d.nacc += 8 * n
+		d.i += int(n)
+		d.pos += int64(n)
+		return
+	}
+	for d.nacc <= 56 && d.i < len(d.in) {
+		d.acc |= uint64(d.in[d.i]) << d.nacc
+		d.nacc += 8
+		d.pos++
+		d.i++
+	}
 }
 
 // end is the end of the stream's data: a walk not over is data cut short.

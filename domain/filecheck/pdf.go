@@ -59,9 +59,7 @@ type pdfCheck struct {
 	defs         pdfDefs
 	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
 	dataText     bool       // the data is searched for markers as text (pdf_data.go)
-	walking      bool       // the data is a zlib stream walked for stored blocks
-	walk         deflateWalk
-	stored       textSpans // stored blocks' bytes still to search
+	flate        flateHits  // where FlateDecode data spells markers (pdf_text.go)
 }
 
 // pdfDict is what a stream's dictionary says about its data.
@@ -113,9 +111,6 @@ func (p *pdfCheck) check(w *window) *Finding {
 		}
 	}
 	p.keepTail(w.buf[w.fresh:])
-	if fe := p.stored.search(w); fe != nil {
-		return fe
-	}
 	buf, lim := w.buf, w.index(w.limit)
 	text := w.from                     // where the text outside stream data resumed, when not in data
 	slash, obj, stream := lim, lim, -1 // the next of each at or after i, or lim
@@ -166,11 +161,8 @@ func (p *pdfCheck) check(w *window) *Finding {
 		}
 		i = e + 1
 	}
-	if fe := p.dataWindowEnd(w, &text); fe != nil {
-		return fe
-	}
 	if p.isText() {
-		if fe := searchText(w, text, w.limit); fe != nil {
+		if fe := p.searchTo(w, text, w.limit); fe != nil {
 			return fe
 		}
 	}

@@ -1,15 +1,27 @@
 package filecheck
 
+import (
+	"bytes"
+	"io"
+	"strconv"
+)
+
 // Which bytes of a PDF's stream data are searched for active markers
 // (contract §10, as issue 32 found it wanting: bytes that are not
 // compressed are text to whoever reads them, a PHP interpreter included):
 //
 //   - the data of a stream whose dictionary has no /Filter, an XMP
 //     metadata stream among them: it is as it is, all of it;
-//   - a FlateDecode stream's stored blocks (deflateWalk), and whatever
-//     follows where the walk ends or fails (a corrupt block, data cut
-//     short, bytes after the checksum): none of it is compressed as far
-//     as a reader can tell;
+//   - a FlateDecode stream's stored blocks, and whatever follows where
+//     its deflate blocks end or cannot be followed (a corrupt block, data
+//     cut short, bytes after the checksum): none of it is compressed as
+//     far as a reader can tell. Its data is searched as it passes, and a
+//     marker found there is kept (flateHits): once the whole file has
+//     passed, the stream is read again from its start and its blocks
+//     walked (deflateWalk) up to the marker, which is refused unless it
+//     lies in Huffman-coded bits, where compressed bytes spell markers
+//     by chance (contract §10). Real files have next to no such markers,
+//     so the walk, as costly as inflating, is next to never paid;
 //   - a FlateDecode stream whose data start cannot be placed (onStream),
 //     all of it.
 //
@@ -18,9 +30,28 @@ package filecheck
 // JBIG2, LZW, more than one filter) is not searched: it is compressed or
 // encoded, and a search of it would refuse real scans (contract §10).
 
-// isText reports whether the bytes at hand are searched as text: outside
-// stream data, or in data that is text.
-func (p *pdfCheck) isText() bool { return !p.inData || p.dataText }
+// flateHits are the markers found in FlateDecode data, and the stream
+// being read.
+type flateHits struct {
+	on    bool  // the data at hand is FlateDecode data
+	start int64 // where its zlib stream starts
+	hits  []flateHit
+}
+
+// flateHit is a marker at offset at in the data of the FlateDecode
+// stream whose zlib stream starts at start and whose data ends at end.
+type flateHit struct {
+	start, at, end int64
+	marker         string
+}
+
+// maxFlateHits bounds the markers kept: compressed data spells one about
+// once in 16 MiB, so a file of 20 MiB with more was written to.
+const maxFlateHits = 256
+
+// isText reports whether the bytes at hand are searched: outside stream
+// data, or in data that is text or FlateDecode.
+func (p *pdfCheck) isText() bool { return !p.inData || p.dataText || p.flate.on }
 
 // textOrWalk decides how the data that starts at off (its first byte
 // not white space at start) is searched, and searches the text before it
@@ -28,56 +59,60 @@ func (p *pdfCheck) isText() bool { return !p.inData || p.dataText }
 func (p *pdfCheck) textOrWalk(w *window, off, start int64, placed, nested, wasText bool, text *int64) *Finding {
 	d := p.region
 	flate := d.names.filters == 1 && d.names.flate == 1 && d.vals.nrefs == 0 && d.vals.unread&keyFilter == 0
+	wasFlate := p.flate.on
 	switch {
-	case nested && (p.dataText || p.walking):
+	case nested && (p.dataText || p.flate.on):
 	case !d.filter:
 		p.dataText = true
 	case flate && placed:
-		p.walking = true
-		p.walk.start(start)
+		p.flate.on, p.flate.start = true, start
 	case flate:
 		p.dataText = true
 	}
-	switch {
-	case wasText && !p.isText():
-		return searchText(w, *text, off)
-	case !wasText && p.isText():
+	if wasText && (!p.isText() || wasFlate != p.flate.on) {
+		// The text before is searched as what it was.
+		now := p.flate.on
+		p.flate.on = wasFlate
+		fe := p.searchTo(w, *text, off)
+		p.flate.on = now
+		if fe != nil {
+			return fe
+		}
+	}
+	if p.isText() && (!wasText || wasFlate != p.flate.on) {
 		*text = off
 	}
 	return nil
 }
 
-// walkTo walks the data up to offset to; where the walk ends or fails,
-// the rest of the data is text from there.
-func (p *pdfCheck) walkTo(w *window, to int64, text *int64) *Finding {
-	if !p.walking || to <= p.walk.pos {
-		return nil
+// searchTo searches the offsets [from, to) that w holds (from before
+// w.from too): a marker in text is refused, one in FlateDecode data kept.
+func (p *pdfCheck) searchTo(w *window, from, to int64) *Finding {
+	if !p.flate.on {
+		return searchText(w, from, to)
 	}
-	fe := p.walk.feed(w.buf[w.index(p.walk.pos):w.index(to)], func(from, to int64) *Finding {
-		return p.stored.addFrom(w, from, to)
-	})
-	if fe != nil {
-		return fe
-	}
-	if p.walk.over() {
-		p.walking, p.dataText, *text = false, true, p.walk.endedAt
+	from, to = max(from, w.base), min(to, w.limit)
+	for i, lim := w.index(from), w.index(to); i < lim; i++ {
+		if i = markerIndex(w.buf, i, lim); i < 0 {
+			break
+		}
+		if len(p.flate.hits) == maxFlateHits {
+			return refuse(TypeRefused, "el PDF no se puede inspeccionar: sus datos comprimidos deletrean más de "+strconv.Itoa(maxFlateHits)+" marcas de contenido activo")
+		}
+		p.flate.hits = append(p.flate.hits, flateHit{p.flate.start, w.base + int64(i), -1, activeMarkerAt(w.buf[i:])})
 	}
 	return nil
 }
 
-// dataWindowEnd walks the data the window handles.
-func (p *pdfCheck) dataWindowEnd(w *window, text *int64) *Finding { return p.walkTo(w, w.limit, text) }
-
-// endText ends the data at off (endstream): a walk not over there is
-// data cut short, text from where it stopped; after it, text resumes at
-// off unless the data was text already.
+// endText ends the data at off (endstream): FlateDecode data is searched
+// up to there and its markers learn where it ends; after it, text
+// resumes at off unless the data was text already.
 func (p *pdfCheck) endText(w *window, off int64, text *int64) *Finding {
-	if fe := p.walkTo(w, off, text); fe != nil {
-		return fe
-	}
-	if p.walking {
-		p.walk.end()
-		p.walking, p.dataText, *text = false, true, p.walk.endedAt
+	if p.flate.on {
+		if fe := p.searchTo(w, *text, off); fe != nil {
+			return fe
+		}
+		p.endFlate(off)
 	}
 	if !p.dataText {
 		*text = off
@@ -86,9 +121,63 @@ func (p *pdfCheck) endText(w *window, off int64, text *int64) *Finding {
 	return nil
 }
 
+// endFlate sets where the data of the markers just found ends.
+func (p *pdfCheck) endFlate(end int64) {
+	for i := len(p.flate.hits) - 1; i >= 0 && p.flate.hits[i].end < 0; i-- {
+		p.flate.hits[i].end = end
+	}
+	p.flate.on = false
+}
+
+// reread walks the deflate blocks of each FlateDecode stream a marker
+// was found in, reading the file again from the stream's start: a marker
+// in a stored block, or where the walk has ended or failed, is refused.
+func (p *pdfCheck) reread(at io.ReaderAt, size int64) *Finding {
+	p.endFlate(size) // a stream the file ends in
+	if len(p.flate.hits) == 0 {
+		return nil
+	}
+	var d deflateWalk
+	buf := make([]byte, 0, 32<<10)
+	for i := 0; i < len(p.flate.hits); {
+		h := p.flate.hits[i]
+		var stored [][2]int64
+		note := func(from, to int64) *Finding {
+			stored = append(stored, [2]int64{from, to})
+			return nil
+		}
+		d.start(h.start)
+		last := h.at // the stream's last marker: walk past it
+		for j := i; j < len(p.flate.hits) && p.flate.hits[j].start == h.start; j++ {
+			last = p.flate.hits[j].at
+		}
+		for !d.over() && d.consumedAt() <= last+int64(len(longestMarker)) && d.pos < h.end {
+			n, err := at.ReadAt(buf[:min(int64(cap(buf)), h.end-d.pos)], d.pos)
+			if n == 0 && err != nil {
+				break
+			}
+			d.feed(buf[:n], note)
+		}
+		if d.pos >= h.end {
+			d.end()
+		}
+		for ; i < len(p.flate.hits) && p.flate.hits[i].start == h.start; i++ {
+			hit := p.flate.hits[i]
+			if d.over() && d.endedAt <= hit.at {
+				return polyglot(hit.marker)
+			}
+			for _, s := range stored {
+				if s[0] <= hit.at && hit.at < s[1] {
+					return polyglot(hit.marker)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // searchText searches the offsets [from, to) that w holds, up to its
-// limit: from before w.from too, where a walk that stopped a few bytes
-// back says the text starts.
+// limit, from before w.from too.
 func searchText(w *window, from, to int64) *Finding {
 	from, to = max(from, w.base), min(to, w.limit)
 	if from >= to {
@@ -100,14 +189,18 @@ func searchText(w *window, from, to int64) *Finding {
 	return nil
 }
 
-// addFrom searches the bytes [from, to) that w holds and keeps the rest
-// for the windows after it, as add does, from before w.from too.
-func (t *textSpans) addFrom(w *window, from, to int64) *Finding {
-	if fe := searchText(w, from, to); fe != nil {
-		return fe
+// markerIndex returns the index of the first active marker that starts
+// in buf[i:lim], or -1.
+func markerIndex(buf []byte, i, lim int) int {
+	for i < lim {
+		j := bytes.IndexByte(buf[i:lim], '<')
+		if j < 0 {
+			return -1
+		}
+		if activeMarkerAt(buf[i+j:]) != "" {
+			return i + j
+		}
+		i += j + 1
 	}
-	if to > w.limit {
-		t.pending = append(t.pending, [2]int64{max(from, w.limit), to})
-	}
-	return nil
+	return -1
 }

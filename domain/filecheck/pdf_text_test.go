@@ -67,3 +67,95 @@ func TestPDFUncompressedData(t *testing.T) {
 		})
 	}
 }
+
+// huffmanSpelling is a zlib stream of one dynamic Huffman block whose
+// coded bits spell text as bytes: literals 0-254 get the 8-bit codes
+// equal to themselves (255 and end-of-block 9 bits), so that a literal,
+// from a byte boundary, is the byte whose bits are its own reversed. The
+// stream inflates to other bytes; its compressed bytes hold text as it
+// is, as compressed data does by chance (contract §10).
+func huffmanSpelling(text string) []byte {
+	var bits []bool
+	put := func(v uint32, n int) { // LSB first
+		for i := range n {
+			bits = append(bits, v>>i&1 == 1)
+		}
+	}
+	code := func(c uint32, n int) { // a Huffman code, its first bit highest
+		for i := n - 1; i >= 0; i-- {
+			bits = append(bits, c>>i&1 == 1)
+		}
+	}
+	put(1, 1) // BFINAL
+	put(2, 2) // dynamic
+	put(0, 5) // 257 literal/length codes
+	put(0, 5) // 1 distance code
+	put(3, 4) // 7 code-length code lengths: 16 17 18 0 8 7 9
+	for _, l := range []uint32{2, 0, 0, 2, 2, 0, 2} {
+		put(l, 3)
+	}
+	clen := map[int]uint32{0: 0, 8: 1, 9: 2} // length-2 codes, canonical
+	for range 255 {
+		code(clen[8], 2)
+	}
+	code(clen[9], 2) // 255
+	code(clen[9], 2) // end of block
+	code(clen[0], 2) // the distance code, unused
+	var out []byte // what it inflates to
+	for len(bits)%8 != 0 {
+		code(0x1FE, 9) // literal 255, 9 bits: to the next byte boundary
+		out = append(out, 255)
+	}
+	for _, c := range []byte(text) {
+		var r uint32
+		for i := range 8 {
+			r |= uint32(c>>i&1) << (7 - i)
+		}
+		code(r, 8) // the literal that is c reversed
+		out = append(out, byte(r))
+	}
+	code(0x1FF, 9) // end of block
+	z := []byte{0x78, 0x01}
+	for i := 0; i < len(bits); i += 8 {
+		var b byte
+		for j := 0; j < 8 && i+j < len(bits); j++ {
+			if bits[i+j] {
+				b |= 1 << j
+			}
+		}
+		z = append(z, b)
+	}
+	return binary.BigEndian.AppendUint32(z, adler32.Checksum(out))
+}
+
+// TestPDFMarkersSpelledByChance: a FlateDecode stream whose Huffman-coded
+// bytes spell markers passes (the walk finds them in coded bits), as
+// does a stream without markers; the same markers in a stored block, in
+// the dictionary before the stream, or in a second stream's stored
+// block after such a first one, are refused.
+func TestPDFMarkersSpelledByChance(t *testing.T) {
+	spelled := huffmanSpelling("x<?= <svg <script>x")
+	if !bytes.Contains(spelled, []byte("<?= <svg <script>")) || !zlibReads(spelled) {
+		t.Fatalf("the stream does not spell its markers, or zlib cannot read it: %q", spelled)
+	}
+	two := newPDFWriter("1.7")
+	two.obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	two.obj(2, "<< /Type /Pages /Kids [] /Count 0 >>")
+	two.stream(3, " /Filter /FlateDecode", spelled)
+	two.stream(4, " /Filter /FlateDecode", zlibStored("<?php", "hola"))
+	two.xref(" /Root 1 0 R")
+	for _, c := range []struct {
+		name, want string
+		pdf        []byte
+	}{
+		{"spelled by Huffman codes", "accepted", pdfWithStream(" /Filter /FlateDecode", spelled)},
+		{"then a stored block in another stream", "polyglot", two.bytes()},
+		{"in the dictionary before it", "polyglot", pdfWithStream(" /Filter /FlateDecode /Title (<?php ?>)", spelled)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got, _, _ := strings.Cut(polyglotKind(t, c.pdf, testLimits()), ":"); got != c.want {
+				t.Fatalf("%s; want %s", polyglotKind(t, c.pdf, testLimits()), c.want)
+			}
+		})
+	}
+}
