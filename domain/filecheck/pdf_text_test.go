@@ -101,7 +101,7 @@ func huffmanSpelling(text string) []byte {
 	code(clen[9], 2) // 255
 	code(clen[9], 2) // end of block
 	code(clen[0], 2) // the distance code, unused
-	var out []byte // what it inflates to
+	var out []byte   // what it inflates to
 	for len(bits)%8 != 0 {
 		code(0x1FE, 9) // literal 255, 9 bits: to the next byte boundary
 		out = append(out, 255)
