@@ -37,9 +37,22 @@ import "bytes"
 //     may reach past an "endstream" spelled inside its data; when the
 //     length is longer than the data read here, or is not a direct
 //     integer, every name counts from there to the end of the file.
+//   - Where a stream's data starts is placed as every reader places it,
+//     or an object stream is refused (pdf_data.go, onStream); an object
+//     stream whose data does not inflate is refused (pdf_objstm.go).
+//   - A string that a browser runs as a script URL counts as a script,
+//     wherever it is and however it is written (pdf_uri.go).
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
-//   - Bytes outside stream data and after the last %%EOF are searched
-//     for active markers (polyglot.go), scripts allowed or not.
+//   - What comes before %PDF- is only white space, comments and PJL
+//     (pdf_header.go). Bytes outside stream data, after the last %%EOF,
+//     and in stream data that is not compressed are searched for active
+//     markers (polyglot.go, pdf_text.go), scripts allowed or not (with
+//     scripts allowed, stream data is not searched).
+//
+// Fail closed: what the check cannot read whole (a stream it cannot
+// place, an object stream it cannot inflate, a reference it cannot
+// follow, deflate blocks it cannot walk) is refused or searched as text,
+// never passed unread.
 type pdfCheck struct {
 	allowScripts bool
 	started      bool   // the first window was seen
