@@ -97,18 +97,15 @@ func (d *deflateWalk) feed(p []byte, stored func(from, to int64) *Finding) *Find
 }
 
 // refill loads bytes of the input until more than 56 bits are loaded or
-// the input is spent: eight at a time where eight are there.
+// the input is spent: as many of eight as fit where eight are there, else
+// one at a time.
 func (d *deflateWalk) refill() {
-	if d.nacc > 56 {
-		return
-	}
-	if d.i+8 <= len(d.in) {
+	if d.nacc <= 55 && d.i+8 <= len(d.in) { // at least a byte fits
 		n := (63 - d.nacc) / 8
 		d.acc = (d.acc | binary.LittleEndian.Uint64(d.in[d.i:])<<d.nacc) & (1<<(d.nacc+8*n) - 1)
 		d.nacc += 8 * n
 		d.i += int(n)
 		d.pos += int64(n)
-		return
 	}
 	for d.nacc <= 56 && d.i < len(d.in) {
 		d.acc |= uint64(d.in[d.i]) << d.nacc

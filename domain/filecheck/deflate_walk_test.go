@@ -109,7 +109,10 @@ func storedZlib(data, rest []byte) []byte {
 func TestDeflateWalk(t *testing.T) {
 	text := bytes.Repeat([]byte("BT /F1 12 Tf 72 720 Td (Pagar\\351 CR-1) Tj ET\n"), 2000)
 	inputs := map[string][]byte{"empty": nil, "text": text, "random": randomBytes(200<<10, 9), "zeros": make([]byte, 300<<10)}
-	cases := map[string][]byte{"stored then compressed": storedZlib([]byte("<?php system($_GET[1]); ?>"), text)}
+	cases := map[string][]byte{
+		"stored then compressed": storedZlib([]byte("<?php system($_GET[1]); ?>"), text),
+		"19 code-length codes":   huffmanSpelling(string(text[:3000])), // 57 bits read at once
+	}
 	for name, in := range inputs {
 		for _, level := range []int{flate.HuffmanOnly, flate.NoCompression, flate.BestSpeed, 6, flate.BestCompression} {
 			cases[name+"/"+string(rune('0'+level+2))] = zlibAt(in, level)
@@ -120,7 +123,7 @@ func TestDeflateWalk(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: compress/flate cannot read its own output", name)
 		}
-		for _, step := range []int{len(z) + 1, 1, 7, 4096} {
+		for _, step := range []int{len(z) + 1, 1, 2, 3, 5, 7, 8, 9, 11, 13, 16, 4096} {
 			d, got := walk(z, 1000, step)
 			if d.state != walkDone || d.endedAt-1000 != int64(len(z)) {
 				t.Fatalf("%s in steps of %d: state %d, ended at %d of %d", name, step, d.state, d.endedAt-1000, len(z))
@@ -174,4 +177,30 @@ func zlibReads(z []byte) bool {
 	}
 	_, err = io.Copy(io.Discard, zr)
 	return err == nil && br.Len() == 0
+}
+
+// TestDeflateWalkRefill: whatever is loaded already (up to 56 bits),
+// refill loads the input's bytes in order until more than 56 bits are
+// loaded or the input is spent (a walk that needs 57 bits at once, a
+// dynamic block's 19 code-length code lengths, waited forever when 56
+// were loaded and none was added).
+func TestDeflateWalkRefill(t *testing.T) {
+	in := randomBytes(16, 4)
+	for nacc := uint(0); nacc <= 56; nacc++ {
+		for n := 0; n <= len(in); n++ {
+			d := deflateWalk{acc: 1<<nacc - 1, nacc: nacc, in: in[:n]}
+			d.refill()
+			if d.nacc <= 56 && d.i < n {
+				t.Fatalf("%d bits loaded, %d bytes at hand: %d loaded, %d bytes taken", nacc, n, d.nacc, d.i)
+			}
+			for k := range d.i {
+				if got := byte(d.acc >> (nacc + 8*uint(k))); got != in[k] {
+					t.Fatalf("%d bits loaded, %d bytes at hand: byte %d loaded as %#x, is %#x", nacc, n, k, got, in[k])
+				}
+			}
+			if d.acc&(1<<nacc-1) != 1<<nacc-1 || d.nacc != nacc+8*uint(d.i) || d.nacc < 64 && d.acc>>d.nacc != 0 {
+				t.Fatalf("%d bits loaded, %d bytes at hand: acc %#x, %d bits", nacc, n, d.acc, d.nacc)
+			}
+		}
+	}
 }

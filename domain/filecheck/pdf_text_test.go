@@ -86,12 +86,12 @@ func huffmanSpelling(text string) []byte {
 			bits = append(bits, c>>i&1 == 1)
 		}
 	}
-	put(1, 1) // BFINAL
-	put(2, 2) // dynamic
-	put(0, 5) // 257 literal/length codes
-	put(0, 5) // 1 distance code
-	put(3, 4) // 7 code-length code lengths: 16 17 18 0 8 7 9
-	for _, l := range []uint32{2, 0, 0, 2, 2, 0, 2} {
+	put(1, 1)  // BFINAL
+	put(2, 2)  // dynamic
+	put(0, 5)  // 257 literal/length codes
+	put(0, 5)  // 1 distance code
+	put(15, 4) // all 19 code-length code lengths (16 17 18 0 8 7 9 6 …), as zlib often writes them
+	for _, l := range []uint32{2, 0, 0, 2, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} {
 		put(l, 3)
 	}
 	clen := map[int]uint32{0: 0, 8: 1, 9: 2} // length-2 codes, canonical
