@@ -89,8 +89,14 @@ func (d *deflateWalk) feed(p []byte, stored func(from, to int64) *Finding) *Find
 		if fe != nil {
 			return fe
 		}
-		if !ok && d.i == len(p) {
+		switch {
+		case ok:
+		case d.i == len(p):
 			return nil // more bytes are needed
+		case d.nacc > 56:
+			// No step needs more than 57 bits: a walk that cannot go on
+			// with them has lost its way, and fails (the rest is text).
+			d.fail()
 		}
 	}
 	return nil

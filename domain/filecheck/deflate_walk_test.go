@@ -155,6 +155,7 @@ func FuzzDeflateWalk(f *testing.F) {
 	f.Add(storedZlib([]byte("<?php"), []byte("hola")), uint8(1))
 	f.Add(zlibAt([]byte("BT (x) Tj ET"), 9), uint8(3))
 	f.Add(zlibAt(randomBytes(1000, 1), flate.HuffmanOnly), uint8(200))
+	f.Add(huffmanSpelling("<?= hola"), uint8(255))
 	f.Fuzz(func(t *testing.T, z []byte, step uint8) {
 		d, got := walk(z, 5, int(step)+1)
 		want, ok := referenceStored(z)
