@@ -25,9 +25,7 @@ var corpusRefused = map[string]string{
 // corpusRuled are the corpus's files that carry nothing active but that
 // a rule refuses on purpose, with the problem code and the rule: each
 // must be refused with that code. Every other file must pass.
-var corpusRuled = map[string]string{
-	"pdfcpu/pdf20/withOffsetStart.pdf": "file_type_not_allowed: lines of text before %PDF- (the PDF 2.0 examples' sample of a print workflow's prefix); only white space, % comment lines and PJL may come there (issue 32, finding 8: HTML there opens the file for a browser)",
-}
+var corpusRuled = map[string]string{}
 
 // corpusSource is one source of the corpus, by the name its count is
 // printed under.

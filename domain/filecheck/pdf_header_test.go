@@ -7,9 +7,9 @@ import (
 )
 
 // TestPDFBeforeHeader (issue 32, finding 8): before %PDF- only what
-// print workflows write may come (white space, % comment lines, PJL);
-// markup without a listed marker, as the HTML that Chromium ran, and any
-// other line are refused. pdf.js, MuPDF and qpdf open each refused file
+// print workflows write may come (white space, % comment lines, PJL,
+// lines of printable ASCII text); markup without a listed marker, as the
+// HTML that Chromium ran, '<' anywhere, and binary are refused. pdf.js, MuPDF and qpdf open each refused file
 // as the PDF it also is.
 func TestPDFBeforeHeader(t *testing.T) {
 	pdf := onePagePDF("")
@@ -23,8 +23,10 @@ func TestPDFBeforeHeader(t *testing.T) {
 		{"a KiB of comments", strings.Repeat("%"+strings.Repeat(" ", 62)+"\n", pdfHeaderWithin/64), "accepted"},
 		{"HTML without a listed marker", "<p><img src=x onerror=alert(document.domain)>\n", "type_refused"},
 		{"markup in a comment line", "% <a href=x>\n", "type_refused"},
-		{"a line of text", "# A PDF processor may encounter data before the PDF header.\r\n", "type_refused"},
-		{"text after a comment, on a line of its own", "%!PS\rcalc.exe\n", "type_refused"},
+		{"a line of text (the PDF 2.0 examples' prefix)", "# A PDF processor may encounter data before the PDF header.\r\n", "accepted"},
+		{"text after a comment, on a line of its own", "%!PS\rcalc.exe\n", "accepted"},
+		{"a control byte in a line", "job\x00name\n", "type_refused"},
+		{"a byte above ASCII", "trabajo \xe9\n", "type_refused"},
 		{"a UTF-8 byte order mark", "\xEF\xBB\xBF", "type_refused"},
 		{"PHP", "<?php system($_GET['c']); ?>\n", "polyglot"},
 	} {
