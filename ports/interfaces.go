@@ -178,13 +178,20 @@ type TokenVerifier interface {
 // PasswordHasher hashes and checks passwords.
 type PasswordHasher interface {
 	Hash(password string) (string, error)
-	// Compare returns nil when password matches hash. It bounds the
-	// comparisons that run at once; one that cannot start in time returns
-	// an error of kind domain.ErrUnavailable with RetryAfter set.
+	// Compare returns nil when password matches hash. Every comparison
+	// does the same work, whatever the parameters hash was made with (an
+	// imported PHP hash of a lower cost included), so a known name cannot
+	// be told from an unknown one by it. It bounds the comparisons that
+	// run at once; one that cannot start in time returns an error of kind
+	// domain.ErrUnavailable with RetryAfter set.
 	Compare(ctx context.Context, hash, password string) error
 	// Dummy returns a hash to compare against for unknown users, so they
 	// cost the same time as a wrong password.
 	Dummy() string
+	// Admit tells the hasher of a stored hash: from then on every
+	// comparison, an unknown user's included, does at least the work of
+	// one against it (a stored hash dearer than Hash makes).
+	Admit(hash string)
 	// NeedsRehash reports whether hash was made with other parameters
 	// than Hash uses now (e.g. an imported PHP hash of a lower cost).
 	NeedsRehash(hash string) bool
