@@ -64,7 +64,7 @@ const StagingTable = "partner_disbursement_staging"
 // does not require the server to be up (MySQL connects lazily), so the
 // service can start and report not ready. Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
-	if err := opts.check(driver); err != nil {
+	if err := Check(driver, dsn, opts); err != nil {
 		return nil, err
 	}
 	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
