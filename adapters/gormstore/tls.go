@@ -24,15 +24,19 @@ type SettingError struct {
 func (e *SettingError) Error() string { return e.Key + ": " + e.Reason }
 
 // Check refuses, without connecting, what Open would refuse: options it
-// cannot use (Options.check) and TLS settings that cannot work or would
-// not protect the connection (checkTLS). The configuration's check
+// cannot use (Options.check), TLS settings that cannot work or would
+// not protect the connection (checkTLS), and a DSN that makes a Galera
+// node's reads uncausal (checkCausalReads). The configuration's check
 // (config check, and every command before it opens the store) asks it,
 // so the store's rules are stated here only.
 func Check(driver, dsn string, o Options) error {
 	if err := o.check(driver); err != nil {
 		return err
 	}
-	return checkTLS(driver, dsn, o)
+	if err := checkTLS(driver, dsn, o); err != nil {
+		return err
+	}
+	return checkCausalReads(driver, dsn)
 }
 
 // checkTLS refuses a CA file or server name with SQLite; a server name
