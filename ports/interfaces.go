@@ -37,7 +37,9 @@ type ReportStore interface {
 	// hash, nonce and state), so an expired or abandoned record is taken
 	// over only once.
 	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
-	// Ping checks that the store answers.
+	// Ping checks that the store answers and can serve: a store that
+	// answers but cannot read or write (a Galera node outside the Primary
+	// component) fails it.
 	Ping(ctx context.Context) error
 }
 
@@ -52,6 +54,11 @@ type SweepStore interface {
 	// (the file stays). StoreReport of a report whose file name has a tombstone
 	// fails and stores nothing.
 	TombstoneFile(ctx context.Context, name string) (bool, error)
+	// PurgedFiles returns which of names were files of reports the
+	// retention purge deleted (PurgeStore.DeleteReports records them): no
+	// report can name them again, and the sweep deletes them instead of
+	// keeping them in quarantine.
+	PurgedFiles(ctx context.Context, names []string) (map[string]bool, error)
 	// UncheckedReservations returns up to limit files of stored rows,
 	// created before before, that MarkChecked has not yet marked, oldest
 	// first. A row is listed once it has committed, however late.
