@@ -48,6 +48,7 @@ const (
 	MsgStoreFailed   = "No se pudo copiar los datos a tabla temporal"
 	MsgFileFailed    = "No se pudo guardar el archivo adjunto"
 	MsgInvalidReport = "Datos del reporte inválidos"
+	MsgReportPurged  = "El reporte enviado antes con esta clave fue eliminado por la política de retención; no se guarda de nuevo con la misma clave: envíelo con una Idempotency-Key nueva si debe guardarse otra vez"
 )
 
 // Problem is one thing wrong with one field of a report.
