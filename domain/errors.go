@@ -35,6 +35,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: the thing to create exists already.
 	ErrConflict = errors.New("conflict")
+	// ErrGone: what the request names existed and was deleted for good (a
+	// report the retention purge deleted, sent again under its key);
+	// retrying the same request cannot help.
+	ErrGone = errors.New("gone")
 	// ErrOutcomeUnknown: a commit failed in a way that does not tell
 	// whether it was applied (the database went away during it). Whatever
 	// the commit would name (a file) must be kept, not undone.

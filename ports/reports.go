@@ -90,7 +90,7 @@ func storeFailed(err error) error {
 
 // Submit stores a report once. Errors: domain.ErrInvalidInput (with the
 // problems), domain.ErrTooLarge, domain.ErrKeyReused, domain.ErrInProgress,
-// domain.ErrConflict (report_purged: replay), domain.ErrUnavailable.
+// domain.ErrGone (report_purged), domain.ErrUnavailable.
 func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
 	// The receipt time is kept to the millisecond, so the answer and every
 	// later look-up show the same instant on every store.
@@ -230,7 +230,7 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 // replay is the first answer again, from its record. The record's report
 // is looked for first: one the retention purge deleted while its record
 // lives (a retention shorter than the idempotency.ttl of its day) is
-// domain.ErrConflict report_purged, never a 200 naming a report that is
+// domain.ErrGone report_purged, never a 200 naming a report that is
 // not there, and it is not stored again under the same key. When the
 // record names a file, the file is looked for next: a 200 never names a
 // file that is not there (503 instead; the cause, logged, names the row
@@ -240,7 +240,7 @@ func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (dom
 	case err != nil:
 		return domain.Receipt{}, storeFailed(err)
 	case !stored:
-		return domain.Receipt{}, domain.NewError(domain.ErrConflict, "report_purged", domain.MsgReportPurged).
+		return domain.Receipt{}, domain.NewError(domain.ErrGone, "report_purged", domain.MsgReportPurged).
 			WithCause(fmt.Errorf("the record of key %s names report %d, which is no longer stored", rec.KeyHash[:min(12, len(rec.KeyHash))], rec.ReportID))
 	}
 	if rec.FileName != "" {

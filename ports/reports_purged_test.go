@@ -13,8 +13,8 @@ import (
 
 // TestReplayOfAPurgedReport: the retention purge deleted a report (and its
 // file) while its idempotency record lives. The same report again, with
-// or without a file, keyed or not, is refused with ErrConflict
-// report_purged (409): not a 200 naming a report that is not there, not
+// or without a file, keyed or not, is refused with ErrGone report_purged
+// (410): not a 200 naming a report that is not there, not
 // a misleading 503 file_store_failed, and nothing is stored again under
 // the key. With a new Idempotency-Key it is stored anew.
 func TestReplayOfAPurgedReport(t *testing.T) {
@@ -45,8 +45,8 @@ func TestReplayOfAPurgedReport(t *testing.T) {
 			}
 			_, err = svc.Submit(ctx, submission(tt.body, tt.key))
 			var de *domain.Error
-			if !domain.IsKind(err, domain.ErrConflict) || !errors.As(err, &de) || de.Code != "report_purged" {
-				t.Fatalf("the same report after its purge: %v; want ErrConflict report_purged", err)
+			if !domain.IsKind(err, domain.ErrGone) || !errors.As(err, &de) || de.Code != "report_purged" {
+				t.Fatalf("the same report after its purge: %v; want ErrGone report_purged", err)
 			}
 			if store.Count() != 1 || up.Count() != 0 {
 				t.Fatalf("%d rows stored, %d files kept; want nothing stored again", store.Count(), up.Count())

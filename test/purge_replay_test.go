@@ -23,7 +23,7 @@ func TestReplayAfterPurgeMySQL(t *testing.T) {
 // deleted while their idempotency records live (idempotency.ttl was
 // longer when they were stored than the retention the purge ran with;
 // here their receipt time is moved back in the database) are sent again:
-// each path answers 409 report_purged in its own shape (legacy: status
+// each path answers 410 report_purged in its own shape (legacy: status
 // "400"; /v1: a problem), not 503 file_store_failed nor a 200 naming a
 // report that is gone, and nothing is stored again; with a new
 // Idempotency-Key the report is stored anew.
@@ -103,15 +103,15 @@ func replayAfterPurge(t *testing.T, driver, dsn string) {
 	for i, r := range reports {
 		got := r.send(key(i))
 		code, _ := got.Body["code"].(string)
-		if got.Status != 409 || code != "report_purged" {
-			t.Errorf("%s again after its purge: %d %s; want 409 report_purged", r.name, got.Status, got.Raw)
+		if got.Status != 410 || code != "report_purged" {
+			t.Errorf("%s again after its purge: %d %s; want 410 report_purged", r.name, got.Status, got.Raw)
 			continue
 		}
 		if strings.HasPrefix(r.name, "legacy") && got.Body["status"] != "400" {
 			t.Errorf("%s: the legacy answer's status member is %v, want \"400\"", r.name, got.Body["status"])
 		}
-		if strings.HasPrefix(r.name, "v1") && (got.Body["status"] != float64(409) || !strings.HasPrefix(got.Header.Get("Content-Type"), "application/problem+json")) {
-			t.Errorf("%s: %s %s; want a 409 problem", r.name, got.Header.Get("Content-Type"), got.Raw)
+		if strings.HasPrefix(r.name, "v1") && (got.Body["status"] != float64(410) || !strings.HasPrefix(got.Header.Get("Content-Type"), "application/problem+json")) {
+			t.Errorf("%s: %s %s; want a 410 problem", r.name, got.Header.Get("Content-Type"), got.Raw)
 		}
 	}
 	if n := storetest.CountReports(t, driver, dsn); n != 0 {

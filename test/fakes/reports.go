@@ -93,12 +93,24 @@ func (m *ReportStore) GetKey(_ context.Context, user, keyHash string) (domain.Id
 	return domain.IdempotencyRecord{}, fmt.Errorf("key: %w", domain.ErrNotFound)
 }
 
-// ReportExists reports whether the report id was stored and not deleted
-// (DeleteReport).
+// ReportExists reports whether the report id was stored, or is named by a
+// record put by PutKey (which stands for rows stored before the fake),
+// and not deleted (DeleteReport).
 func (m *ReportStore) ReportExists(_ context.Context, id int64) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return id >= 1 && id <= int64(len(m.rows)) && !m.deleted[id], nil
+	if m.deleted[id] {
+		return false, nil
+	}
+	if id >= 1 && id <= int64(len(m.rows)) {
+		return true, nil
+	}
+	for _, rec := range m.keys {
+		if rec.ReportID == id {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // DeleteReport deletes the report id and leaves its record, as the
