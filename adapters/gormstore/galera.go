@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -13,8 +12,8 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 )
 
-// What the store does on a MariaDB Galera node (wsrep_on is ON): every
-// session reads causally, and readiness asks the node whether it serves.
+// On a MariaDB Galera node (wsrep_on is ON) every session reads causally;
+// readiness asks the node whether it serves (ready.go).
 
 // syncWait is the session variable that makes a Galera node's reads
 // causal, and causalReads its bit for reads (SELECT, SHOW, BEGIN): a read
@@ -72,9 +71,14 @@ func (c causalConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	on, err := wsrepOn(ctx, conn)
+	q, canQuery := conn.(driver.QueryerContext)
+	e, canExec := conn.(driver.ExecerContext)
+	if !canQuery || !canExec {
+		return nil, errors.Join(errors.New("set causal reads: the MySQL driver's connection cannot run statements directly"), conn.Close())
+	}
+	on, err := wsrepOn(ctx, q)
 	if err == nil && on {
-		_, err = conn.(driver.ExecerContext).ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(causalReads), nil)
+		_, err = e.ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(causalReads), nil)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("set causal reads on a new connection: %w", err), conn.Close())
@@ -83,8 +87,8 @@ func (c causalConnector) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // wsrepOn reports whether conn's server runs Galera replication.
-func wsrepOn(ctx context.Context, conn driver.Conn) (bool, error) {
-	rows, err := conn.(driver.QueryerContext).QueryContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'", nil)
+func wsrepOn(ctx context.Context, conn driver.QueryerContext) (bool, error) {
+	rows, err := conn.QueryContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'", nil)
 	if err != nil {
 		return false, err
 	}
@@ -104,59 +108,4 @@ func text(v driver.Value) string {
 		return string(b)
 	}
 	return fmt.Sprint(v)
-}
-
-// serving checks, on one connection of db, that the server serves the
-// store: on a Galera node, that it is Synced in the Primary component
-// and ready (a node outside the Primary component answers a ping, and
-// refuses every read and write with 1047); on every server, that a read
-// of a table succeeds.
-func serving(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	var name, on string
-	switch err := conn.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'").Scan(&name, &on); {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return err
-	case strings.EqualFold(on, "ON"):
-		if err := galeraServing(ctx, conn); err != nil {
-			return err
-		}
-	}
-	var one int
-	if err := conn.QueryRowContext(ctx, "SELECT 1 FROM schema_migrations LIMIT 1").Scan(&one); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("read a table: %w", err)
-	}
-	return nil
-}
-
-// galeraServing checks that conn's Galera node is ready (wsrep_ready),
-// in the Primary component (wsrep_cluster_status) and Synced
-// (wsrep_local_state 4): a joining, donor or isolated node is not.
-func galeraServing(ctx context.Context, conn *sql.Conn) error {
-	rows, err := conn.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_status', 'wsrep_local_state', 'wsrep_local_state_comment')")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	status := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return err
-		}
-		status[strings.ToLower(k)] = v
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if !strings.EqualFold(status["wsrep_ready"], "ON") || status["wsrep_cluster_status"] != "Primary" || status["wsrep_local_state"] != "4" {
-		return fmt.Errorf("galera node not serving: wsrep_ready %s, wsrep_cluster_status %s, wsrep_local_state %s (%s); want ON, Primary, 4 (Synced)",
-			status["wsrep_ready"], status["wsrep_cluster_status"], status["wsrep_local_state"], status["wsrep_local_state_comment"])
-	}
-	return nil
 }
