@@ -67,22 +67,23 @@ type HTTPConfig struct {
 
 // StoreConfig is the database.
 type StoreConfig struct {
-	Driver          string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
-	DSN             string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
-	TLSCAFile       string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
-	TLSServerName   string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
-	AutoMigrate     bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
-	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
-	MaxIdleConns    int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
-	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
-	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
-	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
-	LookupTimeout   time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
-	LookupConns     int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
-	ReadbackTimeout time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
-	LockWaitTimeout time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
-	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
-	BatchWriters    int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
+	Driver           string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
+	DSN              string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
+	TLSCAFile        string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
+	TLSServerName    string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
+	AllowInsecureTLS bool          `mapstructure:"allow_insecure_tls" default:"false" doc:"MySQL: true accepts tls=skip-verify, tls=preferred or allowFallbackToPlaintext=true in store.dsn (TLS that does not verify the server, or falls back to plain text); false refuses them at start"`
+	AutoMigrate      bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
+	MaxOpenConns     int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
+	MaxIdleConns     int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
+	ConnMaxLifetime  time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
+	ConnMaxIdleTime  time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
+	BusyTimeout      time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	LookupTimeout    time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
+	LookupConns      int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
+	ReadbackTimeout  time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
+	LockWaitTimeout  time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
+	MaxBatch         int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
+	BatchWriters     int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
 }
 
 // UploadsConfig is where report files go and what they may be.

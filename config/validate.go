@@ -114,9 +114,6 @@ func (c *Config) finishStore() error {
 	default:
 		return keyError("store.driver", "%q, want sqlite or mysql", s.Driver)
 	}
-	if err := checkStoreTLS(s); err != nil {
-		return err
-	}
 	if err := firstErr(
 		between("store.max_open_conns", s.MaxOpenConns, 1, 10_000),
 		between("store.max_idle_conns", s.MaxIdleConns, 0, 10_000),

@@ -90,7 +90,7 @@ func storeFailed(err error) error {
 
 // Submit stores a report once. Errors: domain.ErrInvalidInput (with the
 // problems), domain.ErrTooLarge, domain.ErrKeyReused, domain.ErrInProgress,
-// domain.ErrUnavailable.
+// domain.ErrGone (report_purged), domain.ErrUnavailable.
 func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
 	// The receipt time is kept to the millisecond, so the answer and every
 	// later look-up show the same instant on every store.
@@ -227,10 +227,22 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
 }
 
-// replay is the first answer again, from its record. When the record names
-// a file, the file is looked for first: a 200 never names a file that is
-// not there (503 instead; the cause, logged, names the row and the file).
+// replay is the first answer again, from its record. The record's report
+// is looked for first: one the retention purge deleted while its record
+// lives (a retention shorter than the idempotency.ttl of its day) is
+// domain.ErrGone report_purged, never a 200 naming a report that is
+// not there, and it is not stored again under the same key. When the
+// record names a file, the file is looked for next: a 200 never names a
+// file that is not there (503 instead; the cause, logged, names the row
+// and the file).
 func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, error) {
+	switch stored, err := s.st.ReportExists(ctx, rec.ReportID); {
+	case err != nil:
+		return domain.Receipt{}, storeFailed(err)
+	case !stored:
+		return domain.Receipt{}, domain.NewError(domain.ErrGone, "report_purged", domain.MsgReportPurged).
+			WithCause(fmt.Errorf("the record of key %s names report %d, which is no longer stored", rec.KeyHash[:min(12, len(rec.KeyHash))], rec.ReportID))
+	}
 	if rec.FileName != "" {
 		ok, err := s.uploads.Exists(ctx, rec.FileName)
 		if err == nil && !ok {

@@ -194,6 +194,7 @@ func TestReportAnswers(t *testing.T) {
 		{"not an object", reportHeaders, `[1]`, nil, 400, "400", "invalid_json", [2]string{}},
 		{"reused key", reportHeaders, `{}`, domain.NewError(domain.ErrKeyReused, "idempotency_key_reused", "x"), 400, "400", "idempotency_key_reused", [2]string{}},
 		{"in progress", reportHeaders, `{}`, domain.NewError(domain.ErrInProgress, "request_in_progress", "x"), 409, "400", "request_in_progress", [2]string{}},
+		{"purged", reportHeaders, `{}`, domain.NewError(domain.ErrGone, "report_purged", "x"), 410, "400", "report_purged", [2]string{}},
 		{"file too large", reportHeaders, `{}`, domain.NewError(domain.ErrTooLarge, "invalid_report", "x"), 413, "400", "invalid_report", [2]string{}},
 		{"store down", reportHeaders, `{}`, retry, 503, "400", "store_failed", [2]string{"Retry-After", "2"}},
 		{"unknown error", reportHeaders, `{}`, fmt.Errorf("boom"), 500, "400", "internal_error", [2]string{}},
