@@ -39,7 +39,7 @@ func FuzzParseFile(f *testing.F) {
 		// which of two problems is found first when one is bad base64: a
 		// block is decoded whole before its bytes are checked).
 		file, big := Inspect(b64, rules)
-		_, small := inspectIn(b64, rules, 3*(1+len(ext)%40))
+		_, small := inspectIn(b64, rules, 3*(1+len(ext)%40), &work{})
 		if (big == nil) != (small == nil) || big != nil && *big != *small && big.Kind != Undecodable && small.Kind != Undecodable {
 			t.Fatalf("in one block: %+v; in blocks of %d bytes: %+v", big, 3*(1+len(ext)%40), small)
 		}

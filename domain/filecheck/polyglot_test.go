@@ -126,7 +126,7 @@ func polyglotKind(t *testing.T, data []byte, rules Limits) string {
 	var got []string
 	for _, in := range []string{text, wrap76(text)} {
 		for _, chunk := range []int{decodedChunk, 111} {
-			_, fe := inspectIn(in, rules, chunk)
+			_, fe := inspectIn(in, rules, chunk, &work{})
 			switch {
 			case fe == nil:
 				got = append(got, "accepted")
