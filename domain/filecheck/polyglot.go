@@ -54,17 +54,46 @@ func markerIn(buf []byte, i, lim int) string {
 // case, or "". The markers are ASCII, so a byte-wise ASCII fold is
 // exactly a Unicode one here, and the second byte rules most '<' out
 // (in binary data a '<' comes once in 256 bytes).
+//
+// A marker written in UCS-2 or UTF-16, of either byte order (a Windows
+// XP tag, an EXIF UserComment in UNICODE, XMP in UTF-16), is each of its
+// characters followed by a 0 byte, or preceded by one: either way, from
+// its '<' on, its characters with a 0 between each two. Readers show it
+// as the same text, so it is the same marker (wideMarkerAt).
 func activeMarkerAt(rest []byte) string {
 	if len(rest) < 2 {
 		return ""
 	}
 	switch rest[1] | 0x20 {
 	case '?', '!', 's', 'h', 'i', 'b', 'o', 'e':
+	case 0x20: // 0 or a space; a space starts no marker
+		if rest[1] == 0 {
+			return wideMarkerAt(rest)
+		}
+		return ""
 	default:
 		return ""
 	}
 	for _, m := range activeMarkers {
 		if hasPrefixFold(rest, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// wideMarkerAt is activeMarkerAt for a marker with a 0 byte after each
+// of its characters but the last.
+func wideMarkerAt(rest []byte) string {
+	for _, m := range activeMarkers {
+		if len(rest) < 2*len(m)-1 {
+			continue
+		}
+		i := 0
+		for i < len(m) && (i == 0 || rest[2*i-1] == 0) && hasPrefixFold(rest[2*i:], m[i:i+1]) {
+			i++
+		}
+		if i == len(m) {
 			return m
 		}
 	}
@@ -148,7 +177,7 @@ func searchSpan(w *window, from, to int64) *Finding {
 // buf: a marker cut by a block's end is found whole with the next. It
 // stops at read's first error and returns it (io.EOF: the text ended).
 func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
-	keep := len(longestMarker) - 1 // carried to the next block
+	keep := 2*len(longestMarker) - 2 // carried to the next block: a wide marker but its last byte
 	n := 0
 	for {
 		k, err := read(buf[n:])
