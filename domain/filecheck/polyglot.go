@@ -177,6 +177,12 @@ func searchSpan(w *window, from, to int64) *Finding {
 // buf: a marker cut by a block's end is found whole with the next. It
 // stops at read's first error and returns it (io.EOF: the text ended).
 func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
+	return searchStreamWith(buf, read, markerIn)
+}
+
+// searchStreamWith is searchStream finding markers with find (markerIn,
+// or pixelMarkerIn for pixels).
+func searchStreamWith(buf []byte, read func([]byte) (int, error), find func(buf []byte, i, lim int) string) (string, error) {
 	keep := 2*len(longestMarker) - 2 // carried to the next block: a wide marker but its last byte
 	n := 0
 	for {
@@ -187,7 +193,7 @@ func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
 			lim = n
 		}
 		if lim > 0 {
-			if m := markerIn(buf[:n], 0, lim); m != "" {
+			if m := find(buf[:n], 0, lim); m != "" {
 				return m, nil
 			}
 			n = copy(buf, buf[lim:n])

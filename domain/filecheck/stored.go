@@ -9,14 +9,14 @@ import (
 var errMarker = errors.New("a marker in a stored block")
 
 // searchStored walks the zlib stream that r reads (walkZlib) and searches
-// the bytes of its stored blocks as they are, as the rest of the file's
-// uncompressed bytes are (contract §10); what names the stream in a
+// the bytes of its stored blocks as they are, as pixels (pixeltext.go),
+// and what follows the stream as it is (contract §10); what names the stream in a
 // refusal ("una tira", "el IDAT"). A stream that is not valid deflate
 // is refused: the check cannot say what it holds (fail closed).
 func searchStored(d *deflateWalk, r *bufio.Reader, buf []byte, what string) *Finding {
 	var found string
 	err := d.walkZlib(r, func(block io.Reader) error {
-		m, err := searchStream(buf, block.Read)
+		m, err := searchStreamWith(buf, block.Read, pixelMarkerIn)
 		if m != "" {
 			found = m
 			return errMarker

@@ -174,7 +174,7 @@ func (t *tiffWalk) add(list *[]span, off, n int64) *Finding {
 	if n == 0 {
 		return nil
 	}
-	if len(t.compressed)+len(t.text)+len(t.deflated) >= maxTIFFSpans {
+	if len(t.compressed)+len(t.text)+len(t.deflated)+len(t.pixels) >= maxTIFFSpans {
 		return tiffUninspectable("nombra más de " + strconv.Itoa(maxTIFFSpans) + " tiras, teselas y textos")
 	}
 	*list = append(*list, span{uint32(off), uint32(n)})
@@ -184,17 +184,16 @@ func (t *tiffWalk) add(list *[]span, off, n int64) *Finding {
 // image keeps a directory's image data: its strips or tiles, each with
 // its length, and its JPEG thumbnail. Data that Compression says is
 // stored as it is (1, none; 32773, PackBits, whose literal runs are the
-// bytes as they are) stays in what is searched; deflated data (8 and
-// 32946) is walked for its stored blocks; any other compression is
-// skipped, as compressed data is.
+// bytes as they are) is searched as pixels (pixeltext.go); deflated data
+// (8 and 32946) is walked for its stored blocks; any other compression
+// is skipped, as compressed data is.
 func (t *tiffWalk) image(img imageFields) *Finding {
-	var list *[]span
+	list := &t.compressed
 	switch img.compression {
 	case 1, 32773:
+		list = &t.pixels
 	case 8, 32946:
 		list = &t.deflated
-	default:
-		list = &t.compressed
 	}
 	for _, pair := range [][2]*tiffField{{img.strips, img.stripLens}, {img.tiles, img.tLen}, {img.thumb, img.thumbLen}} {
 		offs, lens := pair[0], pair[1]
@@ -226,10 +225,8 @@ func (t *tiffWalk) image(img imageFields) *Finding {
 					return fe
 				}
 				return t.add(&t.deflated, off, n)
-			case list != nil:
-				return t.add(list, off, n)
 			}
-			return nil
+			return t.add(list, off, n)
 		})
 		if fe != nil {
 			return fe

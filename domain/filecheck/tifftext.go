@@ -65,12 +65,13 @@ func (s span) end() int64 { return int64(s.off) + int64(s.n) }
 // directory and each value it names must lie within the structure, and
 // no directory may be reached twice: one that cannot be read whole is
 // refused (fail closed), as a reader would see something the check did
-// not. What it searches is then everything but the compressed image
-// data: the bytes of strips and tiles whose Compression compresses
-// them, and of a JPEG thumbnail, are skipped, but deflated ones are
-// walked for their stored blocks (deflatewalk.go), and a value of bytes
-// (ASCII, BYTE, UNDEFINED, UTF-8: text, XMP, UserComment, the Windows
-// XP tags, IPTC) is searched even where it lies in such data.
+// not. What it searches is then every byte as it is but the image data:
+// strips and tiles stored as they are are searched as pixels
+// (pixeltext.go); those whose Compression compresses them, and a JPEG
+// thumbnail, are skipped, but deflated ones are walked for their stored
+// blocks (deflatewalk.go); and a value of bytes (ASCII, BYTE, UNDEFINED,
+// UTF-8: text, XMP, UserComment, the Windows XP tags, IPTC) is searched
+// as text even where it lies in image data.
 type tiffWalk struct {
 	at         io.ReaderAt
 	order      binary.ByteOrder
@@ -81,6 +82,7 @@ type tiffWalk struct {
 	entries    int
 	compressed []span // image data not searched as it is
 	deflated   []span // of those, the zlib streams walked for stored blocks
+	pixels     []span // image data stored as it is, searched as pixels
 	text       []span // values of bytes
 	deflate    *deflateWalk
 	bufr       *bufio.Reader
@@ -143,30 +145,34 @@ func (t *tiffWalk) dirs() *Finding {
 // offsets, so that each block of the file is decoded about once.
 func (t *tiffWalk) search() *Finding {
 	byOff := func(a, b span) int { return int(int64(a.off) - int64(b.off)) }
-	slices.SortFunc(t.compressed, byOff)
-	slices.SortFunc(t.deflated, byOff)
-	slices.SortFunc(t.text, byOff)
-	t.compressed = merged(t.compressed)
-	// Everything between the compressed stretches, as it is.
+	for _, l := range [][]span{t.compressed, t.deflated, t.pixels, t.text} {
+		slices.SortFunc(l, byOff)
+	}
+	image := merged(slices.SortedFunc(slices.Values(append(slices.Clone(t.compressed), t.pixels...)), byOff))
+	// Everything but the image data, as it is.
 	var from int64
-	for _, s := range t.compressed {
-		if fe := t.searchRaw(from, int64(s.off)); fe != nil {
+	for _, s := range image {
+		if fe := t.searchRaw(from, int64(s.off), markerIn); fe != nil {
 			return fe
 		}
 		from = s.end()
 	}
-	if fe := t.searchRaw(from, t.size); fe != nil {
+	if fe := t.searchRaw(from, t.size, markerIn); fe != nil {
 		return fe
 	}
-	// Text values that lie in compressed data, which the pass above
-	// skipped (a value it searched is not searched again).
-	i := 0 // the first compressed stretch that ends after v starts
+	for _, s := range merged(t.pixels) {
+		if fe := t.searchRaw(int64(s.off), s.end(), pixelMarkerIn); fe != nil {
+			return fe
+		}
+	}
+	// Text values that lie in image data, which the first pass skipped.
+	i := 0 // the first stretch of image data that ends after v starts
 	for _, v := range t.text {
-		for i < len(t.compressed) && t.compressed[i].end() <= int64(v.off) {
+		for i < len(image) && image[i].end() <= int64(v.off) {
 			i++
 		}
-		if i < len(t.compressed) && int64(t.compressed[i].off) < v.end() {
-			if fe := t.searchRaw(int64(v.off), v.end()); fe != nil {
+		if i < len(image) && int64(image[i].off) < v.end() {
+			if fe := t.searchRaw(int64(v.off), v.end(), markerIn); fe != nil {
 				return fe
 			}
 		}
@@ -179,13 +185,13 @@ func (t *tiffWalk) search() *Finding {
 	return nil
 }
 
-// searchRaw searches the bytes [from, to) as they are.
-func (t *tiffWalk) searchRaw(from, to int64) *Finding {
+// searchRaw searches the bytes [from, to) as they are, with find.
+func (t *tiffWalk) searchRaw(from, to int64, find func([]byte, int, int) string) *Finding {
 	if from >= to {
 		return nil
 	}
 	r := io.NewSectionReader(t.at, from, to-from)
-	m, err := searchStream(t.buf, r.Read)
+	m, err := searchStreamWith(t.buf, r.Read, find)
 	if fe := t.wk.cause(err); fe != nil {
 		return fe
 	}

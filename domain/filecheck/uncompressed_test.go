@@ -123,6 +123,12 @@ func TestUncompressedPlaces(t *testing.T) {
 		{"TIFF strip, deflate with a stored block", greyTIFF(le, 64, 48, 8, mixedZlib(rows[:64*48], []byte(php))), "polyglot"},
 		{"TIFF strip, deflate", greyTIFF(le, 64, 48, 8, compressed(flatWithPHP, zlib.BestCompression)), "accepted"},
 		{"TIFF strip, not compressed, no markup", greyTIFF(le, 64, 48, 1, rows[:64*48]), "accepted"},
+		// Pixel bytes as a dark photo's are (pixeltext.go): they spell
+		// "<?=" and "<?PHPG" by chance, and are no markup.
+		{"TIFF strip, not compressed, dark pixels", greyTIFF(le, 64, 48, 1, darkPixels(64*48)), "accepted"},
+		{"PNG IDAT, all stored, dark pixels", greyPNG(64, 48, zlibStored(darkPixels(64*48+48))), "accepted"},
+		{"TIFF strip, not compressed, an HTML tag", greyTIFF(le, 64, 48, 1, withText(darkPixels(64*48), "<svg/onload=alert(1)>")), "polyglot"},
+		{"PNG IDAT, all stored, an HTML tag", greyPNG(64, 48, zlibStored(withText(darkPixels(64*48+48), "<script>alert(1)</script>"))), "polyglot"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := polyglotKind(t, tt.file, testLimits()); got != tt.want {
@@ -133,4 +139,24 @@ func TestUncompressedPlaces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// darkPixels are n bytes as a dark photo's RGB pixels are (values 30 to
+// 90, printable ASCII), with what such pixels of Debian's pixels-d.tif
+// spell by chance: "<?=K3.;72B" and "<?PHPG@BH".
+func darkPixels(n int) []byte {
+	p := randomBytes(n, 17)
+	for i := range p {
+		p[i] = 30 + p[i]%60
+	}
+	copy(p[n/4:], "<?=K3.;72B?;H0,9;6C=9E0,")
+	copy(p[n/2:], "<?PHPG@BHADSKPPGE")
+	return p
+}
+
+// withText is p with s written in its middle.
+func withText(p []byte, s string) []byte {
+	p = bytes.Clone(p)
+	copy(p[len(p)*3/4:], s)
+	return p
 }
