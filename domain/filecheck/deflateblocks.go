@@ -81,6 +81,9 @@ func (d *deflateWalk) walkZlib(r *bufio.Reader, stored func(io.Reader) error) er
 		case 1:
 			err = d.codes(fixedLit, fixedDist)
 		case 2:
+			if err = d.wk.err(tableWork); err != nil {
+				return err
+			}
 			if err = d.dynamic(); err == nil {
 				err = d.codes(&d.lit, &d.dist)
 			}

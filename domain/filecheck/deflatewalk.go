@@ -23,9 +23,13 @@ import (
 
 var errDeflate = errors.New("not a valid deflate stream")
 
-// blockWork is what each block of Huffman codes counts beyond its bytes:
-// building its tables.
-const blockWork = 1 << 10
+// What a block counts beyond its bytes: each block its header, a block
+// with codes of its own building their tables. A stream flushed at every
+// row (some encoders do) stays far within the work bound.
+const (
+	blockWork = 16
+	tableWork = 1 << 10
+)
 
 const (
 	fastBits = 9 // codes this long or shorter are decoded by one look-up
