@@ -134,3 +134,39 @@ func FuzzDeflateWalk(f *testing.F) {
 	f.Add([]byte{0x78, 0x01, 0x01, 0x05, 0x00, 0xFA, 0xFF, '<', '?', 'p', 'h', 'p'})
 	f.Fuzz(func(t *testing.T, z []byte) { sameAsFlate(t, z) })
 }
+
+// photoRows are rows of bytes that vary as a photo's do, about n of them.
+func photoRows(n int) []byte {
+	p := randomBytes(n, 21)
+	for i := range p {
+		p[i] = byte(i/3000) + p[i]%8
+	}
+	return p
+}
+
+// BenchmarkDeflateWalk: the walk of a zlib stream of 8 MB of photo-like
+// bytes (Huffman-coded, as a PNG's IDAT is), by its compressed size.
+func BenchmarkDeflateWalk(b *testing.B) {
+	z := compressed(photoRows(8<<20), zlib.DefaultCompression)
+	d := &deflateWalk{wk: &work{limit: 1 << 62}}
+	r := bufio.NewReaderSize(nil, 32<<10)
+	b.SetBytes(int64(len(z)))
+	for b.Loop() {
+		r.Reset(bytes.NewReader(z))
+		if err := d.walkZlib(r, func(io.Reader) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDeflateInflate: the same stream inflated by compress/flate,
+// the plain way to its stored blocks (storedByFlate), for comparison.
+func BenchmarkDeflateInflate(b *testing.B) {
+	z := compressed(photoRows(8<<20), zlib.DefaultCompression)
+	b.SetBytes(int64(len(z)))
+	for b.Loop() {
+		if ok, _ := storedByFlate(z); !ok {
+			b.Fatal("not inflated")
+		}
+	}
+}

@@ -184,13 +184,14 @@ func (t *tiffWalk) add(list *[]span, off, n int64) *Finding {
 // image keeps a directory's image data: its strips or tiles, each with
 // its length, and its JPEG thumbnail. Data that Compression says is
 // stored as it is (1, none; 32773, PackBits, whose literal runs are the
-// bytes as they are) is searched as pixels (pixeltext.go); deflated data
+// bytes as they are), or whose Compression the walk cannot read, is
+// searched as pixels (pixeltext.go); deflated data
 // (8 and 32946) is walked for its stored blocks; any other compression
 // is skipped, as compressed data is.
 func (t *tiffWalk) image(img imageFields) *Finding {
 	list := &t.compressed
 	switch img.compression {
-	case 1, 32773:
+	case 1, 32773, -1: // -1: a Compression of another type, which the walk cannot read
 		list = &t.pixels
 	case 8, 32946:
 		list = &t.deflated

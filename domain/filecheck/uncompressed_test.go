@@ -123,6 +123,7 @@ func TestUncompressedPlaces(t *testing.T) {
 		{"TIFF strip, deflate with a stored block", greyTIFF(le, 64, 48, 8, mixedZlib(rows[:64*48], []byte(php))), "polyglot"},
 		{"TIFF strip, deflate", greyTIFF(le, 64, 48, 8, compressed(flatWithPHP, zlib.BestCompression)), "accepted"},
 		{"TIFF strip, not compressed, no markup", greyTIFF(le, 64, 48, 1, rows[:64*48]), "accepted"},
+		{"TIFF strip, a Compression that is not a number", compressionAsText(greyTIFF(le, 64, 48, 5, withPHP[:64*48])), "polyglot"},
 		// Pixel bytes as a dark photo's are (pixeltext.go): they spell
 		// "<?=" and "<?PHPG" by chance, and are no markup.
 		{"TIFF strip, not compressed, dark pixels", greyTIFF(le, 64, 48, 1, darkPixels(64*48)), "accepted"},
@@ -159,4 +160,19 @@ func withText(p []byte, s string) []byte {
 	p = bytes.Clone(p)
 	copy(p[len(p)*3/4:], s)
 	return p
+}
+
+// compressionAsText is the little-endian TIFF tf with its Compression
+// entry's type made ASCII: a value the walk cannot read as a number.
+func compressionAsText(tf []byte) []byte {
+	tf = bytes.Clone(tf)
+	o := binary.LittleEndian
+	ifd0 := int(o.Uint32(tf[4:]))
+	for i := 0; i < int(o.Uint16(tf[ifd0:])); i++ {
+		if e := tf[ifd0+2+12*i:]; o.Uint16(e) == tagCompression {
+			o.PutUint16(e[2:], 2)
+			return tf
+		}
+	}
+	panic("no Compression")
 }
