@@ -25,6 +25,9 @@ func FuzzParseFile(f *testing.F) {
 	for _, seed := range [][]byte{
 		onePagePDF(" /OpenAction << /S /J#61vaScript >>"), objStmPDF(""), objStmPDF(" /AA << /O << /JS (x) >> >>"),
 		goPNG(4, 3), noiseJPEG(8, 8, 1), handTIFF(binary.LittleEndian, 4, 3, false, true), handTIFF(binary.BigEndian, 4, 3, true, false),
+		greyPNG(8, 8, mixedZlib(greyRows(8, 8), []byte("stored")), pngChunk("eXIf", exifTIFF(binary.BigEndian, []tField{tASCII(271, "Canon")}, nil))),
+		exifTIFFImage(binary.LittleEndian, tBytes(0x9C9C, 1, ucs2("Escáner"))),
+		greyTIFF(binary.BigEndian, 8, 8, 8, compressed(greyRows(8, 8)[:64], 6)),
 	} {
 		f.Add(base64.StdEncoding.EncodeToString(seed), "")
 	}
