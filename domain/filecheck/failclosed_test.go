@@ -50,11 +50,12 @@ func TestFailClosed(t *testing.T) {
 		{"TIFF: the EXIF directory past the end", withTag(tLong(tagExifIFD, 1<<30))},
 		{"TIFF: the EXIF directory cut", exifPast},
 		{"TIFF: SubIFDs past the end", withTag(tLong(tagSubIFDs, 1<<30, 1<<30))},
-		{"TIFF: a deflated strip that is not zlib", greyTIFF(le, 64, 48, 8, []byte("not zlib at all, just bytes"))},
+		{"TIFF: a deflated strip that is not zlib, spelling <?=", greyTIFF(le, 64, 48, 8, []byte("not zlib at all <?= just bytes"))},
 		{"PNG: an unknown critical chunk", greyPNG(64, 48, zIDAT, pngChunk("ABCD", []byte("datos")))},
 		{"PNG: a chunk type that is not letters", greyPNG(64, 48, zIDAT, pngChunk("ab1d", []byte("datos")))},
-		{"PNG: IDAT that is not zlib", greyPNG(64, 48, []byte("not zlib at all, just bytes"))},
-		{"PNG: IDAT cut inside a block", greyPNG(64, 48, zIDAT[:len(zIDAT)/2])},
+		// IDAT is walked when its bytes as they are hold a marker (pngdata.go).
+		{"PNG: IDAT that is not zlib, spelling <?=", greyPNG(64, 48, []byte("not zlib at all <?= just bytes"))},
+		{"PNG: IDAT cut inside a stored block, spelling <?=", greyPNG(64, 48, append(bytes.Clone(zIDAT[:len(zIDAT)/2]), "<?="...))},
 		{"PNG: eXIf that is not TIFF", greyPNG(64, 48, zIDAT, pngChunk("eXIf", []byte("Exif\x00\x00MM\x00*")))},
 		{"PNG: eXIf whose directory is past its end", greyPNG(64, 48, zIDAT, pngChunk("eXIf", []byte("MM\x00*\x00\x00\x10\x00")))},
 	} {
@@ -70,7 +71,10 @@ func TestFailClosed(t *testing.T) {
 		"TIFF with its EXIF": exifTIFFImage(le, tASCII(270, "Escáner")),
 		"TIFF, big-endian":   greyTIFF(binary.BigEndian, 64, 48, 1, grey),
 		"PNG":                greyPNG(64, 48, zIDAT),
-		"PNG with its eXIf":  greyPNG(64, 48, zIDAT, pngChunk("eXIf", exifTIFF(binary.BigEndian, []tField{tASCII(271, "Canon")}, nil))),
+		// Image data that holds no marker as it is cannot show one to a
+		// reader of the bytes, and is not walked, valid or not.
+		"PNG whose IDAT is not zlib": greyPNG(64, 48, []byte("not zlib at all, just bytes")),
+		"PNG with its eXIf":          greyPNG(64, 48, zIDAT, pngChunk("eXIf", exifTIFF(binary.BigEndian, []tField{tASCII(271, "Canon")}, nil))),
 	} {
 		if got := fileKind(t, f, testLimits()); got != accepted {
 			t.Errorf("%s: %s; want accepted", name, got)

@@ -29,8 +29,9 @@ func checkPixels(kind string, width, height uint64, max int64) *Finding {
 // chunk's data as it is, but for what is compressed: the compressed text
 // of zTXt, iTXt and iCCP is searched inflated (pngText), an eXIf chunk
 // is walked as the TIFF structure it is (tifftext.go), and the image
-// data of IDAT and fdAT is walked for its stored deflate blocks once
-// the file has passed (pngdata.go). Bytes after IEND are searched too. A
+// data of IDAT and fdAT, when its bytes as they are hold a marker, is
+// walked for its stored deflate blocks once the file has passed
+// (pngdata.go). Bytes after IEND are searched too. A
 // critical chunk the walk does not know is refused: a reader could not
 // show the image, and the check cannot say what it holds.
 type pngCheck struct {
@@ -40,16 +41,22 @@ type pngCheck struct {
 	text       textSpans
 	ztext      pngText
 	data       pngData
+	dataText   textSpans // IDAT's and fdAT's bytes as they are, where a marker is only noted
 	prev       string // the type of the chunk before
 }
 
-func newPNGCheck(r Limits) contentCheck { return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8} }
+func newPNGCheck(r Limits) contentCheck {
+	return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8, dataText: textSpans{note: true}}
+}
 
 func (c *pngCheck) check(w *window) *Finding {
 	if fe := c.text.search(w); fe != nil {
 		return fe
 	}
 	if fe := c.ztext.take(w); fe != nil {
+		return fe
+	}
+	if fe := c.dataText.search(w); fe != nil {
 		return fe
 	}
 	for !c.iend {
@@ -87,6 +94,9 @@ func (c *pngCheck) check(w *window) *Finding {
 func (c *pngCheck) chunk(w *window, typ string, data, end int64) *Finding {
 	switch typ {
 	case "IDAT", "fdAT":
+		if fe := c.dataText.add(w, data, end); fe != nil {
+			return fe
+		}
 		return c.data.add(typ, c.prev, data, end)
 	case "zTXt", "iTXt", "iCCP", "eXIf":
 		return c.ztext.start(w, typ, data, end)

@@ -39,8 +39,20 @@ func (p *pngData) add(typ, prev string, from, to int64) *Finding {
 }
 
 // reread walks each stream of image data for its stored blocks, and
-// searches what follows a stream's last block in its chunks as it is.
+// searches what follows a stream's last block in its chunks as it is,
+// when the image data's bytes as they are hold a marker (dataText):
+// else no stored block can hold one, nor what follows the streams, and
+// no reader of the bytes as they are can see one there. So a PNG is
+// walked only when it must be: most are not, and cost no more than
+// their one pass. A marker in compressed data (where such bytes spell
+// one by chance, or an attacker put one) makes the walk tell where it
+// is: in a stored block, it is searched as pixels are; in compressed
+// data it is not markup (contract §10); in a stream that is not valid
+// zlib, the file is refused.
 func (c *pngCheck) reread(at io.ReaderAt, size int64, wk *work) *Finding {
+	if !c.dataText.hit {
+		return nil
+	}
 	d := &deflateWalk{wk: wk}
 	buf := make([]byte, 32<<10)
 	r := bufio.NewReaderSize(nil, 32<<10)

@@ -128,6 +128,8 @@ const toEnd = math.MaxInt64
 // that starts in a span is read whole, even when it runs on past it.
 type textSpans struct {
 	pending [][2]int64 // spans that reach past the last window's limit
+	// note: a marker found is noted in hit, not refused (pngdata.go).
+	note, hit bool
 }
 
 // add searches the part of [from, to) that w handles and keeps the rest
@@ -136,7 +138,7 @@ func (t *textSpans) add(w *window, from, to int64) *Finding {
 	if from >= to {
 		return nil
 	}
-	if fe := searchSpan(w, from, to); fe != nil {
+	if fe := t.found(searchSpan(w, from, to)); fe != nil {
 		return fe
 	}
 	if to > w.limit {
@@ -150,7 +152,7 @@ func (t *textSpans) add(w *window, from, to int64) *Finding {
 func (t *textSpans) search(w *window) *Finding {
 	kept := t.pending[:0]
 	for _, s := range t.pending {
-		if fe := searchSpan(w, s[0], s[1]); fe != nil {
+		if fe := t.found(searchSpan(w, s[0], s[1])); fe != nil {
 			return fe
 		}
 		if s[1] > w.limit {
@@ -159,6 +161,15 @@ func (t *textSpans) search(w *window) *Finding {
 	}
 	t.pending = kept
 	return nil
+}
+
+// found is fe, or nil once noted in hit when the spans note markers.
+func (t *textSpans) found(fe *Finding) *Finding {
+	if fe != nil && t.note {
+		t.hit = true
+		return nil
+	}
+	return fe
 }
 
 // searchSpan searches the offsets of [from, to) that w handles.

@@ -47,8 +47,18 @@ func searchStored(d *deflateWalk, r *bufio.Reader, buf []byte, what string) *Fin
 	return nil
 }
 
-// storedBlocks searches the stored blocks of the deflated strip or tile s.
+// storedBlocks searches the stored blocks of the deflated strip or tile
+// s, when its bytes as they are hold a marker (as a PNG's IDAT is,
+// pngdata.go); else none of its blocks can.
 func (t *tiffWalk) storedBlocks(s span) *Finding {
+	r := io.NewSectionReader(t.at, int64(s.off), int64(s.n))
+	m, err := searchStream(t.buf, r.Read)
+	if fe := t.wk.cause(err); fe != nil {
+		return fe
+	}
+	if m == "" {
+		return nil
+	}
 	if t.deflate == nil {
 		t.deflate = &deflateWalk{wk: t.wk}
 		t.bufr = bufio.NewReaderSize(nil, 32<<10)
