@@ -13,14 +13,16 @@ import (
 // Where a marker is looked for is contract §10's rule, and each type's
 // check says where that is, as it walks the file: PDF bytes outside
 // stream data and after the last %%EOF (pdf.go); JPEG COM and APPn
-// segments and bytes after EOI (jpeg.go); PNG tEXt, zTXt and iTXt chunks,
-// the compressed ones inflated, and bytes after IEND (image.go,
-// pngtext.go); TIFF ASCII fields (tifftext.go). Compressed or
-// entropy-coded data (stream contents, JPEG scans, IDAT, strips and
-// tiles) is never searched: random bytes spell "<?=" once in 16 MiB, so
-// searching them refuses real scans in proportion to their size. No byte
-// comes before a signature: a file that does not start with its type's
-// signature is refused before any of this (sniff).
+// segments and bytes after EOI (jpeg.go); every PNG chunk's data, the
+// compressed text of zTXt, iTXt and iCCP inflated, and bytes after IEND
+// (image.go, pngtext.go); every byte of a TIFF but its image data
+// (tifftext.go). Compressed or entropy-coded data (stream contents, JPEG
+// scans, compressed IDAT, strips and tiles) is never searched: random
+// bytes spell "<?=" once in 16 MiB, so searching them refuses real scans
+// in proportion to their size. Image data stored as it is is searched
+// as pixels are (pixeltext.go). No byte comes before a signature: a file
+// that does not start with its type's signature is refused before any
+// of this (sniff).
 var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", longestMarker, "<iframe", "<body", "<object", "<embed"}
 
 const longestMarker = "<!doctype html"
