@@ -42,7 +42,7 @@ type pngCheck struct {
 	ztext      pngText
 	data       pngData
 	dataText   textSpans // IDAT's and fdAT's bytes as they are, where a marker is only noted
-	prev       string // the type of the chunk before
+	prev       string    // the type of the chunk before
 }
 
 func newPNGCheck(r Limits) contentCheck {
