@@ -14,6 +14,10 @@ type MapOptions struct {
 	// form (CanonicalDecimal; CodeInvalidFormat): the v1 API takes them
 	// as such strings only (contract §10).
 	DecimalsAsStrings bool
+	// Stop, once closed, ends the check of the report's file (the request
+	// ran out of time, or its client left): MapReportWith then returns
+	// ErrUnavailable (CodeFileCheckStopped). nil never closes.
+	Stop <-chan struct{}
 }
 
 // MapReport turns the members of a report object into a validated Report,
@@ -26,7 +30,8 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 // Report. It lists every problem it finds, not just the first: unknown and
 // duplicate keys, missing required fields, values of the wrong type or
 // format, cross-field rules and a bad file. now is the time of receipt;
-// "today" is its UTC date.
+// "today" is its UTC date. A file check stopped by opts.Stop ends it
+// with ErrUnavailable (CodeFileCheckStopped), not with problems.
 func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.Time, opts MapOptions) (*Report, error) {
 	var problems []Problem
 	add := func(field string, fe *fieldErr) {
@@ -53,7 +58,10 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			if m.Value.Kind == RawNull {
 				continue
 			}
-			file, fe := parseFile(m.Value, rules)
+			file, fe := parseFile(m.Value, rules, opts.Stop)
+			if fe != nil && fe.code == CodeFileCheckStopped {
+				return nil, NewError(ErrUnavailable, CodeFileCheckStopped, fe.msg)
+			}
 			if fe != nil {
 				add(f.Partner, fe)
 				continue

@@ -121,6 +121,7 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 func submission(r *http.Request, p ports.Principal, members []domain.RawField, body []byte, read domain.MapOptions) ports.Submission {
 	return ports.Submission{
 		Principal: p, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: info(r).id, Read: read,
+		Client:     r.Context(), // the checks stop when the partner hangs up (the step's ctx does not end then)
 		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },
 	}
 }

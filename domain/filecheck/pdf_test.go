@@ -229,7 +229,7 @@ func TestTinyPDFs(t *testing.T) {
 		"%PDF-": Truncated, "%PDF-1.4\n%%EO": Truncated,
 	} {
 		for _, chunk := range []int{3, 6, decodedChunk} {
-			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), testLimits(), chunk)
+			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), testLimits(), chunk, &work{})
 			if got := kindOf(fe); got != want {
 				t.Errorf("%q in blocks of %d: %q, want %q", s, chunk, got, want)
 			}

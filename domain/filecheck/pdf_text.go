@@ -1,6 +1,7 @@
 package filecheck
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 //     far as a reader can tell. Its data is searched as it passes, and a
 //     marker found there is kept (flateHits): once the whole file has
 //     passed, the stream is read again from its start and its blocks
-//     walked (deflateWalk) up to the marker, which is refused unless it
+//     walked (walkZlib), which is refused unless it
 //     lies in Huffman-coded bits, where compressed bytes spell markers
 //     by chance (contract §10). Real files have next to no such markers,
 //     so the walk, as costly as inflating, is next to never paid;
@@ -130,40 +131,35 @@ func (p *pdfCheck) endFlate(end int64) {
 }
 
 // reread walks the deflate blocks of each FlateDecode stream a marker
-// was found in, reading the file again from the stream's start: a marker
-// in a stored block, or where the walk has ended or failed, is refused.
-func (p *pdfCheck) reread(at io.ReaderAt, size int64) *Finding {
+// was found in (walkZlib), reading the file again from the stream's
+// start: a marker in a stored block, or where the blocks have ended or
+// the walk has failed, is refused.
+func (p *pdfCheck) reread(at io.ReaderAt, size int64, wk *work) *Finding {
 	p.endFlate(size) // a stream the file ends in
 	if len(p.flate.hits) == 0 {
 		return nil
 	}
-	var d deflateWalk
-	buf := make([]byte, 0, 32<<10)
+	d := &deflateWalk{wk: wk}
+	r := bufio.NewReaderSize(nil, 32<<10)
 	for i := 0; i < len(p.flate.hits); {
 		h := p.flate.hits[i]
 		var stored [][2]int64
-		note := func(from, to int64) *Finding {
-			stored = append(stored, [2]int64{from, to})
-			return nil
+		r.Reset(io.NewSectionReader(at, h.start, h.end-h.start))
+		err := d.walkZlib(r, func(block io.Reader) error {
+			from := h.start + d.bits.consumed()
+			n, err := io.Copy(io.Discard, block)
+			stored = append(stored, [2]int64{from, from + n})
+			return err
+		})
+		if fe := wk.cause(err); fe != nil {
+			return fe
 		}
-		d.start(h.start)
-		last := h.at // the stream's last marker: walk past it
-		for j := i; j < len(p.flate.hits) && p.flate.hits[j].start == h.start; j++ {
-			last = p.flate.hits[j].at
-		}
-		for !d.over() && d.consumedAt() <= last+int64(len(longestMarker)) && d.pos < h.end {
-			n, err := at.ReadAt(buf[:min(int64(cap(buf)), h.end-d.pos)], d.pos)
-			if n == 0 && err != nil {
-				break
-			}
-			d.feed(buf[:n], note)
-		}
-		if d.pos >= h.end {
-			d.end()
-		}
+		// Where the blocks ended, or the walk could not follow them:
+		// what lies after is not compressed as far as a reader can tell.
+		endedAt := h.start + d.bits.consumed()
 		for ; i < len(p.flate.hits) && p.flate.hits[i].start == h.start; i++ {
 			hit := p.flate.hits[i]
-			if d.over() && d.endedAt <= hit.at {
+			if endedAt <= hit.at {
 				return polyglot(hit.marker)
 			}
 			for _, s := range stored {

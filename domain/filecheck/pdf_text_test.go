@@ -3,15 +3,17 @@ package filecheck
 import (
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"encoding/binary"
 	"hash/adler32"
+	"io"
 	"strings"
 	"testing"
 )
 
-// zlibStored is a zlib stream whose first block is stored (its bytes as
+// zlibStoredThen is a zlib stream whose first block is stored (its bytes as
 // they are: stored) and whose second is compressed (rest).
-func zlibStored(stored, rest string) []byte {
+func zlibStoredThen(stored, rest string) []byte {
 	b := []byte{0x78, 0x01, 0x00}
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(stored)))
 	b = binary.LittleEndian.AppendUint16(b, ^uint16(len(stored)))
@@ -41,12 +43,12 @@ func TestPDFUncompressedData(t *testing.T) {
 		{"a stream without /Filter", "polyglot", pdfWithStream("", []byte(content+"% "+php+"\n"))},
 		{"an image without /Filter", "polyglot", pdfWithStream(" /Type /XObject /Subtype /Image /Width 8 /Height 4 /ColorSpace /DeviceGray /BitsPerComponent 8", []byte(strings.Repeat("\x80", 2)+php+"\x00\x00"))},
 		{"an XMP metadata stream", "polyglot", pdfWithStream(" /Type /Metadata /Subtype /XML", []byte(xmp))},
-		{"a stored deflate block", "polyglot", pdfWithStream(" /Filter /FlateDecode", zlibStored("\n"+php+"\n", content))},
-		{"a stored block cut by the window", "polyglot", pdfWithStream(" /Filter /FlateDecode", zlibStored(strings.Repeat(" ", 200<<10)+php, content))},
+		{"a stored deflate block", "polyglot", pdfWithStream(" /Filter /FlateDecode", zlibStoredThen("\n"+php+"\n", content))},
+		{"a stored block cut by the window", "polyglot", pdfWithStream(" /Filter /FlateDecode", zlibStoredThen(strings.Repeat(" ", 200<<10)+php, content))},
 		{"bytes after the zlib stream", "polyglot", pdfWithStream(" /Filter /FlateDecode", append(deflate([]byte(content)), php...))},
 		{"the same text compressed", "accepted", pdfWithStream(" /Filter /FlateDecode", deflate([]byte(content+php)))},
 		{"a real XMP packet", "accepted", pdfWithStream(" /Type /Metadata /Subtype /XML", []byte(xmpPacket))},
-		{"stored blocks without markers", "accepted", pdfWithStream(" /Filter /FlateDecode", zlibStored(content, content))},
+		{"stored blocks without markers", "accepted", pdfWithStream(" /Filter /FlateDecode", zlibStoredThen(content, content))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got, _, _ := strings.Cut(polyglotKind(t, c.pdf, testLimits()), ":"); got != c.want {
@@ -142,7 +144,7 @@ func TestPDFMarkersSpelledByChance(t *testing.T) {
 	two.obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
 	two.obj(2, "<< /Type /Pages /Kids [] /Count 0 >>")
 	two.stream(3, " /Filter /FlateDecode", spelled)
-	two.stream(4, " /Filter /FlateDecode", zlibStored("<?php", "hola"))
+	two.stream(4, " /Filter /FlateDecode", zlibStoredThen("<?php", "hola"))
 	two.xref(" /Root 1 0 R")
 	for _, c := range []struct {
 		name, want string
@@ -158,4 +160,16 @@ func TestPDFMarkersSpelledByChance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zlibReads reports whether compress/zlib reads z whole, checksum
+// included, with nothing after it.
+func zlibReads(z []byte) bool {
+	br := bytes.NewReader(z)
+	zr, err := zlib.NewReader(br)
+	if err != nil {
+		return false
+	}
+	_, err = io.Copy(io.Discard, zr)
+	return err == nil && br.Len() == 0
 }

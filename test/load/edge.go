@@ -35,6 +35,10 @@ import (
 //	             page sorted all of the partner's rows, and on MariaDB
 //	             starved every other partner); also says what still runs
 //	             10 s after the flood's clients have gone
+//	tiff-flood   -tiff-c clients of another partner sending issue 32's
+//	             TIFF of finding 4 to /v1/reports/validate (tiffflood.go:
+//	             each check cost 20-31 s of CPU and outlived its client);
+//	             also says the service's CPU in the 10 s after they left
 const (
 	modeLevels     = "levels"
 	modeSlowBody   = "slow-body"
@@ -102,8 +106,12 @@ func runEdge(o options) error {
 		attack = fmt.Sprintf("%d clients of another partner (%d rows) asking for GET %s, each giving up after %s",
 			o.listConc, o.listRows, listPath, o.listTimeout)
 		start = env.listFlood
+	case modeTIFFFlood:
+		attack = fmt.Sprintf("%d clients of another partner sending finding 4's TIFF to POST /v1/reports/validate, each giving up after %s",
+			o.tiffConc, o.tiffTimeout)
+		start = env.tiffFlood
 	default:
-		return fmt.Errorf("-mode %q: %s, %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood, modeListFlood)
+		return fmt.Errorf("-mode %q: %s, %s, %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood)
 	}
 	stop, out, wg := make(chan struct{}), &attackOutcomes{}, &sync.WaitGroup{}
 	if err := start(stop, out, wg); err != nil {
@@ -118,7 +126,12 @@ func runEdge(o options) error {
 		return err
 	}
 	text := edgeTable(o, w.name, attack, alone, during, out)
-	if o.mode == modeListFlood {
+	if o.mode == modeTIFFFlood {
+		fmt.Print(text)
+		after := env.cpuAfter()
+		text += after
+		fmt.Print(after)
+	} else if o.mode == modeListFlood {
 		fmt.Print(text) // the measurement is kept even if what follows fails
 		left, err := env.leftRunning()
 		if err != nil {

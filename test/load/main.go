@@ -8,6 +8,7 @@
 //	go run -C test/load . -mode slow-body              # reports beside slow bodies
 //	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
 //	go run -C test/load . -store mysql -mode list-flood    # beside full-range lists on 10^6 rows
+//	go run -C test/load . -mode tiff-flood                 # beside issue 32's costly TIFFs
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
 //	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
 //
@@ -74,6 +75,8 @@ type options struct {
 	slowEvery           time.Duration
 	listConc, listRows  int           // list-flood clients, and the rows of their partner
 	listTimeout         time.Duration // a list-flood client's timeout
+	tiffConc            int           // tiff-flood clients
+	tiffTimeout         time.Duration // a tiff-flood client's timeout
 	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
 	soakConc            int
 	galera              bool // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
@@ -118,7 +121,7 @@ func main() {
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
-	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), slow-body, login-flood or list-flood (reports alone, then beside that attack; see edge.go)")
+	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), slow-body, login-flood, list-flood or tiff-flood (reports alone, then beside that attack; see edge.go)")
 	flag.IntVar(&o.edgeConc, "edge-c", 32, "concurrency of the measured reports, with -mode slow-body or login-flood")
 	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
 	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
@@ -126,6 +129,8 @@ func main() {
 	flag.IntVar(&o.listConc, "list-c", 32, "clients of full-range lists, with -mode list-flood")
 	flag.IntVar(&o.listRows, "list-rows", 1_000_000, "reports of the listing partner, with -mode list-flood")
 	flag.DurationVar(&o.listTimeout, "list-timeout", 8*time.Second, "a listing client's timeout, with -mode list-flood")
+	flag.IntVar(&o.tiffConc, "tiff-c", 4, "clients sending finding 4's TIFF, with -mode tiff-flood")
+	flag.DurationVar(&o.tiffTimeout, "tiff-timeout", 10*time.Second, "a TIFF client's timeout, with -mode tiff-flood")
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
