@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"mime"
+	"errors"
 	"net/http"
 	"time"
 
@@ -50,7 +50,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 
 // runReport is the one pipeline of every route that takes a report. Order
 // of checks: token (401) before the body is read, a repeated
-// Idempotency-Key on a keyed route (400), Content-Type (415), declared
+// Idempotency-Key on a keyed route (400), Content-Type (415; 400 when it
+// came more than once), declared
 // size (413), a place among the bodies being received (503 at once), the
 // body's bytes in flight (503 at once, or while a body of unknown length
 // arrives), the body itself (413, 408 when too slow), then the in-flight
@@ -70,7 +71,12 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 			"Idempotency-Key llegó más de una vez; envíe una sola"))
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	switch mt, err := mediaType(r); {
+	case errors.Is(err, errTwoContentTypes):
+		rt.fail(w, r, domain.NewError(domain.ErrInvalidInput, "invalid_request",
+			"Content-Type llegó más de una vez; envíe uno solo"))
+		return
+	case err != nil || mt != "application/json":
 		rt.fail(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type debe ser application/json"))
 		return
