@@ -55,8 +55,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 // size (413), a place among the bodies being received (503 at once), the
 // body's bytes in flight (503 at once, or while a body of unknown length
 // arrives), the body itself (413, 408 when too slow), then the in-flight
-// bound (503 at once), JSON (its text values put in NFC), and step (the
-// fields, and what the route does). A body still arriving holds no
+// bound (503 at once), JSON, and step (the fields, read in NFC by the
+// domain's catalogue, and what the route does). A body still arriving holds no
 // in-flight slot; its bytes stay reserved until the report has been
 // answered.
 func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
@@ -105,7 +105,6 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, err)
 		return
 	}
-	nfcValues(members)
 	// The partner may hang up; the report is finished or undone either
 	// way. It ends at its timeout or when the server stops (Stop).
 	if !s.work.begin() {
