@@ -85,9 +85,10 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	res := s.bytes.reservation(principal.User)
+	partner := partnerOf(principal)
+	res := s.bytes.reservation(partner)
 	defer res.release()
-	body, err := s.receive(w, r, principal.User, res)
+	body, err := s.receive(w, r, partner, res)
 	defer s.reclaim.after(len(body))
 	if err != nil {
 		rt.fail(w, r, err)

@@ -40,9 +40,10 @@ type Limits struct {
 	MaxInFlight   int           // reports processed at once (503 beyond)
 	ReportTimeout time.Duration // how long a report may take once accepted
 	// The bodies being received (not yet processed): at most MaxReceiving
-	// in all and MaxReceivingPerPartner for one token subject (503
-	// beyond); a body averaging less than MinBodyRate bytes per second
-	// once BodyRateGrace has passed is cut (408).
+	// in all and MaxReceivingPerPartner for one partner (partnerOf: a
+	// NIT, all its user names together; 503 beyond); a body that falls
+	// behind MinBodyRate bytes per second by more than BodyRateGrace is
+	// cut (408; rateGuard).
 	MaxReceiving           int
 	MaxReceivingPerPartner int
 	MinBodyRate            int64
@@ -59,9 +60,10 @@ type Limits struct {
 	LookupSlotsPerPartner int
 	LookupTimeout         time.Duration
 	// MaxBytesInFlight bounds the memory that report bodies and what is
-	// decoded from them hold at once (byteBudget; 503 beyond). It must
-	// hold two of the largest bodies' reservations, so that one partner
-	// (who may hold half) can still send one.
+	// decoded from them hold at once (byteBudget; 503 beyond), reserved as
+	// the bytes arrive. It must hold two of the largest bodies'
+	// reservations, so that one partner (who may hold partnerShare of it)
+	// can still send one beside another's.
 	MaxBytesInFlight int64
 }
 
@@ -131,7 +133,7 @@ func New(s Server, m *Metrics) (*Server, error) {
 	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
-	s.bytes = newByteBudget(l.MaxBytesInFlight, m.bytesReserved)
+	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.bytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
