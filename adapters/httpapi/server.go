@@ -49,12 +49,13 @@ type Limits struct {
 	MinBodyRate            int64
 	BodyRateGrace          time.Duration
 	// Partners' look-ups (GET /v1/reports and /v1/reports/{id}): at most
-	// LookupRatePerPartner started per second by one token subject, in
-	// bursts of as many (429 slow_down beyond, before a slot is taken);
-	// at most LookupSlots at once in all and LookupSlotsPerPartner for
-	// one token subject (503 overloaded beyond), apart from the reports'
-	// slots; each ends after LookupTimeout (the store stops its statement
-	// then too).
+	// LookupRatePerPartner started per second by one partner (partnerOf),
+	// in bursts of as many (429 slow_down beyond, before a slot is taken);
+	// at most LookupSlotsPerPartner at once for one partner and
+	// LookupSlots in all (503 overloaded beyond), apart from the reports'
+	// slots, but a partner with none running always gets one beside them
+	// (up to LookupSlots such first slots); each ends after LookupTimeout
+	// (the store stops its statement then too).
 	LookupRatePerPartner  int
 	LookupSlots           int
 	LookupSlotsPerPartner int
@@ -138,7 +139,10 @@ func New(s Server, m *Metrics) (*Server, error) {
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
 	s.tokens = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
-	s.lookups = newKeyedGate(l.LookupSlots, l.LookupSlotsPerPartner)
+	// A partner with no look-up running always gets one, beside the
+	// LookupSlots the others share, while fewer than LookupSlots
+	// partners hold such a first slot.
+	s.lookups = newFairGate(l.LookupSlots, l.LookupSlotsPerPartner, l.LookupSlots)
 	s.lookRate = newLookupRate(l.LookupRatePerPartner, lookupRateKeys)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
