@@ -46,7 +46,7 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) {
 		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
 	}
 	for i := range 4 {
-		if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", partner, i), "--nit", nit); err != nil {
+		if out, err := cli(t, dir, env, password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", partner, i), "--nit", fmt.Sprintf("8001234%02d", i)); err != nil {
 			t.Fatalf("users add: %v\n%s", err, out)
 		}
 	}

@@ -118,13 +118,15 @@ func (i *instance) waitReceiving(t *testing.T, n int) {
 	waitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return i.receiving(t) == n })
 }
 
-// partners adds n partners (acme-0, acme-1, …) and returns a token of each.
+// partners adds n partners (acme-0, acme-1, …, each with a NIT of its
+// own: the bounds are a partner's, all its user names together) and
+// returns a token of each.
 func (i *instance) partners(t *testing.T, n int) []string {
 	t.Helper()
 	toks := make([]string, n)
 	for j := range toks {
 		name := fmt.Sprintf("%s-%d", partner, j)
-		i.addUser(t, name, nit, password)
+		i.addUser(t, name, fmt.Sprintf("8001234%02d", j), password)
 		toks[j] = i.token(t, name, password)
 	}
 	return toks

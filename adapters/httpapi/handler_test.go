@@ -55,7 +55,8 @@ func (f *fakeReports) Submit(ctx context.Context, sub ports.Submission) (domain.
 }
 
 // fakeTokens is both the exchanger and the authenticator: "good" (acme's)
-// and "good-beta" (beta's) are the only valid tokens.
+// and "good-beta" (beta's) are the valid tokens, and those of
+// otherPrincipals.
 type fakeTokens struct {
 	issued ports.Issued
 	err    error
@@ -69,12 +70,25 @@ func (f *fakeTokens) Authenticate(_ context.Context, tok string) (ports.Principa
 	if tok == "good-beta" {
 		return ports.Principal{User: "beta", NIT: "900123457"}, nil
 	}
+	if p, ok := otherPrincipals[tok]; ok {
+		return p, nil
+	}
 	if tok != "good" {
 		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
 		e.Detail = "signature"
 		return ports.Principal{}, e
 	}
 	return ports.Principal{User: "acme", NIT: "900123456"}, nil
+}
+
+// otherPrincipals are more tokens: a second and a third user name of
+// acme's partner (its NIT written as a user may write it), and two more
+// partners.
+var otherPrincipals = map[string]ports.Principal{
+	"good-acme2": {User: "acme2", NIT: "900.123.456-8"},
+	"good-acme3": {User: "acme3", NIT: "900123456-8"},
+	"good-gamma": {User: "gamma", NIT: "900123458"},
+	"good-delta": {User: "delta", NIT: "900123459"},
 }
 
 type harness struct {

@@ -29,7 +29,7 @@ const (
 
 // tiffFlood runs -tiff-c clients of the TIFF until stop.
 func (e *environment) tiffFlood(stop <-chan struct{}, out *attackOutcomes, wg *sync.WaitGroup) error {
-	if err := e.addUser(tiffUser); err != nil {
+	if err := e.addUser(tiffUser, attackNIT(300)); err != nil {
 		return err
 	}
 	tok, err := e.tokenFor(tiffUser)
