@@ -54,35 +54,36 @@ type HTTPConfig struct {
 	TrustedProxies         []netip.Prefix `mapstructure:"trusted_proxies" default:"" doc:"addresses/CIDRs of reverse proxies whose X-Forwarded-For is believed"`
 	MaxInFlight            int            `mapstructure:"max_in_flight" default:"256" doc:"reports processed at once; beyond it 503 with Retry-After"`
 	MaxReceiving           int            `mapstructure:"max_receiving" default:"0" doc:"report bodies being received at once (they hold no max_in_flight slot); beyond it 503 overloaded; 0 = 4 x max_in_flight"`
-	MaxReceivingPerPartner int            `mapstructure:"max_receiving_per_partner" default:"0" doc:"of those, bodies of one partner (token subject); beyond it 503 overloaded; 0 = max_in_flight"`
-	MaxBytesInFlight       ByteSize       `mapstructure:"max_bytes_in_flight" default:"384MiB" doc:"memory that report bodies and what is decoded from them hold at once (each reserves 2 x its body; one partner at most half); beyond it 503 overloaded; sized for a 1 GiB container with GOMEMLIMIT (docs/decisions.md)"`
-	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must average once body_rate_grace has passed; slower bodies get 408 body_too_slow"`
-	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies"`
-	LookupSlots            int            `mapstructure:"lookup_slots" default:"16" doc:"GET /v1/reports look-ups (a page or one report) run at once, apart from reports' slots; beyond it 503 overloaded"`
-	LookupSlotsPerPartner  int            `mapstructure:"lookup_slots_per_partner" default:"4" doc:"of those, look-ups of one partner (token subject); beyond it 503 overloaded"`
-	LookupRatePerPartner   int            `mapstructure:"lookup_rate_per_partner" default:"50" doc:"look-ups one partner (token subject) may start per second on each replica, in bursts of as many; beyond it a look-up waits for its turn when that comes within a second, else 429 slow_down with Retry-After, before any slot is taken"`
+	MaxReceivingPerPartner int            `mapstructure:"max_receiving_per_partner" default:"0" doc:"of those, bodies of one partner (its NIT: all its user names together); beyond it 503 overloaded; 0 = max_in_flight"`
+	MaxBytesInFlight       ByteSize       `mapstructure:"max_bytes_in_flight" default:"384MiB" doc:"memory that report bodies and what is decoded from them hold at once (each reserves 2 x what has arrived of its body, in doubling steps from 64 KiB; one partner, all its user names together, at most a quarter, or 2 x max_body_bytes if more); beyond it 503 overloaded; sized for a 1 GiB container with GOMEMLIMIT (docs/decisions.md)"`
+	MinBodyRate            ByteSize       `mapstructure:"min_body_rate" default:"1KiB" doc:"bytes per second a report body must keep up with, judged over the last body_rate_grace (bytes sent early buy at most that much time); a body that falls further behind gets 408 body_too_slow"`
+	BodyRateGrace          time.Duration  `mapstructure:"body_rate_grace" default:"5s" doc:"time a report body may take before min_body_rate applies, and the most it may run ahead of it"`
+	LookupSlots            int            `mapstructure:"lookup_slots" default:"16" doc:"GET /v1/reports look-ups (a page or one report) run at once, apart from reports' slots; beyond it 503 overloaded, but a partner with none running gets one beside them (up to this many such partners)"`
+	LookupSlotsPerPartner  int            `mapstructure:"lookup_slots_per_partner" default:"4" doc:"look-ups of one partner (its NIT: all its user names together) at once; beyond it 503 overloaded"`
+	LookupRatePerPartner   int            `mapstructure:"lookup_rate_per_partner" default:"50" doc:"look-ups one partner (its NIT: all its user names together) may start per second on each replica, in bursts of as many; beyond it a look-up waits for its turn when that comes within a second, else 429 slow_down with Retry-After, before any slot is taken"`
 	MaxMembers             int            `mapstructure:"max_members" default:"256" doc:"JSON members in a report body, nested ones included; more get 400 too_many_members"`
 	MaxProblems            int            `mapstructure:"max_problems" default:"100" doc:"problems listed in a 400's errors[]; the rest are counted"`
 }
 
 // StoreConfig is the database.
 type StoreConfig struct {
-	Driver          string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
-	DSN             string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
-	TLSCAFile       string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
-	TLSServerName   string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
-	AutoMigrate     bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
-	MaxOpenConns    int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
-	MaxIdleConns    int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
-	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
-	ConnMaxIdleTime time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
-	BusyTimeout     time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
-	LookupTimeout   time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
-	LookupConns     int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
-	ReadbackTimeout time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
-	LockWaitTimeout time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
-	MaxBatch        int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
-	BatchWriters    int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
+	Driver           string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
+	DSN              string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
+	TLSCAFile        string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
+	TLSServerName    string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
+	AllowInsecureTLS bool          `mapstructure:"allow_insecure_tls" default:"false" doc:"MySQL: true accepts tls=skip-verify, tls=preferred or allowFallbackToPlaintext=true in store.dsn (TLS that does not verify the server, or falls back to plain text); false refuses them at start"`
+	AutoMigrate      bool          `mapstructure:"auto_migrate" default:"true" doc:"false: refuse to start on an outdated schema; run disbursementd migrate"`
+	MaxOpenConns     int           `mapstructure:"max_open_conns" default:"32" doc:"MySQL pool bound; SQLite: one writer and at most this many readers, 4 at most"`
+	MaxIdleConns     int           `mapstructure:"max_idle_conns" default:"0" doc:"idle connections kept; 0 = same as max_open_conns"`
+	ConnMaxLifetime  time.Duration `mapstructure:"conn_max_lifetime" default:"30m" doc:"a connection is closed after this long (0 = never)"`
+	ConnMaxIdleTime  time.Duration `mapstructure:"conn_max_idle_time" default:"5m" doc:"an idle connection is closed after this long (0 = never)"`
+	BusyTimeout      time.Duration `mapstructure:"busy_timeout" default:"5s" doc:"SQLite only: how long a statement waits for the write lock"`
+	LookupTimeout    time.Duration `mapstructure:"lookup_timeout" default:"5s" doc:"longest one statement of a partner's look-up may run; the database stops it (MariaDB max_statement_time, SQLite interrupt)"`
+	LookupConns      int           `mapstructure:"lookup_conns" default:"8" doc:"MySQL: connections of the look-ups' own pool, apart from the reports' max_open_conns; SQLite: look-ups use the readers' pool"`
+	ReadbackTimeout  time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
+	LockWaitTimeout  time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
+	MaxBatch         int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
+	BatchWriters     int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL)"`
 }
 
 // UploadsConfig is where report files go and what they may be.

@@ -112,6 +112,11 @@ func translate(err error) error {
 	return keyError(key, "%s", msg)
 }
 
+// KeyError is the configuration's one line naming key, its variable and
+// why its value is refused, for a refusal an adapter makes (cmd asks the
+// adapters whether they can use the configuration).
+func KeyError(key, reason string) error { return keyError(key, "%s", reason) }
+
 // keyError is the one shape of a configuration error.
 // Whatever a message quotes, a user:password@ in it is masked.
 func keyError(key, format string, a ...any) error {

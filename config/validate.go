@@ -81,7 +81,7 @@ func (c *Config) finishReceiving() error {
 	// A report reserves twice its body (httpapi), and one partner may
 	// hold half of the bytes in flight: the largest body must fit there.
 	if h.MaxBytesInFlight < 4*h.MaxBodyBytes {
-		return keyError("http.max_bytes_in_flight", "%s is less than 4 x http.max_body_bytes (%s): one partner may hold half of it, and a report reserves twice its body", h.MaxBytesInFlight, h.MaxBodyBytes)
+		return keyError("http.max_bytes_in_flight", "%s is less than 4 x http.max_body_bytes (%s): a report reserves twice its body, and one partner, which may hold a quarter of it or one such reservation, must leave room for another's", h.MaxBytesInFlight, h.MaxBodyBytes)
 	}
 	if h.MinBodyRate <= 0 {
 		return keyError("http.min_body_rate", "%s, want a size above 0 (bytes per second)", h.MinBodyRate)
@@ -113,9 +113,6 @@ func (c *Config) finishStore() error {
 		}
 	default:
 		return keyError("store.driver", "%q, want sqlite or mysql", s.Driver)
-	}
-	if err := checkStoreTLS(s); err != nil {
-		return err
 	}
 	if err := firstErr(
 		between("store.max_open_conns", s.MaxOpenConns, 1, 10_000),

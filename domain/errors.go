@@ -35,6 +35,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: the thing to create exists already.
 	ErrConflict = errors.New("conflict")
+	// ErrGone: what the request names existed and was deleted for good (a
+	// report the retention purge deleted, sent again under its key);
+	// retrying the same request cannot help.
+	ErrGone = errors.New("gone")
 	// ErrOutcomeUnknown: a commit failed in a way that does not tell
 	// whether it was applied (the database went away during it). Whatever
 	// the commit would name (a file) must be kept, not undone.
@@ -48,6 +52,7 @@ const (
 	MsgStoreFailed   = "No se pudo copiar los datos a tabla temporal"
 	MsgFileFailed    = "No se pudo guardar el archivo adjunto"
 	MsgInvalidReport = "Datos del reporte inválidos"
+	MsgReportPurged  = "El reporte enviado antes con esta clave fue eliminado por la política de retención; no se guarda de nuevo con la misma clave: envíelo con una Idempotency-Key nueva si debe guardarse otra vez"
 )
 
 // Problem is one thing wrong with one field of a report.

@@ -55,10 +55,10 @@ func (r FileRules) AllowPDFScripts() bool { return r.limits.AllowPDFScripts }
 // beside it.
 type File = filecheck.Content
 
-// inspectFile checks a Base64String against rules; a refusal comes back
-// as the problem of its code.
-func inspectFile(b64 string, rules FileRules) (*File, *fieldErr) {
-	f, found := filecheck.Inspect(b64, rules.limits)
+// inspectFile checks a Base64String against rules, until stop is closed
+// (nil: never); a refusal comes back as the problem of its code.
+func inspectFile(b64 string, rules FileRules, stop <-chan struct{}) (*File, *fieldErr) {
+	f, found := filecheck.InspectUntil(b64, rules.limits, stop)
 	if found != nil {
 		return nil, bad(fileCodes[found.Kind], found.Detail)
 	}
@@ -78,6 +78,11 @@ const (
 	// %%EOF in its last KiB, a PNG without IEND, a JPEG without its end
 	// marker.
 	CodeFileTruncated = "file_truncated"
+	// CodeFileCheckStopped: the file's check was stopped (MapOptions.Stop:
+	// the request ran out of time or its client left) before it decided.
+	// It is no problem of the file: MapReportWith answers it as
+	// ErrUnavailable, and the partner may send the report again.
+	CodeFileCheckStopped = "file_check_stopped"
 )
 
 // fileCodes are the problem codes of filecheck's findings; a test keeps
@@ -89,6 +94,7 @@ var fileCodes = map[filecheck.Kind]string{
 	filecheck.Truncated:     CodeFileTruncated,
 	filecheck.ImageTooLarge: CodeFileImageTooLarge,
 	filecheck.ActiveContent: CodeFileActiveContent,
+	filecheck.Stopped:       CodeFileCheckStopped,
 }
 
 // NewFileFromBytes checks data exactly as the Base64String of a report's
@@ -100,7 +106,7 @@ func NewFileFromBytes(data []byte, rules FileRules) (*File, error) {
 	if len(data) == 0 {
 		return nil, NewError(ErrInvalidInput, CodeInvalidFile, "el archivo está vacío")
 	}
-	f, fe := inspectFile(base64.StdEncoding.EncodeToString(data), rules)
+	f, fe := inspectFile(base64.StdEncoding.EncodeToString(data), rules, nil)
 	if fe != nil {
 		kind := ErrInvalidInput
 		if fe.code == CodeFileTooLarge {

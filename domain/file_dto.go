@@ -9,7 +9,8 @@ import (
 // parseFile reads a FileDto object: Base64String (required), and the
 // optional FileName, ContentType and Extension, which must agree with the
 // content. Member names are case-insensitive; other members are ignored.
-func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
+// The check of its content ends when stop is closed (nil: never).
+func parseFile(raw RawValue, rules FileRules, stop <-chan struct{}) (*File, *fieldErr) {
 	if raw.Kind != RawObject {
 		return nil, bad(CodeInvalidType, "se esperaba un objeto FileDto con Base64String, llegó "+raw.Kind.String())
 	}
@@ -45,7 +46,7 @@ func parseFile(raw RawValue, rules FileRules) (*File, *fieldErr) {
 	if strings.TrimSpace(b64) == "" {
 		return nil, bad(CodeInvalidFile, "falta Base64String o está vacío")
 	}
-	file, fe := inspectFile(b64, rules)
+	file, fe := inspectFile(b64, rules, stop)
 	if fe != nil {
 		return nil, fe
 	}

@@ -14,6 +14,10 @@ type MapOptions struct {
 	// form (CanonicalDecimal; CodeInvalidFormat): the v1 API takes them
 	// as such strings only (contract §10).
 	DecimalsAsStrings bool
+	// Stop, once closed, ends the check of the report's file (the request
+	// ran out of time, or its client left): MapReportWith then returns
+	// ErrUnavailable (CodeFileCheckStopped). nil never closes.
+	Stop <-chan struct{}
 }
 
 // MapReport turns the members of a report object into a validated Report,
@@ -25,8 +29,11 @@ func (c *Catalogue) MapReport(members []RawField, rules FileRules, now time.Time
 // MapReportWith turns the members of a report object into a validated
 // Report. It lists every problem it finds, not just the first: unknown and
 // duplicate keys, missing required fields, values of the wrong type or
-// format, cross-field rules and a bad file. now is the time of receipt;
-// "today" is its UTC date.
+// format, cross-field rules and a bad file. Text values are read in
+// Unicode NFC (nfcField), so every surface that reports (HTTP, a CLI, a
+// CSV) stores and compares one form. now is the time of receipt; "today"
+// is its UTC date. A file check stopped by opts.Stop ends it with
+// ErrUnavailable (CodeFileCheckStopped), not with problems.
 func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.Time, opts MapOptions) (*Report, error) {
 	var problems []Problem
 	add := func(field string, fe *fieldErr) {
@@ -53,7 +60,10 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			if m.Value.Kind == RawNull {
 				continue
 			}
-			file, fe := parseFile(m.Value, rules)
+			file, fe := parseFile(m.Value, rules, opts.Stop)
+			if fe != nil && fe.code == CodeFileCheckStopped {
+				return nil, NewError(ErrUnavailable, CodeFileCheckStopped, fe.msg)
+			}
 			if fe != nil {
 				add(f.Partner, fe)
 				continue
@@ -61,17 +71,18 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			rep.File = file
 			continue
 		}
-		if opts.DecimalsAsStrings && m.Value.Kind == RawNumber && (f.Type == TypeMoney || f.Type == TypeRate) {
+		value := nfcField(f, m.Value)
+		if opts.DecimalsAsStrings && value.Kind == RawNumber && (f.Type == TypeMoney || f.Type == TypeRate) {
 			add(f.Partner, bad(CodeNumberNotAllowed, "debe enviarse como texto, p. ej. \""+exampleDecimal(f.Type)+"\": un número JSON pudo haber perdido decimales"))
 			continue
 		}
-		if opts.DecimalsAsStrings && m.Value.Kind == RawString && strings.TrimSpace(m.Value.Text) != "" &&
-			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(m.Value.Text, f) {
+		if opts.DecimalsAsStrings && value.Kind == RawString && strings.TrimSpace(value.Text) != "" &&
+			(f.Type == TypeMoney || f.Type == TypeRate) && !CanonicalDecimal(value.Text, f) {
 			add(f.Partner, bad(CodeInvalidFormat, "escriba el número sin signo, espacios ni ceros a la izquierda y con hasta "+
 				strconv.Itoa(scaleOf(f))+" decimales, p. ej. \""+exampleDecimal(f.Type)+"\""))
 			continue
 		}
-		v, present, fe := parseValue(f, m.Value)
+		v, present, fe := parseValue(f, value)
 		if fe != nil {
 			add(f.Partner, fe)
 			continue

@@ -37,7 +37,13 @@ type ReportStore interface {
 	// hash, nonce and state), so an expired or abandoned record is taken
 	// over only once.
 	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
-	// Ping checks that the store answers.
+	// ReportExists reports whether the report id is still stored: the
+	// retention purge deletes reports whose idempotency records may
+	// outlive them.
+	ReportExists(ctx context.Context, id int64) (bool, error)
+	// Ping checks that the store answers and can serve: a store that
+	// answers but cannot read or write (a Galera node outside the Primary
+	// component) fails it.
 	Ping(ctx context.Context) error
 }
 
@@ -52,6 +58,11 @@ type SweepStore interface {
 	// (the file stays). StoreReport of a report whose file name has a tombstone
 	// fails and stores nothing.
 	TombstoneFile(ctx context.Context, name string) (bool, error)
+	// PurgedFiles returns which of names were files of reports the
+	// retention purge deleted (PurgeStore.DeleteReports records them): no
+	// report can name them again, and the sweep deletes them instead of
+	// keeping them in quarantine.
+	PurgedFiles(ctx context.Context, names []string) (map[string]bool, error)
 	// UncheckedReservations returns up to limit files of stored rows,
 	// created before before, that MarkChecked has not yet marked, oldest
 	// first. A row is listed once it has committed, however late.
@@ -178,13 +189,20 @@ type TokenVerifier interface {
 // PasswordHasher hashes and checks passwords.
 type PasswordHasher interface {
 	Hash(password string) (string, error)
-	// Compare returns nil when password matches hash. It bounds the
-	// comparisons that run at once; one that cannot start in time returns
-	// an error of kind domain.ErrUnavailable with RetryAfter set.
+	// Compare returns nil when password matches hash. Every comparison
+	// does the same work, whatever the parameters hash was made with (an
+	// imported PHP hash of a lower cost included), so a known name cannot
+	// be told from an unknown one by it. It bounds the comparisons that
+	// run at once; one that cannot start in time returns an error of kind
+	// domain.ErrUnavailable with RetryAfter set.
 	Compare(ctx context.Context, hash, password string) error
 	// Dummy returns a hash to compare against for unknown users, so they
 	// cost the same time as a wrong password.
 	Dummy() string
+	// Admit tells the hasher of a stored hash: from then on every
+	// comparison, an unknown user's included, does at least the work of
+	// one against it (a stored hash dearer than Hash makes).
+	Admit(hash string)
 	// NeedsRehash reports whether hash was made with other parameters
 	// than Hash uses now (e.g. an imported PHP hash of a lower cost).
 	NeedsRehash(hash string) bool

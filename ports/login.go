@@ -35,9 +35,25 @@ func NewLogin(users UserStore, hasher PasswordHasher, issuer TokenIssuer, policy
 	return &Login{users: users, hasher: hasher, issuer: issuer, policy: policy, clock: clock}, nil
 }
 
+// Prepare admits every stored user's hash to the hasher
+// (PasswordHasher.Admit), inactive users' included, so that from the
+// first attempt on an unknown name costs what the dearest stored hash
+// costs. serve runs it once the store is ready; domain.ErrUnavailable
+// when the store cannot list the users.
+func (l *Login) Prepare(ctx context.Context) error {
+	users, err := l.users.ListUsers(ctx)
+	if err != nil {
+		return domain.Unavailable("user store unavailable").WithCause(err)
+	}
+	for _, u := range users {
+		l.hasher.Admit(u.PasswordHash)
+	}
+	return nil
+}
+
 // Exchange checks the credentials and issues a token. An unknown user, a
 // wrong password and an inactive user all give domain.ErrInvalidClient and
-// all cost one password comparison. domain.ErrUnavailable when the store
+// all cost one password comparison, of equal work (PasswordHasher). domain.ErrUnavailable when the store
 // cannot answer or no comparison could start in time.
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
 	invalid := domain.InvalidClient()
@@ -67,9 +83,9 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 		return "", invalid.WithCause(fmt.Errorf("%w: inactive", errKnownUser))
 	}
 	if l.hasher.NeedsRehash(u.PasswordHash) {
-		// Bring the hash to the current cost, so that a wrong password for
-		// this user costs what an unknown user costs (the dummy's cost).
-		// Best effort: the login itself has succeeded.
+		// Bring the hash to the current cost, so that this user's
+		// comparisons need no padding (PasswordHasher.Compare). Best
+		// effort: the login itself has succeeded.
 		if h, err := l.hasher.Hash(password); err == nil {
 			_ = l.users.SetPasswordHash(ctx, u.Name, h)
 		}

@@ -15,16 +15,20 @@ type PurgeStore interface {
 	// file) with ids above afterID, in id order.
 	ReportsAfter(ctx context.Context, afterID int64, limit int) ([]domain.FileRow, error)
 	// DeleteReports deletes the reports of rows, in one transaction, and
-	// turns their files' reservations into tombstones (no report can name
-	// those files again), and says how many reports it deleted.
+	// turns their files' reservations into tombstones that say the purge
+	// took them (no report can name those files again; the sweep deletes a
+	// file the purge did not get to: SweepStore.PurgedFiles), and says
+	// how many reports it deleted.
 	DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error)
 }
 
 // Purge is the use case "personal data is kept no longer than the
 // retention" (reports purge): it deletes the reports received before a
 // cutoff, row first, then the file (in place or in quarantine), so a
-// crash between the two leaves a file no row names, which the sweep
-// quarantines and deletes, never a row without its file.
+// crash between the two leaves a file no row names, never a row without
+// its file. The store records, with the rows' deletion, that their files
+// were purged: the sweep deletes such a file at its next run, instead of
+// keeping it in quarantine as it keeps a file whose row may come back.
 type Purge struct {
 	store   PurgeStore
 	uploads UploadInventory

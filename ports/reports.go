@@ -72,8 +72,34 @@ type Submission struct {
 	// asked: only while records of version 1.0.0 may be alive.
 	BodySHA256 func() string
 	// Read says how the members are read: the zero value as the legacy
-	// path reads them, DecimalsAsStrings on /v1.
+	// path reads them, DecimalsAsStrings on /v1. Its Stop is the use
+	// case's to set (checking).
 	Read domain.MapOptions
+	// Client is the request as its client holds it: done when the client
+	// has gone. The report's checks stop then, as they stop when the
+	// report's own context ends; what follows them (storing) does not.
+	// nil: the client is never taken for gone.
+	Client context.Context
+}
+
+// checking returns how sub's members are read, with a Stop that closes
+// when ctx ends (the report's time is up, the service stops) or when the
+// client has gone, so that a file check does not outlive its request;
+// release ends the watch once the checks are done.
+func checking(ctx context.Context, sub Submission) (opts domain.MapOptions, release func()) {
+	opts = sub.Read
+	c, cancel := context.WithCancel(ctx)
+	unwatch := func() bool { return false }
+	if sub.Client != nil {
+		if sub.Client.Err() != nil {
+			// Gone already: stop before any work (AfterFunc would cancel
+			// in a goroutine of its own, maybe after a small file's check).
+			cancel()
+		}
+		unwatch = context.AfterFunc(sub.Client, cancel)
+	}
+	opts.Stop = c.Done()
+	return opts, func() { unwatch(); cancel() }
 }
 
 // storeFailed is the answer to a store that failed: store_failed when
@@ -90,7 +116,9 @@ func storeFailed(err error) error {
 
 // Submit stores a report once. Errors: domain.ErrInvalidInput (with the
 // problems), domain.ErrTooLarge, domain.ErrKeyReused, domain.ErrInProgress,
-// domain.ErrUnavailable.
+// domain.ErrGone (report_purged), domain.ErrUnavailable (also when the
+// file's check stopped: ctx ended or the client has gone, before anything
+// was stored).
 func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, error) {
 	// The receipt time is kept to the millisecond, so the answer and every
 	// later look-up show the same instant on every store.
@@ -99,7 +127,9 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 		return domain.Receipt{}, domain.NewError(domain.ErrInvalidInput, "invalid_idempotency_key",
 			"Idempotency-Key inválida: "+domain.IdempotencyKeyBound.Es)
 	}
-	rep, err := s.cat.MapReportWith(sub.Members, s.rules, now, sub.Read)
+	opts, release := checking(ctx, sub)
+	rep, err := s.cat.MapReportWith(sub.Members, s.rules, now, opts)
+	release()
 	if err != nil {
 		return domain.Receipt{}, err
 	}
@@ -146,9 +176,13 @@ func (s *Reports) Submit(ctx context.Context, sub Submission) (domain.Receipt, e
 // Validate runs every check Submit runs on a report (its fields, read as
 // sub.Read says, and its file) and stores nothing: no row, no file, no
 // idempotency record, so the Idempotency-Key is not read. Errors:
-// domain.ErrInvalidInput (with the problems), domain.ErrTooLarge.
-func (s *Reports) Validate(_ context.Context, sub Submission) error {
-	_, err := s.cat.MapReportWith(sub.Members, s.rules, s.clock.Now().UTC(), sub.Read)
+// domain.ErrInvalidInput (with the problems), domain.ErrTooLarge,
+// domain.ErrUnavailable (the file's check stopped: ctx ended or the
+// client has gone).
+func (s *Reports) Validate(ctx context.Context, sub Submission) error {
+	opts, release := checking(ctx, sub)
+	defer release()
+	_, err := s.cat.MapReportWith(sub.Members, s.rules, s.clock.Now().UTC(), opts)
 	return err
 }
 
@@ -227,10 +261,22 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 		"Un reporte idéntico se está procesando; reintente en unos segundos")
 }
 
-// replay is the first answer again, from its record. When the record names
-// a file, the file is looked for first: a 200 never names a file that is
-// not there (503 instead; the cause, logged, names the row and the file).
+// replay is the first answer again, from its record. The record's report
+// is looked for first: one the retention purge deleted while its record
+// lives (a retention shorter than the idempotency.ttl of its day) is
+// domain.ErrGone report_purged, never a 200 naming a report that is
+// not there, and it is not stored again under the same key. When the
+// record names a file, the file is looked for next: a 200 never names a
+// file that is not there (503 instead; the cause, logged, names the row
+// and the file).
 func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, error) {
+	switch stored, err := s.st.ReportExists(ctx, rec.ReportID); {
+	case err != nil:
+		return domain.Receipt{}, storeFailed(err)
+	case !stored:
+		return domain.Receipt{}, domain.NewError(domain.ErrGone, "report_purged", domain.MsgReportPurged).
+			WithCause(fmt.Errorf("the record of key %s names report %d, which is no longer stored", rec.KeyHash[:min(12, len(rec.KeyHash))], rec.ReportID))
+	}
 	if rec.FileName != "" {
 		ok, err := s.uploads.Exists(ctx, rec.FileName)
 		if err == nil && !ok {

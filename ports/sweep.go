@@ -11,12 +11,15 @@ import (
 // sweep: serve runs it at start and every uploads.sweep_interval, the
 // command reconcile on demand): it removes upload leftovers (temporary
 // files), moves published files that no row names into quarantine,
-// deletes quarantined files past their retention, release 1.0.0's pending
+// deletes quarantined files past their retention and the files of reports
+// the retention purge deleted (a purge stopped between its rows and their
+// files leaves them), release 1.0.0's pending
 // records (compat100.go) and expired idempotency records, and reports rows
 // whose file is missing (those it cannot mend).
 //
 // Invariants: the sweep never deletes a partner's file that is not in
-// quarantine: a published file without a row may be one whose row was
+// quarantine, unless the store records that the retention purge deleted
+// its report: a published file without a row may be one whose row was
 // lost (a database restored from an older backup), so it is kept for
 // QuarantineRetention, and reconcile can move it back once its row is
 // there again. Nothing younger than the stale bound is touched: a report
@@ -82,6 +85,7 @@ const (
 	FoundLeftover    = "leftover"           // a temporary file or unfinished upload
 	FoundOrphanFile  = "orphan_file"        // a published file no row names: moved to quarantine
 	FoundExpiredFile = "quarantine_expired" // a quarantined file past QuarantineRetention: deleted
+	FoundPurgedFile  = "purged_file"        // a file of a report the retention purge deleted: deleted
 	FoundExpiredKey  = "expired_key"        // an idempotency record past its TTL
 	FoundTombstone   = "old_tombstone"      // a removed file's tombstone past TombstoneTTL
 	FoundMissingFile = "missing_file"       // a row whose file is not there (reported only)
@@ -89,7 +93,7 @@ const (
 
 // FindingKinds lists the kinds, in the order a report shows them. They
 // also name the failures: a failure has the kind of the work it stopped.
-var FindingKinds = []string{FoundLeftover, FoundOrphanFile, FoundExpiredFile, FoundPendingRecord, FoundExpiredKey, FoundTombstone, FoundMissingFile}
+var FindingKinds = []string{FoundLeftover, FoundOrphanFile, FoundExpiredFile, FoundPurgedFile, FoundPendingRecord, FoundExpiredKey, FoundTombstone, FoundMissingFile}
 
 // maxListed bounds the findings and failures a run keeps by name; the
 // counts are whole.

@@ -26,8 +26,20 @@ func (r *Sweep) files(ctx context.Context, rep *SweepReport, cutoff time.Time, a
 			rep.fail(FoundOrphanFile, "", fmt.Errorf("look up %d file names: %w", len(names), err))
 			return
 		}
+		var unnamed []StoredObject
 		for _, o := range batch {
 			if !named[o.Name] {
+				unnamed = append(unnamed, o)
+			}
+		}
+		purged, ok := r.purgedOf(ctx, rep, unnamed)
+		if !ok {
+			return // the next run decides them
+		}
+		for _, o := range unnamed {
+			if purged[o.Name] {
+				r.deletePurged(ctx, rep, o, false, apply)
+			} else {
 				r.orphan(ctx, rep, o, apply)
 			}
 		}
@@ -81,16 +93,31 @@ func (r *Sweep) orphan(ctx context.Context, rep *SweepReport, o StoredObject, ap
 }
 
 // quarantine deletes the quarantined files older than the retention and
-// counts the rest.
+// those of reports the retention purge deleted, and counts the rest.
 func (r *Sweep) quarantine(ctx context.Context, rep *SweepReport, now time.Time, apply bool) {
 	before := now.Add(-r.o.QuarantineRetention)
 	var kept int64
+	var young []StoredObject
+	flush := func() {
+		defer func() { young = young[:0] }()
+		if len(young) == 0 {
+			return
+		}
+		purged, ok := r.purgedOf(ctx, rep, young)
+		for _, o := range young {
+			if !ok || !purged[o.Name] || !r.deletePurged(ctx, rep, o, true, apply) {
+				kept++
+			}
+		}
+	}
 	err := r.uploads.WalkQuarantine(ctx, func(o StoredObject) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if !o.ModTime.Before(before) {
-			kept++
+			if young = append(young, o); len(young) >= r.o.Batch {
+				flush()
+			}
 			return nil
 		}
 		if apply {
@@ -105,6 +132,7 @@ func (r *Sweep) quarantine(ctx context.Context, rep *SweepReport, now time.Time,
 		rep.add(FoundExpiredFile, o.Name, "quarantined "+o.ModTime.UTC().Format(time.RFC3339)+", past the retention of "+r.o.QuarantineRetention.String())
 		return nil
 	})
+	flush()
 	rep.Quarantined = kept
 	if err != nil && ctx.Err() == nil {
 		rep.Quarantined = -1

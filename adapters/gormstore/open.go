@@ -64,7 +64,7 @@ const StagingTable = "partner_disbursement_staging"
 // does not require the server to be up (MySQL connects lazily), so the
 // service can start and report not ready. Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
-	if err := opts.check(driver); err != nil {
+	if err := Check(driver, dsn, opts); err != nil {
 		return nil, err
 	}
 	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
@@ -160,8 +160,15 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	return nil
 }
 
-// Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.read.sql.PingContext(ctx) }
+// Ping checks that the database answers and serves: on MySQL a read of
+// a table and, on a Galera node, that the node is Synced in the Primary
+// component (serving).
+func (s *Store) Ping(ctx context.Context) error {
+	if s.driver == MySQL {
+		return serving(ctx, s.read.sql)
+	}
+	return s.read.sql.PingContext(ctx)
+}
 
 // Close stops the group-commit writers (reports still queued get an
 // error; a batch under way finishes first), then closes the pools.

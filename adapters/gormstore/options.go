@@ -40,6 +40,10 @@ type Options struct {
 	// uses TLS and verifies the server against it, under the name
 	// TLSServerName (store.tls_server_name; empty: the DSN's host).
 	TLSCAFile, TLSServerName string
+	// AllowInsecureTLS, on MySQL, accepts a DSN whose TLS does not verify
+	// the server or falls back to plain text (store.allow_insecure_tls;
+	// checkTLS refuses it otherwise).
+	AllowInsecureTLS bool
 	// MaxBatch bounds the reports one commit carries (store.max_batch).
 	MaxBatch int
 	// BatchWriters is the number of group-commit writers
@@ -55,7 +59,7 @@ type Options struct {
 	Migrations []Migration
 }
 
-// check refuses options Open cannot use.
+// check refuses options Open cannot use (their TLS settings: checkTLS).
 func (o Options) check(driver string) error {
 	switch {
 	case o.Clock == nil:
@@ -70,10 +74,6 @@ func (o Options) check(driver string) error {
 		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
 	case driver == MySQL && o.LockWaitTimeout < time.Second:
 		return fmt.Errorf("gormstore: the lock wait bound (%s) must be at least 1s", o.LockWaitTimeout)
-	case driver == SQLite && (o.TLSCAFile != "" || o.TLSServerName != ""):
-		return errors.New("gormstore: a TLS CA file (store.tls_ca_file) is for MySQL only")
-	case o.TLSServerName != "" && o.TLSCAFile == "":
-		return errors.New("gormstore: a TLS server name (store.tls_server_name) needs a CA file (store.tls_ca_file)")
 	case driver == SQLite && o.BusyTimeout <= 0:
 		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
 	}

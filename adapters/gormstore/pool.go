@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -40,7 +41,7 @@ func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error
 	case SQLite:
 		db, dialector, err = openSQLiteDB(dsn)
 	case MySQL:
-		if db, err = sql.Open("mysql", dsn); err == nil {
+		if db, err = openMySQLDB(dsn); err == nil {
 			// No version query at open: the database may come up later,
 			// and the service must start, stay not ready and reconnect.
 			dialector = mysql.New(mysql.Config{Conn: db, SkipInitializeWithVersion: true})
@@ -60,6 +61,20 @@ func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error
 		return nil, errors.Join(fmt.Errorf("open %s pool: %w", driver, err), db.Close())
 	}
 	return &pool{sql: db, orm: orm, stmts: stmtCache{db: db}}, nil
+}
+
+// openMySQLDB opens a pool on a MySQLDSN, through its connector: causal
+// reads on Galera (newConnector).
+func openMySQLDB(dsn string) (*sql.DB, error) {
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
 }
 
 // close closes the pool's prepared statements, then the pool.

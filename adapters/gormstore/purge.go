@@ -65,8 +65,9 @@ func scanFileRows(q *gorm.DB) ([]domain.FileRow, error) {
 }
 
 // DeleteReports deletes the staging rows of rows and, in the same
-// transaction, turns their files' reservations into tombstones: no report
-// can reserve those names again. Their idempotency records are left to the
+// transaction, turns their files' reservations into the purge's
+// tombstones (filePurged): no report can reserve those names again, and
+// the sweep deletes a file the purge did not get to (PurgedFiles). Their idempotency records are left to the
 // sweep: the purge takes only reports older than idempotency.ttl, whose
 // records have expired (ports.Purge refuses a shorter retention).
 func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64, error) {
@@ -93,7 +94,7 @@ func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64
 			return nil
 		}
 		return tx.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN ? AND state = ?",
-			fileTombstone, now, names, fileReserved).Error
+			filePurged, now, names, fileReserved).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete %d reports: %w", len(ids), err)

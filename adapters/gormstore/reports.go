@@ -142,6 +142,16 @@ func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domai
 	return r.toDomain(), nil
 }
 
+// ReportExists reports whether the staging row id is still stored (one
+// look-up of the primary key).
+func (s *Store) ReportExists(ctx context.Context, id int64) (bool, error) {
+	var n int64
+	if err := s.read.orm.WithContext(ctx).Table(StagingTable).Where("id = ?", id).Limit(1).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("report %d exists: %w", id, err)
+	}
+	return n > 0, nil
+}
+
 // DeleteKey removes the record if it is still rec, state included. A
 // deadlock or certification failure (another node wrote the record at
 // once) runs it again, a bounded number of times.

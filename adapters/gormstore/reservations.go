@@ -27,6 +27,7 @@ const filesTable = "upload_files"
 const (
 	fileReserved  = "claimed"   // a committed row names the file (the released value)
 	fileTombstone = "tombstone" // the sweep took the file: no row may reserve it
+	filePurged    = "purged"    // the retention purge deleted the file's row: a tombstone whose file the sweep deletes
 )
 
 // TombstoneFile records that the sweep removes the file name, unless a
@@ -54,8 +55,8 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	if err := db.Raw("SELECT state FROM "+filesTable+" WHERE file_name = ?", name).Scan(&state).Error; err != nil {
 		return false, fmt.Errorf("tombstone %s: read its entry: %w", name, err)
 	}
-	if state == fileTombstone {
-		return true, nil // an earlier run's, which did not get to remove the file
+	if state != fileReserved {
+		return true, nil // an earlier run's, which did not get to remove the file, or the purge's
 	}
 	// A committed reservation: its row was committed with it, so a row
 	// still naming the file keeps it.
@@ -72,6 +73,24 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 		return false, fmt.Errorf("tombstone %s: %w", name, res.Error)
 	}
 	return res.RowsAffected == 1, nil
+}
+
+// PurgedFiles returns which of names the retention purge took
+// (DeleteReports): their entries' state is purged.
+func (s *Store) PurgedFiles(ctx context.Context, names []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	var found []string
+	if err := s.read.orm.WithContext(ctx).Table(filesTable).Where("file_name IN ? AND state = ?", names, filePurged).
+		Pluck("file_name", &found).Error; err != nil {
+		return nil, fmt.Errorf("purged files: %w", err)
+	}
+	for _, n := range found {
+		out[n] = true
+	}
+	return out, nil
 }
 
 // UncheckedReservations returns up to limit reservations not yet checked
@@ -104,13 +123,15 @@ func (s *Store) MarkChecked(ctx context.Context, names []string) error {
 	return nil
 }
 
-// PurgeTombstones deletes at most limit tombstones created before before
-// (on ix_upload_files_state); without apply it counts them all.
+// PurgeTombstones deletes at most limit tombstones (the sweep's and the
+// purge's) created before before (on ix_upload_files_state); without
+// apply it counts them all.
 func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int, apply bool) (int64, error) {
 	if limit <= 0 {
 		return 0, fmt.Errorf("purge tombstones: limit %d, want > 0", limit)
 	}
-	q := s.write.orm.WithContext(ctx).Table(filesTable).Where("state = ? AND created_at < ?", fileTombstone, before.UTC())
+	gone := []string{fileTombstone, filePurged}
+	q := s.write.orm.WithContext(ctx).Table(filesTable).Where("state IN ? AND created_at < ?", gone, before.UTC())
 	if !apply {
 		var n int64
 		if err := q.Count(&n).Error; err != nil {
@@ -125,7 +146,7 @@ func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int
 	if len(names) == 0 {
 		return 0, nil
 	}
-	res := s.write.orm.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state = ? AND file_name IN ?", fileTombstone, names)
+	res := s.write.orm.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state IN ? AND file_name IN ?", gone, names)
 	if res.Error != nil {
 		return 0, fmt.Errorf("delete old tombstones: %w", res.Error)
 	}

@@ -17,25 +17,35 @@ const heldPerBodyByte = 2
 
 // byteBudget bounds the memory that report bodies, and what is decoded
 // from them, hold at once (contract §10, "Bytes in flight"): a report
-// reserves heldPerBodyByte times its body before the body is read (its
-// Content-Length) or as it is read (a body of unknown length), and gives
-// the reservation back when it has been answered. A reservation that does
-// not fit is refused, never waited for: the report gets 503 overloaded
-// at once, as when http.max_in_flight is full. One partner (a token's
-// subject) holds at most half the budget, so that its bodies, slow or
-// not, always leave the other half to the others. A partner's entry
-// exists only while it holds bytes.
+// reserves heldPerBodyByte times each buffer its body is read into,
+// before the buffer is allocated, as the body arrives (readBody), and
+// gives the reservation back when it has been answered. What a body
+// declares reserves nothing: a client that declares 32 MiB and sends
+// 60 KiB holds what 64 KiB needs. A reservation that does not fit is
+// refused, never waited for: the report gets 503 overloaded at once, as
+// when http.max_in_flight is full. One partner (partnerOf: its NIT, every
+// user name of it together) holds at most share, a quarter of the budget
+// or one largest body's reservation if that is more (partnerShare), so
+// that a handful of its names cannot add up to the whole. A partner's
+// entry exists only while it holds bytes.
 type byteBudget struct {
 	mu    sync.Mutex
 	max   int64
+	share int64
 	used  int64
 	by    map[string]int64
 	gauge prometheus.Gauge // used, for /metrics
 }
 
-func newByteBudget(max int64, gauge prometheus.Gauge) *byteBudget {
-	return &byteBudget{max: max, by: map[string]int64{}, gauge: gauge}
+func newByteBudget(max, share int64, gauge prometheus.Gauge) *byteBudget {
+	return &byteBudget{max: max, share: share, by: map[string]int64{}, gauge: gauge}
 }
+
+// partnerShare is the most of a budget of total bytes one partner may
+// hold when the largest body is maxBody bytes: a quarter, or one largest
+// body's reservation when that is more (it is at most half: New refuses a
+// budget below two of them).
+func partnerShare(total, maxBody int64) int64 { return max(total/4, heldPerBodyByte*maxBody) }
 
 // reservation is one report's share of the budget.
 type reservation struct {
@@ -48,9 +58,10 @@ func (b *byteBudget) reservation(partner string) *reservation {
 	return &reservation{b: b, partner: partner}
 }
 
-// cover makes the reservation hold what a body of n bytes needs (never
-// less than it holds); false, and nothing changed, when that does not
-// fit in the budget beside the other reservations.
+// cover makes the reservation hold what a body buffer of n bytes needs
+// (never less than it holds); false, and nothing changed, when that does
+// not fit in the budget beside the other reservations, or in its
+// partner's share.
 func (r *reservation) cover(n int64) bool {
 	want := n * heldPerBodyByte
 	if want <= r.held {
@@ -60,7 +71,7 @@ func (r *reservation) cover(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	more := want - r.held
-	if b.used+more > b.max || b.by[r.partner]+more > b.max/2 {
+	if b.used+more > b.max || b.by[r.partner]+more > b.share {
 		return false
 	}
 	b.used += more

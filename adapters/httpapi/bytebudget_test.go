@@ -13,10 +13,10 @@ import (
 )
 
 // TestByteBudgetBoundsBytesAndPartners: reservations never pass the
-// budget in all, nor half of it for one partner; a refused cover changes
-// nothing; a release gives back all a reservation held.
+// budget in all, nor one partner's share (here half); a refused cover
+// changes nothing; a release gives back all a reservation held.
 func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
-	b := newByteBudget(100, prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"}))
+	b := newByteBudget(100, 50, prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"}))
 	a1, a2, c1 := b.reservation("a"), b.reservation("a"), b.reservation("c")
 	if !a1.cover(20) || a1.held != 20*heldPerBodyByte {
 		t.Fatalf("a's first 20 bytes: held %d", a1.held)
@@ -41,6 +41,21 @@ func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 	c1.release()
 	if b.used != 0 || len(b.by) != 0 {
 		t.Fatalf("after every release: used %d, partners %v", b.used, b.by)
+	}
+}
+
+// TestPartnerShare: one partner holds a quarter of the budget, or one
+// largest body's reservation when that is more: at the shipped 384 MiB
+// and 32 MiB bodies, 96 MiB, so no fewer than four partners fill it.
+func TestPartnerShare(t *testing.T) {
+	for _, c := range []struct{ total, body, want int64 }{
+		{384 * mib, 32 * mib, 96 * mib},
+		{128 * mib, 32 * mib, 64 * mib},
+		{1 << 30, 1 * mib, 256 * mib},
+	} {
+		if got := partnerShare(c.total, c.body); got != c.want {
+			t.Errorf("partnerShare(%d MiB, %d MiB) = %d MiB, want %d", c.total>>20, c.body>>20, got>>20, c.want>>20)
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ var statusTable = []struct {
 	{domain.ErrInProgress, http.StatusConflict, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusConflict, http.StatusServiceUnavailable, "temporarily_unavailable", "temporarily_unavailable"},
 	{domain.ErrInvalidInput, http.StatusBadRequest, http.StatusBadRequest, http.StatusUnauthorized, http.StatusBadRequest, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{domain.ErrNotFound, http.StatusNotFound, http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusUnauthorized, "invalid_client", "invalid_client"},
+	{domain.ErrGone, http.StatusGone, http.StatusBadRequest, http.StatusUnauthorized, http.StatusGone, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{domain.ErrConflict, http.StatusConflict, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusConflict, http.StatusServiceUnavailable, "temporarily_unavailable", "temporarily_unavailable"},
 	{errBodyTooSlow, http.StatusRequestTimeout, http.StatusBadRequest, http.StatusUnauthorized, http.StatusRequestTimeout, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{domain.ErrUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable, "temporarily_unavailable", "temporarily_unavailable"},

@@ -55,7 +55,8 @@ func (f *fakeReports) Submit(ctx context.Context, sub ports.Submission) (domain.
 }
 
 // fakeTokens is both the exchanger and the authenticator: "good" (acme's)
-// and "good-beta" (beta's) are the only valid tokens.
+// and "good-beta" (beta's) are the valid tokens, and those of
+// otherPrincipals.
 type fakeTokens struct {
 	issued ports.Issued
 	err    error
@@ -69,12 +70,25 @@ func (f *fakeTokens) Authenticate(_ context.Context, tok string) (ports.Principa
 	if tok == "good-beta" {
 		return ports.Principal{User: "beta", NIT: "900123457"}, nil
 	}
+	if p, ok := otherPrincipals[tok]; ok {
+		return p, nil
+	}
 	if tok != "good" {
 		e := domain.NewError(domain.ErrInvalidToken, "invalid_token", domain.MsgInvalidToken)
 		e.Detail = "signature"
 		return ports.Principal{}, e
 	}
 	return ports.Principal{User: "acme", NIT: "900123456"}, nil
+}
+
+// otherPrincipals are more tokens: a second and a third user name of
+// acme's partner (its NIT written as a user may write it), and two more
+// partners.
+var otherPrincipals = map[string]ports.Principal{
+	"good-acme2": {User: "acme2", NIT: "900.123.456-8"},
+	"good-acme3": {User: "acme3", NIT: "900123456-8"},
+	"good-gamma": {User: "gamma", NIT: "900123458"},
+	"good-delta": {User: "delta", NIT: "900123459"},
 }
 
 type harness struct {
@@ -194,6 +208,7 @@ func TestReportAnswers(t *testing.T) {
 		{"not an object", reportHeaders, `[1]`, nil, 400, "400", "invalid_json", [2]string{}},
 		{"reused key", reportHeaders, `{}`, domain.NewError(domain.ErrKeyReused, "idempotency_key_reused", "x"), 400, "400", "idempotency_key_reused", [2]string{}},
 		{"in progress", reportHeaders, `{}`, domain.NewError(domain.ErrInProgress, "request_in_progress", "x"), 409, "400", "request_in_progress", [2]string{}},
+		{"purged", reportHeaders, `{}`, domain.NewError(domain.ErrGone, "report_purged", "x"), 410, "400", "report_purged", [2]string{}},
 		{"file too large", reportHeaders, `{}`, domain.NewError(domain.ErrTooLarge, "invalid_report", "x"), 413, "400", "invalid_report", [2]string{}},
 		{"store down", reportHeaders, `{}`, retry, 503, "400", "store_failed", [2]string{"Retry-After", "2"}},
 		{"unknown error", reportHeaders, `{}`, fmt.Errorf("boom"), 500, "400", "internal_error", [2]string{}},

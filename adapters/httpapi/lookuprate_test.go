@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fakes"
 )
 
@@ -124,26 +125,26 @@ func TestLookupRateBound(t *testing.T) {
 	l.maxWait = 0 // the refusals alone; TestLookupRateWaits is of the waits
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	for i := range 10 * keys {
-		if _, ok := l.take(fmt.Sprint("partner-", i), t0); !ok {
+		if _, _, ok := l.take(fmt.Sprint("partner-", i), t0); !ok {
 			t.Fatalf("partner-%d's first look-up refused", i)
 		}
 		if n := l.buckets.Len(); n > keys {
 			t.Fatalf("%d buckets after %d partners, want at most %d", n, i+1, keys)
 		}
 	}
-	if _, ok := l.take("partner-0", t0); !ok {
+	if _, _, ok := l.take("partner-0", t0); !ok {
 		t.Fatal("partner-0, dropped for the cap, refused")
 	}
-	if _, ok := l.take("partner-0", t0); !ok {
+	if _, _, ok := l.take("partner-0", t0); !ok {
 		t.Fatal("partner-0's second look-up of its burst refused")
 	}
-	if wait, ok := l.take("partner-0", t0); ok || wait != time.Second/perSecond {
+	if _, wait, ok := l.take("partner-0", t0); ok || wait != time.Second/perSecond {
 		t.Fatalf("partner-0 past its burst: %v, %s; want refused, one look-up in %s", ok, wait, time.Second/perSecond)
 	}
-	if _, ok := l.take("partner-0", t0.Add(time.Second/perSecond)); !ok {
+	if _, _, ok := l.take("partner-0", t0.Add(time.Second/perSecond)); !ok {
 		t.Fatal("partner-0 refused once its wait had passed")
 	}
-	if _, ok := l.take("another", t0.Add(time.Second/perSecond+refill)); !ok || l.buckets.Len() != 1 {
+	if _, _, ok := l.take("another", t0.Add(time.Second/perSecond+refill)); !ok || l.buckets.Len() != 1 {
 		t.Fatalf("a second after the others' last look-up: %d buckets, want only the new one", l.buckets.Len())
 	}
 }
@@ -161,6 +162,7 @@ func TestLookupRateWaits(t *testing.T) {
 	close(free.release) // every look-up answers at once
 	h.rebuild(t, func(s *Server) { s.Validator, s.Lookup, s.Clock = free, free, clock })
 	acme := map[string]string{"Authorization": "Bearer good"}
+	acmeKey := partnerOf(ports.Principal{User: "acme", NIT: "900123456"}) // the key of "Bearer good"
 	for i := range 2 {
 		if a := h.do(t, "GET", "/v1/reports", acme, ""); a.status != 200 {
 			t.Fatalf("look-up %d of the burst: %d %s", i+1, a.status, a.raw)
@@ -194,15 +196,15 @@ func TestLookupRateWaits(t *testing.T) {
 	// that takes it and is cancelled while waiting gives it back, so the
 	// next one may take it.
 	clock.Add(500 * time.Millisecond)
-	wait, ok := h.srv.lookRate.take("acme", clock.Now())
+	reserved, wait, ok := h.srv.lookRate.take(acmeKey, clock.Now())
 	if !ok || wait != time.Second {
 		t.Fatalf("the reserved turn: %v, %s; want a wait of 1s", ok, wait)
 	}
-	if _, ok := h.srv.lookRate.take("acme", clock.Now()); ok {
+	if _, _, ok := h.srv.lookRate.take(acmeKey, clock.Now()); ok {
 		t.Fatal("a second turn reserved past the second")
 	}
-	h.srv.lookRate.giveBack("acme")
-	if _, ok := h.srv.lookRate.take("acme", clock.Now()); !ok {
+	reserved.giveBack(clock.Now())
+	if _, _, ok := h.srv.lookRate.take(acmeKey, clock.Now()); !ok {
 		t.Fatal("the turn given back was not taken again")
 	}
 
@@ -212,7 +214,7 @@ func TestLookupRateWaits(t *testing.T) {
 	// the next turn is then half a second off again, not a second.
 	clock.Add(10 * time.Second)
 	for range 2 {
-		if _, ok := h.srv.lookRate.take("acme", clock.Now()); !ok {
+		if _, _, ok := h.srv.lookRate.take(acmeKey, clock.Now()); !ok {
 			t.Fatal("the burst, ten seconds on, refused")
 		}
 	}
@@ -233,7 +235,7 @@ func TestLookupRateWaits(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	if wait, ok := h.srv.lookRate.take("acme", clock.Now()); !ok || wait != 500*time.Millisecond {
+	if _, wait, ok := h.srv.lookRate.take(acmeKey, clock.Now()); !ok || wait != 500*time.Millisecond {
 		t.Fatalf("after a waiting look-up's client went: %v, %s; want its turn, half a second off", ok, wait)
 	}
 }

@@ -22,7 +22,7 @@ func newSweepMetrics() sweepMetrics {
 			Help: "Sweeps run by serve, by outcome: ok, or incomplete (something could not be done; see disbursementd_sweep_failures_total and the log)."},
 			[]string{"outcome"}),
 		findings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_sweep_findings_total",
-			Help: "What the sweep found and handled, by kind (orphan_file: moved to quarantine; quarantine_expired: deleted after uploads.quarantine_retention; missing_file: reported only)."},
+			Help: "What the sweep found and handled, by kind (orphan_file: moved to quarantine; quarantine_expired: deleted after uploads.quarantine_retention; purged_file: the file of a purged report, deleted; missing_file: reported only)."},
 			[]string{"kind"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_sweep_failures_total",
 			Help: "Things the sweep could not do (a file it could not move or delete, a statement that failed), by the kind of work; each is logged, and the sweep went on."},

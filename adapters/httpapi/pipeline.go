@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"mime"
+	"errors"
 	"net/http"
 	"time"
 
@@ -50,12 +50,13 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 
 // runReport is the one pipeline of every route that takes a report. Order
 // of checks: token (401) before the body is read, a repeated
-// Idempotency-Key on a keyed route (400), Content-Type (415), declared
+// Idempotency-Key on a keyed route (400), Content-Type (415; 400 when it
+// came more than once), declared
 // size (413), a place among the bodies being received (503 at once), the
 // body's bytes in flight (503 at once, or while a body of unknown length
 // arrives), the body itself (413, 408 when too slow), then the in-flight
-// bound (503 at once), JSON (its text values put in NFC), and step (the
-// fields, and what the route does). A body still arriving holds no
+// bound (503 at once), JSON, and step (the fields, read in NFC by the
+// domain's catalogue, and what the route does). A body still arriving holds no
 // in-flight slot; its bytes stay reserved until the report has been
 // answered.
 func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
@@ -70,7 +71,12 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 			"Idempotency-Key llegó más de una vez; envíe una sola"))
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	switch mt, err := mediaType(r); {
+	case errors.Is(err, errTwoContentTypes):
+		rt.fail(w, r, domain.NewError(domain.ErrInvalidInput, "invalid_request",
+			"Content-Type llegó más de una vez; envíe uno solo"))
+		return
+	case err != nil || mt != "application/json":
 		rt.fail(w, r, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type debe ser application/json"))
 		return
@@ -79,9 +85,10 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
 		return
 	}
-	res := s.bytes.reservation(principal.User)
+	partner := partnerOf(principal)
+	res := s.bytes.reservation(partner)
 	defer res.release()
-	body, err := s.receive(w, r, principal.User, res)
+	body, err := s.receive(w, r, partner, res)
 	defer s.reclaim.after(len(body))
 	if err != nil {
 		rt.fail(w, r, err)
@@ -99,7 +106,6 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, err)
 		return
 	}
-	nfcValues(members)
 	// The partner may hang up; the report is finished or undone either
 	// way. It ends at its timeout or when the server stops (Stop).
 	if !s.work.begin() {
@@ -121,6 +127,7 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 func submission(r *http.Request, p ports.Principal, members []domain.RawField, body []byte, read domain.MapOptions) ports.Submission {
 	return ports.Submission{
 		Principal: p, Members: members, IdempotencyKey: r.Header.Get("Idempotency-Key"), RequestID: info(r).id, Read: read,
+		Client:     r.Context(), // the checks stop when the partner hangs up (the step's ctx does not end then)
 		BodySHA256: func() string { sum := sha256.Sum256(body); return hex.EncodeToString(sum[:]) },
 	}
 }

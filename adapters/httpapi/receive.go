@@ -12,8 +12,9 @@ import (
 
 // receive reads a report's body once a place among the bodies being
 // received is free for partner, and gives the place back when the body
-// is in. The body's bytes are reserved in res before they are read: all
-// at once when the body declares its length, else as the body arrives.
+// is in (partner is partnerOf's key). The body's bytes are reserved in
+// res as they arrive, a buffer at a time (readBody), whatever length the
+// body declares.
 func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *reservation) ([]byte, error) {
 	return s.receiveBody(w, r, intake{
 		gate: s.receiving, key: partner, limit: s.Limits.MaxBody,
@@ -49,8 +50,8 @@ type intake struct {
 }
 
 // receiveBody reads a body while it holds a place in in.gate for in.key:
-// at most in.limit bytes, cut when it arrives slower than
-// Limits.MinBodyRate (once Limits.BodyRateGrace has passed). What was
+// at most in.limit bytes, cut when it falls behind Limits.MinBodyRate by
+// more than Limits.BodyRateGrace (rateGuard). What was
 // read comes back with any error, so that the caller can give its
 // memory back.
 func (s *Server) receiveBody(w http.ResponseWriter, r *http.Request, in intake) ([]byte, error) {
@@ -111,27 +112,33 @@ func (s *Server) overloaded(msg string) error {
 // as the rule is about the transport, not about reports.
 var errBodyTooSlow = errors.New("body too slow")
 
-// rateGuard reads a request body and cuts it when, after the grace
-// period, fewer than rate bytes per second have arrived on average:
-// before each read it arms a timer for the moment the bytes so far stop
-// being enough, and the timer moves the connection's read deadline into
-// the past, which ends the read under way. The server's own deadlines
-// (http.read_timeout) are never moved later.
+// rateGuard reads a request body and cuts it when it falls behind rate
+// bytes per second by more than window: the body must keep up with the
+// rate over any recent stretch, not on average since it started, so bytes
+// sent early buy at most window of silence later (issue 32, finding 1: 60
+// KiB sent at once bought 65 s, longer than http.read_timeout, at 1 KiB/s
+// averaged since the start). due is the moment the body stops being fast
+// enough unless more arrives: the start plus window at first, then each
+// byte moves it 1/rate later, but never past window from now. Before each
+// read a timer is armed for due; it moves the connection's read deadline
+// into the past, which ends the read under way. The server's own
+// deadlines (http.read_timeout) are never moved later.
 type rateGuard struct {
-	r     io.Reader
-	rc    *http.ResponseController
-	start time.Time
-	grace time.Duration
-	rate  int64 // bytes per second, > 0
-	n     int64
-	timer *time.Timer
+	r      io.Reader
+	rc     *http.ResponseController
+	window time.Duration
+	rate   int64 // bytes per second, > 0
+	due    time.Time
+	timer  *time.Timer
 
 	mu  sync.Mutex
 	cut bool
 }
 
-func newRateGuard(w http.ResponseWriter, r io.Reader, rate int64, grace time.Duration) *rateGuard {
-	g := &rateGuard{r: r, rc: http.NewResponseController(w), start: time.Now(), grace: grace, rate: rate}
+// newRateGuard guards r; window is Limits.BodyRateGrace, the time a body
+// may take before its first bytes count and the most it may run ahead.
+func newRateGuard(w http.ResponseWriter, r io.Reader, rate int64, window time.Duration) *rateGuard {
+	g := &rateGuard{r: r, rc: http.NewResponseController(w), window: window, rate: rate, due: time.Now().Add(window)}
 	g.timer = time.AfterFunc(time.Hour, g.expire)
 	g.timer.Stop()
 	return g
@@ -158,17 +165,26 @@ func (g *rateGuard) Read(p []byte) (int, error) {
 	if g.tooSlow() {
 		return 0, errBodyTooSlow
 	}
-	// The moment the bytes so far stop being enough (n/rate seconds after
-	// the grace), written so that no product can overflow.
-	due := g.start.Add(g.grace + time.Duration(g.n/g.rate)*time.Second + time.Duration(g.n%g.rate)*time.Second/time.Duration(g.rate))
-	g.timer.Reset(time.Until(due))
+	g.timer.Reset(time.Until(g.due))
 	n, err := g.r.Read(p)
 	g.timer.Stop()
-	g.n += int64(n)
+	if n > 0 {
+		g.due = g.earned(g.due, int64(n), time.Now())
+	}
 	if err != nil && g.tooSlow() {
 		return n, errBodyTooSlow
 	}
 	return n, err
+}
+
+// earned is due after n more bytes arrived at now: n/rate seconds later
+// (written so that no product can overflow), at most window after now.
+func (g *rateGuard) earned(due time.Time, n int64, now time.Time) time.Time {
+	more := time.Duration(n/g.rate)*time.Second + time.Duration(n%g.rate)*time.Second/time.Duration(g.rate)
+	if ahead := now.Add(g.window); more > ahead.Sub(due) {
+		return ahead
+	}
+	return due.Add(more)
 }
 
 // stop disarms the timer once the body is read.

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -126,66 +124,3 @@ func formatBytes(n int64) string {
 	}
 	return itoa(n) + " bytes"
 }
-
-// readBody reads the whole body into one buffer of its declared length
-// (io.ReadAll would double its buffer up to twice a large body's size).
-// The declared length is believed only once the first firstChunk bytes
-// have arrived: a client that declares 32 MiB and sends nothing holds
-// 1 MiB, not 32. A body of unknown length is read into a buffer that
-// doubles up to limit, the most bytes r gives. cover is asked, before a
-// buffer is allocated, to cover a body of its size (byteBudget); when it
-// says no, the read stops with errOverBudget.
-func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
-	if length <= 0 {
-		return readUnsized(r, limit, cover)
-	}
-	if !cover(length) {
-		return nil, errOverBudget
-	}
-	buf := make([]byte, min(length, firstChunk))
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, err
-	}
-	if int64(len(buf)) == length {
-		return buf, nil
-	}
-	whole := make([]byte, length)
-	n := copy(whole, buf)
-	if _, err := io.ReadFull(r, whole[n:]); err != nil {
-		return nil, err
-	}
-	return whole, nil
-}
-
-func readUnsized(r io.Reader, limit int64, cover func(int64) bool) ([]byte, error) {
-	var buf []byte
-	for size := min(unsizedStart, limit); ; size = min(2*size, limit) {
-		if !cover(size) {
-			return buf, errOverBudget
-		}
-		grown := make([]byte, len(buf), size)
-		copy(grown, buf)
-		buf = grown
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		switch {
-		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return buf, nil
-		case err != nil:
-			return buf, err
-		case size == limit:
-			return buf, nil // r gives no more than limit bytes
-		}
-	}
-}
-
-// errOverBudget ends the read of a body that the bytes in flight
-// (Limits.MaxBytesInFlight) have no room for.
-var errOverBudget = errors.New("over the bytes in flight")
-
-// unsizedStart is the first buffer of a body of unknown length.
-const unsizedStart = 64 << 10
-
-// firstChunk is how much of a body is read before its declared length
-// is allocated.
-const firstChunk = 1 << 20

@@ -40,28 +40,31 @@ type Limits struct {
 	MaxInFlight   int           // reports processed at once (503 beyond)
 	ReportTimeout time.Duration // how long a report may take once accepted
 	// The bodies being received (not yet processed): at most MaxReceiving
-	// in all and MaxReceivingPerPartner for one token subject (503
-	// beyond); a body averaging less than MinBodyRate bytes per second
-	// once BodyRateGrace has passed is cut (408).
+	// in all and MaxReceivingPerPartner for one partner (partnerOf: a
+	// NIT, all its user names together; 503 beyond); a body that falls
+	// behind MinBodyRate bytes per second by more than BodyRateGrace is
+	// cut (408; rateGuard).
 	MaxReceiving           int
 	MaxReceivingPerPartner int
 	MinBodyRate            int64
 	BodyRateGrace          time.Duration
 	// Partners' look-ups (GET /v1/reports and /v1/reports/{id}): at most
-	// LookupRatePerPartner started per second by one token subject, in
-	// bursts of as many (429 slow_down beyond, before a slot is taken);
-	// at most LookupSlots at once in all and LookupSlotsPerPartner for
-	// one token subject (503 overloaded beyond), apart from the reports'
-	// slots; each ends after LookupTimeout (the store stops its statement
-	// then too).
+	// LookupRatePerPartner started per second by one partner (partnerOf),
+	// in bursts of as many (429 slow_down beyond, before a slot is taken);
+	// at most LookupSlotsPerPartner at once for one partner and
+	// LookupSlots in all (503 overloaded beyond), apart from the reports'
+	// slots, but a partner with none running always gets one beside them
+	// (up to LookupSlots such first slots); each ends after LookupTimeout
+	// (the store stops its statement then too).
 	LookupRatePerPartner  int
 	LookupSlots           int
 	LookupSlotsPerPartner int
 	LookupTimeout         time.Duration
 	// MaxBytesInFlight bounds the memory that report bodies and what is
-	// decoded from them hold at once (byteBudget; 503 beyond). It must
-	// hold two of the largest bodies' reservations, so that one partner
-	// (who may hold half) can still send one.
+	// decoded from them hold at once (byteBudget; 503 beyond), reserved as
+	// the bytes arrive. It must hold two of the largest bodies'
+	// reservations, so that one partner (who may hold partnerShare of it)
+	// can still send one beside another's.
 	MaxBytesInFlight int64
 }
 
@@ -131,12 +134,15 @@ func New(s Server, m *Metrics) (*Server, error) {
 	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
-	s.bytes = newByteBudget(l.MaxBytesInFlight, m.bytesReserved)
+	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.bytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
 	s.tokens = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
-	s.lookups = newKeyedGate(l.LookupSlots, l.LookupSlotsPerPartner)
+	// A partner with no look-up running always gets one, beside the
+	// LookupSlots the others share, while fewer than LookupSlots
+	// partners hold such a first slot.
+	s.lookups = newFairGate(l.LookupSlots, l.LookupSlotsPerPartner, l.LookupSlots)
 	s.lookRate = newLookupRate(l.LookupRatePerPartner, lookupRateKeys)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()

@@ -96,7 +96,8 @@ func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
 // (overRate: first, as it is the cheapest check, so a look-up past the
 // rate costs no slot and no store call), takes one of the look-up slots
 // for its partner (contract §10: apart from the reports' slots, so one
-// partner's look-ups never take another's report or look-up capacity)
+// partner's look-ups never take another's report or look-up capacity;
+// a partner with none running always gets one: keyedGate's first places)
 // and returns its principal, a context bounded by the look-up timeout,
 // and done, which gives the slot back; on failure it has answered.
 func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Principal, ctx context.Context, done func(), ok bool) {
@@ -104,16 +105,17 @@ func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Pr
 	if !ok {
 		return p, nil, nil, false
 	}
-	if err := s.overRate(r, p.User); err != nil {
+	partner := partnerOf(p)
+	if err := s.overRate(r, partner); err != nil {
 		s.v1Error(w, r, err)
 		return p, nil, nil, false
 	}
-	if !s.lookups.enter(p.User) {
+	if !s.lookups.enter(partner) {
 		s.v1Error(w, r, s.overloaded("Servicio ocupado: demasiadas consultas en curso; reintente en un momento"))
 		return p, nil, nil, false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.LookupTimeout)
-	return p, ctx, func() { cancel(); s.lookups.leave(p.User) }, true
+	return p, ctx, func() { cancel(); s.lookups.leave(partner) }, true
 }
 
 // handleV1Get is GET /v1/reports/{id}: the receipt and the stored fields

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,7 +78,10 @@ type tokenParams struct {
 // unsupported_grant_type), then the credentials. Nothing is hashed before
 // grant_type passes.
 func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, err := mediaType(r)
+	if errors.Is(err, errTwoContentTypes) {
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidInput, "Content-Type llego mas de una vez; envie uno solo")
+	}
 	if err != nil || mt != formContentType && mt != "application/json" {
 		return ports.LoginAttempt{}, unreadable(domain.ErrUnsupportedMediaType,
 			"Content-Type debe ser application/x-www-form-urlencoded o application/json")

@@ -3,11 +3,18 @@
 // of milliseconds of CPU by design, so the number running at once is
 // bounded: a flood of logins waits for a slot briefly, then is told to
 // come back, instead of starving everything else of CPU.
+//
+// Every comparison does the same bcrypt work, whatever the cost of the
+// hash it is given (work.go): a stored hash of a lower cost than the
+// level (an imported PHP hash) is padded up to it, and a dearer one
+// raises the level for every comparison after it. So an unknown name,
+// compared against Dummy, costs what a known name costs (contract §5).
 package passwords
 
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -18,10 +25,17 @@ import (
 
 // Bcrypt is a ports.PasswordHasher.
 type Bcrypt struct {
-	Cost  int
-	dummy string
-	slots chan struct{}
-	wait  time.Duration
+	// Cost is the cost of the hashes Hash makes (auth.bcrypt_cost).
+	Cost int
+	// level is the work of every comparison, as a bcrypt cost: Cost, or
+	// the cost of the dearest hash admitted or compared since New.
+	level   atomic.Int32
+	dummies dummies
+	slots   chan struct{}
+	wait    time.Duration
+	// onRun, set only by tests (export_test.go), is called with the cost
+	// of every bcrypt computation the hasher runs.
+	onRun func(cost int)
 }
 
 var _ ports.PasswordHasher = (*Bcrypt)(nil)
@@ -43,11 +57,12 @@ func New(cost int, opts Options) (*Bcrypt, error) {
 	case opts.MaxConcurrent <= 0 || opts.Wait <= 0:
 		return nil, fmt.Errorf("bcrypt: the comparisons at once (%d) and their wait (%s) must be above 0", opts.MaxConcurrent, opts.Wait)
 	}
-	dummy, err := bcrypt.GenerateFromPassword([]byte("not-a-user-password"), cost)
-	if err != nil {
+	b := &Bcrypt{Cost: cost, slots: make(chan struct{}, opts.MaxConcurrent), wait: opts.Wait}
+	b.level.Store(int32(cost))
+	if _, _, err := b.dummies.at(cost); err != nil {
 		return nil, fmt.Errorf("bcrypt: %w", err)
 	}
-	return &Bcrypt{Cost: cost, dummy: string(dummy), slots: make(chan struct{}, opts.MaxConcurrent), wait: opts.Wait}, nil
+	return b, nil
 }
 
 // Hash returns the bcrypt hash of password.
@@ -59,9 +74,10 @@ func (b *Bcrypt) Hash(password string) (string, error) {
 	return string(h), nil
 }
 
-// Compare returns nil when password matches hash. It waits at most the
-// configured time for a comparison slot; then it returns an error of kind
-// domain.ErrUnavailable with RetryAfter.
+// Compare returns nil when password matches hash, after the work of one
+// comparison at the hasher's level (Level), whatever hash's own cost. It
+// waits at most the configured time for a comparison slot; then it
+// returns an error of kind domain.ErrUnavailable with RetryAfter.
 func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
 	timer := time.NewTimer(b.wait)
 	defer timer.Stop()
@@ -75,7 +91,10 @@ func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
 		return domain.Unavailable("no password comparison slot").WithCause(ctx.Err())
 	}
 	defer func() { <-b.slots }()
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
+	level := b.raise(hash)
+	err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
+	b.pad(level, b.done(hash, err), password)
+	return err
 }
 
 // NeedsRehash reports whether hash is not a bcrypt hash of b.Cost.
@@ -84,5 +103,17 @@ func (b *Bcrypt) NeedsRehash(hash string) bool {
 	return err != nil || cost != b.Cost
 }
 
-// Dummy returns a hash of the same cost for unknown users.
-func (b *Bcrypt) Dummy() string { return b.dummy }
+// Dummy returns a hash for unknown users, of cost Cost: Compare pads it
+// to the level like any other hash.
+func (b *Bcrypt) Dummy() string {
+	h, _, _ := b.dummies.at(b.Cost) // made by New
+	return h
+}
+
+// Admit raises the level to the cost of hash, a stored user's: from then
+// on every comparison does at least the work of one against it.
+func (b *Bcrypt) Admit(hash string) { b.raise(hash) }
+
+// Level is the cost whose work every comparison does: Cost, or more once
+// a dearer hash was admitted or compared.
+func (b *Bcrypt) Level() int { return int(b.level.Load()) }

@@ -63,19 +63,24 @@ func (c *Content) WriteTo(w io.Writer) (int64, error) {
 // passed. A file whose decoded bytes are kept is read from them; a larger
 // one is decoded again from the start of the block that holds the
 // offset (Inspect noted where each block's text starts), and the last
-// block decoded is kept for the next read.
+// block decoded is kept for the next read. Each read and each block
+// decoded spends work; errWork when the work refuses.
 type contentAt struct {
 	c        *Content
+	wk       *work
 	block    int64 // the block in buf; -1 for none
 	buf, tmp []byte
 }
 
-func newContentAt(c *Content) *contentAt { return &contentAt{c: c, block: -1} }
+func newContentAt(c *Content, wk *work) *contentAt { return &contentAt{c: c, wk: wk, block: -1} }
 
 // ReadAt reads len(p) bytes at off, fewer (with io.EOF) at the end.
 func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errors.New("negative offset")
+	}
+	if err := a.wk.err(readCost + int64(len(p))); err != nil {
+		return 0, err
 	}
 	n := 0
 	for n < len(p) && off < a.c.Size {
@@ -87,6 +92,10 @@ func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
 			if k := off / size; k != a.block {
 				if a.buf == nil {
 					a.buf, a.tmp = make([]byte, a.c.chunk), make([]byte, a.c.chunk/3*4)
+				}
+				a.wk.decodes++
+				if err := a.wk.err(int64(a.c.chunk)); err != nil {
+					return n, err
 				}
 				d := b64Decoder{src: a.c.source[a.c.marks[k]:]}
 				m, err := d.read(a.buf[:a.c.chunk], a.tmp)

@@ -33,11 +33,14 @@ const (
 	// ActiveContent: a PDF with scripts, launch actions, attachments,
 	// rich media or XFA forms, or one that cannot be inspected for them.
 	ActiveContent
+	// Stopped: the check was ended by its stop channel (InspectUntil)
+	// before it could decide; no verdict on the file.
+	Stopped
 )
 
 // Kinds returns every Kind, so that a caller can show it maps each.
 func Kinds() []Kind {
-	return []Kind{Undecodable, TooLarge, TypeRefused, Truncated, ImageTooLarge, ActiveContent}
+	return []Kind{Undecodable, TooLarge, TypeRefused, Truncated, ImageTooLarge, ActiveContent, Stopped}
 }
 
 // String returns the Kind's name, for tests and logs.
@@ -55,6 +58,8 @@ func (k Kind) String() string {
 		return "image_too_large"
 	case ActiveContent:
 		return "active_content"
+	case Stopped:
+		return "stopped"
 	}
 	return "none"
 }

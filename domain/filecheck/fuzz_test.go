@@ -25,6 +25,9 @@ func FuzzParseFile(f *testing.F) {
 	for _, seed := range [][]byte{
 		onePagePDF(" /OpenAction << /S /J#61vaScript >>"), objStmPDF(""), objStmPDF(" /AA << /O << /JS (x) >> >>"),
 		goPNG(4, 3), noiseJPEG(8, 8, 1), handTIFF(binary.LittleEndian, 4, 3, false, true), handTIFF(binary.BigEndian, 4, 3, true, false),
+		greyPNG(8, 8, mixedZlib(greyRows(8, 8), []byte("stored")), pngChunk("eXIf", exifTIFF(binary.BigEndian, []tField{tASCII(271, "Canon")}, nil))),
+		exifTIFFImage(binary.LittleEndian, tBytes(0x9C9C, 1, ucs2("Escáner"))),
+		greyTIFF(binary.BigEndian, 8, 8, 8, compressed(greyRows(8, 8)[:64], 6)),
 	} {
 		f.Add(base64.StdEncoding.EncodeToString(seed), "")
 	}
@@ -39,7 +42,7 @@ func FuzzParseFile(f *testing.F) {
 		// which of two problems is found first when one is bad base64: a
 		// block is decoded whole before its bytes are checked).
 		file, big := Inspect(b64, rules)
-		_, small := inspectIn(b64, rules, 3*(1+len(ext)%40))
+		_, small := inspectIn(b64, rules, 3*(1+len(ext)%40), &work{})
 		if (big == nil) != (small == nil) || big != nil && *big != *small && big.Kind != Undecodable && small.Kind != Undecodable {
 			t.Fatalf("in one block: %+v; in blocks of %d bytes: %+v", big, 3*(1+len(ext)%40), small)
 		}
@@ -115,7 +118,7 @@ func checkAccepted(t *testing.T, ext string, data []byte) {
 		if !bytes.Contains(data[max(0, len(data)-pdfTail):], []byte("%%EOF")) {
 			t.Fatal("accepted a PDF without an end-of-file marker at its end")
 		}
-		for _, name := range []string{"/JavaScript", "/Launch", "/EmbeddedFile", "/RichMedia", "/XFA"} {
+		for _, name := range []string{"/JavaScript", "/Launch", "/EmbeddedFile", "/EmbeddedFiles", "/FileAttachment", "/RichMedia", "/XFA"} {
 			for i := bytes.Index(data, []byte(name)); i >= 0; {
 				if end := i + len(name); end == len(data) || pdfEnds(data[end]) {
 					t.Fatalf("accepted a PDF with %s", name)

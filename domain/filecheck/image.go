@@ -24,25 +24,39 @@ func checkPixels(kind string, width, height uint64, max int64) *Finding {
 }
 
 // pngCheck walks a PNG's chunks: the first must be IHDR, whose width and
-// height are checked; the file is whole when the walk reaches IEND. The
-// text chunks (tEXt, and zTXt and iTXt through pngText) and any bytes
-// after IEND are searched for active markers; IDAT and the other chunks
-// are not.
+// height are checked; the file is whole when the walk reaches IEND. What
+// is searched for active markers (contract §10) is every byte of every
+// chunk's data as it is, but for what is compressed: the compressed text
+// of zTXt, iTXt and iCCP is searched inflated (pngText), an eXIf chunk
+// is walked as the TIFF structure it is (tifftext.go), and the image
+// data of IDAT and fdAT, when its bytes as they are hold a marker, is
+// walked for its stored deflate blocks once the file has passed
+// (pngdata.go). Bytes after IEND are searched too. A
+// critical chunk the walk does not know is refused: a reader could not
+// show the image, and the check cannot say what it holds.
 type pngCheck struct {
 	maxPixels  int64
 	pos        int64 // the offset of the next chunk
 	ihdr, iend bool
 	text       textSpans
 	ztext      pngText
+	data       pngData
+	dataText   textSpans // IDAT's and fdAT's bytes as they are, where a marker is only noted
+	prev       string    // the type of the chunk before
 }
 
-func newPNGCheck(r Limits) contentCheck { return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8} }
+func newPNGCheck(r Limits) contentCheck {
+	return &pngCheck{maxPixels: r.MaxImagePixels, pos: 8, dataText: textSpans{note: true}}
+}
 
 func (c *pngCheck) check(w *window) *Finding {
 	if fe := c.text.search(w); fe != nil {
 		return fe
 	}
 	if fe := c.ztext.take(w); fe != nil {
+		return fe
+	}
+	if fe := c.dataText.search(w); fe != nil {
 		return fe
 	}
 	for !c.iend {
@@ -68,22 +82,41 @@ func (c *pngCheck) check(w *window) *Finding {
 			}
 		}
 		data, end := c.pos+8, c.pos+8+int64(length)
-		var fe *Finding
-		switch typ {
-		case "tEXt":
-			fe = c.text.add(w, data, end)
-		case "zTXt", "iTXt":
-			fe = c.ztext.start(w, typ, data, end)
-		case "IEND":
-			c.iend = true
-			fe = c.text.add(w, end+4, toEnd)
-		}
-		if fe != nil {
+		if fe := c.chunk(w, typ, data, end); fe != nil {
 			return fe
 		}
-		c.pos = end + 4 // the CRC
+		c.pos, c.prev = end+4, typ // after the CRC
 	}
 	return nil
+}
+
+// chunk takes the chunk of type typ whose data is [data, end).
+func (c *pngCheck) chunk(w *window, typ string, data, end int64) *Finding {
+	switch typ {
+	case "IDAT", "fdAT":
+		if fe := c.dataText.add(w, data, end); fe != nil {
+			return fe
+		}
+		return c.data.add(typ, c.prev, data, end)
+	case "zTXt", "iTXt", "iCCP", "eXIf":
+		return c.ztext.start(w, typ, data, end)
+	case "IEND":
+		c.iend = true
+		return c.text.add(w, end+4, toEnd)
+	}
+	for i := 0; i < 4; i++ {
+		if l := typ[i] | 0x20; l < 'a' || l > 'z' {
+			return refuse(TypeRefused, "el archivo no es un PNG válido: un bloque tiene un tipo que no es de letras")
+		}
+	}
+	switch typ {
+	case "IHDR", "PLTE":
+	default:
+		if typ[0]&0x20 == 0 { // critical: a reader that does not know it cannot show the image
+			return refuse(TypeRefused, "el PNG tiene un bloque crítico desconocido ("+typ+")")
+		}
+	}
+	return c.text.add(w, data, end)
 }
 
 func (c *pngCheck) finish(size int64) *Finding {

@@ -29,6 +29,7 @@ type window struct {
 	from  int64 // the first offset the checks handle in this window
 	limit int64 // the offset where they stop; the rest comes again
 	final bool  // no bytes follow buf
+	wk    *work // the file's work, for a check that reads more than the window
 }
 
 func (w *window) index(off int64) int { return int(off - w.base) }
@@ -48,8 +49,10 @@ type contentCheck interface {
 
 // rereader is a check that reads the file again, at offsets it found as
 // it passed, once every byte has passed and every check has finished.
+// Every read spends work (work.go), and a reader's errWork says that the
+// work has ended it (work.cause).
 type rereader interface {
-	reread(at io.ReaderAt, size int64) *Finding
+	reread(at io.ReaderAt, size int64, wk *work) *Finding
 }
 
 // Inspect checks base64 text (a report's Base64String) without keeping
@@ -60,12 +63,20 @@ type rereader interface {
 // parts that readers take as text for active markers, polyglot.go) and
 // computes its SHA-256; a TIFF's directories are then read again
 // (rereader). It returns the content or why it is refused, never both.
-func Inspect(text string, lim Limits) (*Content, *Finding) { return inspectIn(text, lim, decodedChunk) }
+func Inspect(text string, lim Limits) (*Content, *Finding) { return InspectUntil(text, lim, nil) }
+
+// InspectUntil is Inspect ended early when stop is closed (the request
+// that sent the file is gone or out of time): it then returns a finding
+// of Kind Stopped. It looks at stop between blocks of the decoded
+// content and as its checks spend work (work.go); nil never closes.
+func InspectUntil(text string, lim Limits, stop <-chan struct{}) (*Content, *Finding) {
+	return inspectIn(text, lim, decodedChunk, &work{stop: stop})
+}
 
 // inspectIn is Inspect decoding chunk bytes at a time (a multiple of 3,
 // at most decodedChunk); tests make it small to put block boundaries
-// everywhere.
-func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
+// everywhere. wk counts the work and holds the stop channel.
+func inspectIn(s string, rules Limits, chunk int, wk *work) (*Content, *Finding) {
 	s, fe := b64Text(s)
 	if fe != nil {
 		return nil, fe
@@ -88,7 +99,11 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	var w window
 	carry := 0
 	f.chunk = chunk
+	wk.limit = maxWork(int64(len(s)) * 3 / 4)
 	for !w.final {
+		if wk.stopped() {
+			return nil, stoppedFinding()
+		}
 		if f.decoded == nil {
 			f.marks = append(f.marks, len(s)-len(d.src))
 		}
@@ -101,7 +116,7 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 			f.decoded = append(f.decoded, sc.win[carry:carry+n]...)
 		}
 		f.Size += int64(n)
-		w = window{buf: sc.win[:carry+n], base: f.Size - int64(carry+n), fresh: carry, from: w.limit, final: err == io.EOF}
+		w = window{buf: sc.win[:carry+n], base: f.Size - int64(carry+n), fresh: carry, from: w.limit, final: err == io.EOF, wk: wk}
 		w.limit = w.end()
 		if !w.final {
 			w.limit = max(w.from, w.end()-lookAhead)
@@ -154,7 +169,7 @@ func inspectIn(s string, rules Limits, chunk int) (*Content, *Finding) {
 	}
 	for _, c := range checks {
 		if r, ok := c.(rereader); ok {
-			if fe := r.reread(newContentAt(f), f.Size); fe != nil {
+			if fe := r.reread(newContentAt(f, wk), f.Size, wk); fe != nil {
 				return nil, fe
 			}
 		}

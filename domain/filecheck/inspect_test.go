@@ -43,7 +43,7 @@ func fileKind(t *testing.T, data []byte, rules Limits) Kind {
 	// Blocks of 111 bytes put a boundary inside every name, keyword and
 	// header: the outcome must not change.
 	if len(data) > 0 {
-		_, fe := inspectIn(base64.StdEncoding.EncodeToString(data), rules, 111)
+		_, fe := inspectIn(base64.StdEncoding.EncodeToString(data), rules, 111, &work{})
 		if small := kindOf(fe); small != code {
 			t.Fatalf("in blocks of 111 bytes: %q, in blocks of %d: %q", small, decodedChunk, code)
 		}

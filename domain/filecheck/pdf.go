@@ -11,9 +11,10 @@ import "bytes"
 //     follows the cross-reference table may parse an object that starts
 //     anywhere, even inside another object's stream.
 //   - Inside the data of a stream (from "stream" to "endstream") the
-//     two-letter name /JS alone does not count: compressed bytes spell it
-//     about once in 2^28 bytes, and a script action also names its type,
-//     /S /JavaScript, which counts everywhere.
+//     two-letter names /JS and /EF alone do not count: compressed bytes
+//     spell them about once in 2^28 bytes, and a script action also names
+//     its type, /S /JavaScript, an attachment its /EmbeddedFiles tree or
+//     /FileAttachment annotation, which count everywhere.
 //   - An object stream holds objects out of sight; its data is inflated,
 //     within bounds, and every name in it counts (pdf_objstm.go).
 //     What marks a stream as one is its dictionary's /Type /ObjStm or
@@ -36,11 +37,25 @@ import "bytes"
 //     may reach past an "endstream" spelled inside its data; when the
 //     length is longer than the data read here, or is not a direct
 //     integer, every name counts from there to the end of the file.
+//   - Where a stream's data starts is placed as every reader places it,
+//     or an object stream is refused (pdf_data.go, onStream); an object
+//     stream whose data does not inflate is refused (pdf_objstm.go).
+//   - A string that a browser runs as a script URL counts as a script,
+//     wherever it is and however it is written (pdf_uri.go).
 //   - A PDF ends with %%EOF: it must be in the last pdfTail bytes.
-//   - Bytes outside stream data and after the last %%EOF are searched
-//     for active markers (polyglot.go), scripts allowed or not.
+//   - What comes before %PDF- is only white space, comments and PJL
+//     (pdf_header.go). Bytes outside stream data, after the last %%EOF,
+//     and in stream data that is not compressed are searched for active
+//     markers (polyglot.go, pdf_text.go), scripts allowed or not (with
+//     scripts allowed, stream data is not searched).
+//
+// Fail closed: what the check cannot read whole (a stream it cannot
+// place, an object stream it cannot inflate, a reference it cannot
+// follow, deflate blocks it cannot walk) is refused or searched as text,
+// never passed unread.
 type pdfCheck struct {
 	allowScripts bool
+	started      bool   // the first window was seen
 	tail         []byte // the last pdfTail bytes seen
 	name         [16]byte
 	syntax       pdfSyntax
@@ -55,18 +70,37 @@ type pdfCheck struct {
 	encrypted    bool  // an /Encrypt entry: strings and streams are ciphertext
 	objStms      objStms
 	defs         pdfDefs
+	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
+	dataText     bool       // the data is searched for markers as text (pdf_data.go)
+	flate        flateHits  // where FlateDecode data spells markers (pdf_text.go)
 }
 
 // pdfDict is what a stream's dictionary says about its data.
 type pdfDict struct {
-	objStm    bool // /ObjStm or /First
-	filterKey bool // /Filter (or /F, which some viewers read as it)
+	objStm    bool  // /ObjStm or /First
+	sure      uint8 // dictObjStm, dictFirst, dictN: which of them were said
+	filterKey bool  // /Filter (or /F, which some viewers read as it)
+	filter    bool  // /Filter itself
 	names     pdfNames
 	vals      pdfVals
 }
 
+const (
+	dictObjStm = 1 << iota
+	dictFirst
+	dictN
+)
+
+// objStmSure reports whether the dictionary is one that viewers read an
+// object stream from: /Type /ObjStm, or the /First and /N they read it
+// by. /First alone is also an outline item's, whose /Title may spell
+// "stream".
+func (d pdfDict) objStmSure() bool {
+	return d.sure&dictObjStm != 0 || d.sure&(dictFirst|dictN) == dictFirst|dictN
+}
+
 func (d pdfDict) or(e pdfDict) pdfDict {
-	return pdfDict{d.objStm || e.objStm, d.filterKey || e.filterKey, d.names.or(e.names), d.vals.or(e.vals)}
+	return pdfDict{d.objStm || e.objStm, d.sure | e.sure, d.filterKey || e.filterKey, d.filter || e.filter, d.names.or(e.names), d.vals.or(e.vals)}
 }
 
 const pdfTail = 1024
@@ -78,6 +112,17 @@ func newPDFCheck(r Limits) contentCheck {
 }
 
 func (p *pdfCheck) check(w *window) *Finding {
+	if !p.started { // the first window holds the header (sniff found it there)
+		p.started = true
+		if fe := pdfPrefix(w.buf); fe != nil {
+			return fe
+		}
+	}
+	if !p.allowScripts {
+		if fe := p.uri.scan(w); fe != nil {
+			return fe
+		}
+	}
 	p.keepTail(w.buf[w.fresh:])
 	buf, lim := w.buf, w.index(w.limit)
 	text := w.from                     // where the text outside stream data resumed, when not in data
@@ -118,16 +163,10 @@ func (p *pdfCheck) check(w *window) *Finding {
 				// Nine bytes no compressor spells by chance: whatever
 				// comes before "endstream", the data has ended.
 				if p.inData {
-					text = w.base + int64(e-3)
-					fe = p.endData(w, text)
+					fe = p.endData(w, w.base+int64(e-3), &text)
 				}
-			} else if pdfKeyword(w, e, 6) && e+6 < len(buf) && pdfWhite(buf[e+6]) {
-				if !p.inData {
-					fe = searchSpan(w, text, w.base+int64(e+6))
-				}
-				if fe == nil {
-					fe = p.startData(w, w.base+int64(e+6))
-				}
+			} else if pdfKeyword(w, e, 6) {
+				fe = p.onStream(w, e, &text)
 			}
 		}
 		if fe != nil {
@@ -135,8 +174,8 @@ func (p *pdfCheck) check(w *window) *Finding {
 		}
 		i = e + 1
 	}
-	if !p.inData {
-		if fe := searchSpan(w, text, w.limit); fe != nil {
+	if p.isText() {
+		if fe := p.searchTo(w, text, w.limit); fe != nil {
 			return fe
 		}
 	}
@@ -156,7 +195,7 @@ func (p *pdfCheck) check(w *window) *Finding {
 func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
-		if string(name) == "JS" && p.inData && !raw {
+		if pdfShortName(name) && p.inData && !raw {
 			return nil
 		}
 		return pdfActive(string(name))
@@ -167,9 +206,15 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	}
 	p.dict.names.add(name)
 	switch string(name) {
-	case "ObjStm", "First":
-		p.dict.objStm = true
-	case "Filter", "F":
+	case "ObjStm":
+		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictObjStm
+	case "First":
+		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictFirst
+	case "N":
+		p.dict.sure |= dictN
+	case "Filter":
+		p.dict.filterKey, p.dict.filter = true, true
+	case "F":
 		p.dict.filterKey = true
 	case "Encrypt":
 		p.encrypted = true
@@ -178,88 +223,6 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		p.dict.vals.add(key, pdfValueAt(w.buf, pdfNameEnd(w.buf, e), w.final))
 	}
 	return nil
-}
-
-// startData handles the keyword stream; the data starts at off.
-func (p *pdfCheck) startData(w *window, off int64) *Finding {
-	if p.allowScripts { // only where stream data is matters (polyglot.go)
-		p.inData = true
-		return nil
-	}
-	if fe := p.objStms.end(w, off); fe != nil { // a stream inside data: the one before has ended
-		return fe
-	}
-	nested := p.inData
-	if nested {
-		p.region = p.region.or(p.dict)
-	} else {
-		p.region = p.dict
-	}
-	p.dict, p.inData, p.rawObjStm = pdfDict{}, true, false
-	d := p.region
-	if !d.objStm {
-		return nil
-	}
-	switch {
-	case d.names.predictor:
-		return pdfUninspectable("un flujo de objetos usa un predictor")
-	case d.vals.unread&(keyFilter|keyParms) != 0:
-		return pdfUninspectable("el /Filter o /DecodeParms de un flujo de objetos no se puede leer")
-	case d.vals.has(keyFilter):
-		// Decided once the references are followed, at the end; until
-		// then the data is read both ways, as it is and inflated.
-		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
-		p.startRaw(off)
-		return p.objStms.start(off)
-	case d.names.filters == 1 && d.names.flate == 1:
-		if d.vals.has(keyParms) {
-			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
-		}
-		return p.objStms.start(off)
-	case d.names.filters == 0 && !d.filterKey:
-		p.startRaw(off)
-		return p.objStms.count1()
-	}
-	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
-}
-
-// startRaw reads the data from off as an uncompressed object stream:
-// every name counts, and its header's object numbers are noted.
-func (p *pdfCheck) startRaw(off int64) {
-	p.rawObjStm = true
-	if p.rawFrom < 0 {
-		p.rawFrom, p.hdr, p.hdrNext = off, objStmHeader{on: true}, off
-	}
-}
-
-// feedHeader feeds the raw object stream's data up to offset to.
-func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
-	if p.hdr.on && to > p.hdrNext {
-		p.hdr.feed(w.buf[w.index(p.hdrNext):w.index(to)], &p.defs, last)
-		p.hdrNext = to
-	}
-}
-
-// endData handles the keyword endstream, at off. A viewer reads an
-// uncompressed object stream's data by its /Length: when that is longer
-// than the data read here, or is not a direct integer (a reference may
-// lead to any number, see pdfDefs), the stream's names go on counting as
-// its own to the end of the file.
-func (p *pdfCheck) endData(w *window, off int64) *Finding {
-	if p.allowScripts {
-		p.inData = false
-		return nil
-	}
-	if p.rawObjStm {
-		p.feedHeader(w, off, true)
-		v := p.region.vals
-		if v.unread&keyLength != 0 || v.directLn && v.length > off-p.rawFrom {
-			p.rawToEOF = true
-		}
-	}
-	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
-	p.syntax.reset(off + int64(len("endstream")))
-	return p.objStms.end(w, off)
 }
 
 func (p *pdfCheck) finish(int64) *Finding {

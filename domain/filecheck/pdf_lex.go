@@ -129,13 +129,26 @@ func pdfActive(name string) *Finding {
 }
 
 // pdfActiveName reports whether name is one of contract §7's: scripts,
-// launch actions, attachments, rich media, XFA forms.
+// launch actions, attachments, rich media, XFA forms. An attachment
+// needs no /Type /EmbeddedFile (ISO 32000-1 Table 44 makes it optional),
+// so the names that every attachment is reached by count too: the
+// /EmbeddedFiles name tree, a file specification's /EF and the
+// /FileAttachment annotation.
 func pdfActiveName(name []byte) bool {
 	switch string(name) {
-	case "JavaScript", "JS", "Launch", "EmbeddedFile", "RichMedia", "XFA":
+	case "JavaScript", "JS", "Launch", "EmbeddedFile", "EmbeddedFiles", "EF", "FileAttachment", "RichMedia", "XFA":
 		return true
 	}
 	return false
+}
+
+// pdfShortName reports whether name is an active name of two letters,
+// which compressed bytes spell by chance (about once in 2^28 bytes): it
+// does not count inside compressed stream data, where each has a longer
+// companion that does (/S /JavaScript beside /JS; /EmbeddedFiles or
+// /FileAttachment, and /Type /Filespec, beside /EF).
+func pdfShortName(name []byte) bool {
+	return len(name) == 2 && (string(name) == "JS" || string(name) == "EF")
 }
 
 // pdfSyntax follows a PDF's literal strings, comments, hex strings and

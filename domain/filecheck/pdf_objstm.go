@@ -30,11 +30,12 @@ const (
 // are (a stored block), so a stream could spell "endstream" early, or
 // hold another object stream, to end our reading of it where a viewer,
 // going by /Length, reads on; such a stream, and one cut short, is
-// refused as one that cannot be inspected. Data that is corrupt before
-// our end is read as far as it inflates: a viewer cannot read further.
+// refused as one that cannot be inspected, and so is data that does not
+// inflate (notInflated): another inflater may read on where ours stops.
 type objStms struct {
 	count     int
 	capturing bool
+	sure      bool   // the stream being captured must inflate
 	next      int64  // the first offset of the data not yet held
 	data      []byte // the compressed data held
 	inflated  int64
@@ -42,6 +43,7 @@ type objStms struct {
 	out       []byte
 	name      [16]byte
 	defs      *pdfDefs // told the names and header numbers found inside
+	uri       pdfURIScan
 }
 
 func pdfUninspectable(why string) *Finding {
@@ -57,12 +59,13 @@ func (o *objStms) count1() *Finding {
 }
 
 // start handles the keyword stream of a Flate object stream whose data
-// starts at off.
-func (o *objStms) start(off int64) *Finding {
+// starts at off; sure says its dictionary is one that viewers read an
+// object stream from (objStmSure), whose data must then inflate.
+func (o *objStms) start(off int64, sure bool) *Finding {
 	if fe := o.count1(); fe != nil {
 		return fe
 	}
-	o.capturing, o.next, o.data = true, off, o.data[:0]
+	o.capturing, o.sure, o.next, o.data = true, sure, off, o.data[:0]
 	return nil
 }
 
@@ -103,13 +106,14 @@ func (o *objStms) end(w *window, off int64) *Finding {
 		return pdfUninspectable("un flujo de objetos comprimido termina antes de tiempo")
 	}
 	if err != nil {
-		return nil // not deflate data: no viewer can take objects from it either
+		return o.notInflated()
 	}
 	if o.out == nil {
 		o.out = make([]byte, windowCarry+32<<10)
 	}
 	budget := io.LimitReader(r, maxInflated-o.inflated+1)
 	hdr := objStmHeader{on: true}
+	o.uri = pdfURIScan{}
 	var win window
 	carry, produced := 0, int64(0)
 	for !win.final {
@@ -121,6 +125,11 @@ func (o *objStms) end(w *window, off int64) *Finding {
 		if err == io.ErrUnexpectedEOF {
 			return pdfUninspectable("un flujo de objetos comprimido termina antes de tiempo")
 		}
+		if err != nil && err != io.EOF && err != zlib.ErrChecksum {
+			if fe := o.notInflated(); fe != nil {
+				return fe
+			}
+		}
 		produced += int64(n)
 		win = window{buf: o.out[:carry+n], base: produced - int64(carry+n), fresh: carry, from: win.limit, final: err != nil}
 		win.limit = win.end()
@@ -131,10 +140,25 @@ func (o *objStms) end(w *window, off int64) *Finding {
 		if fe := o.names(&win); fe != nil {
 			return fe
 		}
+		if fe := o.uri.scan(&win); fe != nil {
+			return fe
+		}
 		carry = min(len(win.buf), windowCarry)
 		copy(o.out, win.buf[len(win.buf)-carry:])
 	}
 	return nil
+}
+
+// notInflated is an object stream whose data does not inflate: refused
+// when its dictionary is an object stream's (a viewer's inflater may read
+// what ours does not), let through when only /First made it one here
+// (an outline item's /Title may spell "stream", and no viewer takes
+// objects from that).
+func (o *objStms) notInflated() *Finding {
+	if !o.sure {
+		return nil
+	}
+	return pdfUninspectable("un flujo de objetos no se puede descomprimir")
 }
 
 // readFull reads into p until it is full or r fails, and returns r's

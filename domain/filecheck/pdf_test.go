@@ -29,7 +29,7 @@ func TestPDFAccepted(t *testing.T) {
 		"bytes after the last %%EOF":                append(scannedPDF(64).bytes(), append([]byte("\r\n"), make([]byte, 1000)...)...),
 		"linearized":                                linearizedPDF(),
 		"object and xref streams":                   objStmPDF(""),
-		"names that only look active":               onePagePDF(" /JSON 1 /JavaScripts 2 /EmbeddedFiles 3 /JS2 4 /XFAForm 5 /LaunchDate (2026) /Title (JavaScript /JSX) /J#53ON 6"),
+		"names that only look active":               onePagePDF(" /JSON 1 /JavaScripts 2 /EmbeddedFile3 3 /JS2 4 /XFAForm 5 /LaunchDate (2026) /Title (JavaScript /JSX) /J#53ON 6"),
 		"/JS spelled by a stream's compressed data": pdfWithStream(" /Filter /FlateDecode", inData),
 		"the test fixture of other packages":        benchPDF(200 << 10),
 		"stream keyword at the end of a line":       pdfWithStream(" /Subtype /XML", []byte("<a>stream\n</a>")),
@@ -229,7 +229,7 @@ func TestTinyPDFs(t *testing.T) {
 		"%PDF-": Truncated, "%PDF-1.4\n%%EO": Truncated,
 	} {
 		for _, chunk := range []int{3, 6, decodedChunk} {
-			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), testLimits(), chunk)
+			_, fe := inspectIn(base64.StdEncoding.EncodeToString([]byte(s)), testLimits(), chunk, &work{})
 			if got := kindOf(fe); got != want {
 				t.Errorf("%q in blocks of %d: %q, want %q", s, chunk, got, want)
 			}

@@ -3,6 +3,7 @@ package filecheck
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"strconv"
 )
@@ -17,11 +18,12 @@ const (
 	maxPNGInflated  = 16 << 20 // inflated bytes of all of one PNG's text chunks
 )
 
-// pngText holds a zTXt or iTXt chunk's data as it arrives and, once the
-// chunk is whole, searches what a reader takes as text in it: the
-// keyword, the language tag and translated keyword, and the text,
-// inflated when the chunk says it is compressed. The compressed bytes
-// themselves are never searched.
+// pngText holds a zTXt, iTXt, iCCP or eXIf chunk's data as it arrives
+// and, once the chunk is whole, searches it. Of a zTXt, iTXt or iCCP
+// chunk, that is every byte as it is but the compressed text or profile,
+// which is searched inflated (a stored block's bytes with it), and what
+// follows the compressed stream as it is; an eXIf chunk is walked as
+// the TIFF structure it is (tifftext.go).
 type pngText struct {
 	typ      string
 	from, to int64 // the offsets of the chunk's data; from == to when none is held
@@ -53,7 +55,26 @@ func (t *pngText) take(w *window) *Finding {
 		return nil
 	}
 	t.from = t.to
+	if t.typ == "eXIf" {
+		return t.exif(w.wk)
+	}
 	return t.search()
+}
+
+// exif walks an eXIf chunk's data as a TIFF structure: one that does not
+// start as a TIFF does cannot be read, and is refused.
+func (t *pngText) exif(wk *work) *Finding {
+	d := t.data
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(d, []byte("II*\x00")):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(d, []byte("MM\x00*")):
+		order = binary.BigEndian
+	default:
+		return refuse(TypeRefused, "el PNG no se puede inspeccionar: su bloque eXIf no es una estructura TIFF")
+	}
+	return walkTIFF(bytes.NewReader(d), int64(len(d)), order, wk)
 }
 
 // search searches a whole chunk's data. A chunk without the separators
@@ -65,7 +86,7 @@ func (t *pngText) search() *Finding {
 	switch {
 	case key < 0:
 		head = d
-	case t.typ == "zTXt": // keyword, 0, method, compressed text
+	case t.typ == "zTXt" || t.typ == "iCCP": // keyword (profile name), 0, method, compressed text (profile)
 		head, text = d[:key], d[min(key+2, len(d)):]
 	default: // iTXt: keyword, 0, flag, method, language, 0, translated keyword, 0, text
 		rest := d[min(key+3, len(d)):]
@@ -90,7 +111,10 @@ func (t *pngText) search() *Finding {
 	if text == nil {
 		return nil
 	}
-	m, over := t.inflate(text)
+	m, over, rest := t.inflate(text)
+	if m == "" && !over {
+		m = activeContent(rest)
+	}
 	switch {
 	case over:
 		return refuse(TypeRefused, "el PNG no se puede inspeccionar: su texto comprimido supera "+strconv.Itoa(maxPNGInflated>>20)+" MiB al descomprimirse")
@@ -102,11 +126,14 @@ func (t *pngText) search() *Finding {
 
 // inflate searches the zlib data z as it inflates, within the PNG's
 // budget; over says the budget ran out first. Data that is corrupt is
-// searched as far as it inflates: a reader cannot read further.
-func (t *pngText) inflate(z []byte) (marker string, over bool) {
-	zr, err := zlib.NewReader(bytes.NewReader(z))
+// searched as far as it inflates: a reader cannot read further. rest is
+// what was not read of z, which no decoder reads either (all of z when
+// it does not start as zlib).
+func (t *pngText) inflate(z []byte) (marker string, over bool, rest []byte) {
+	src := bytes.NewReader(z) // an io.ByteReader: zlib reads no further than the stream
+	zr, err := zlib.NewReader(src)
 	if err != nil {
-		return "", false
+		return "", false, z
 	}
 	defer zr.Close()
 	if t.buf == nil {
@@ -119,7 +146,7 @@ func (t *pngText) inflate(z []byte) (marker string, over bool) {
 		}
 		return k, err
 	})
-	return m, errors.Is(err, errOverBudget)
+	return m, errors.Is(err, errOverBudget), z[len(z)-src.Len():]
 }
 
 var errOverBudget = errors.New("over the inflating budget")

@@ -13,14 +13,16 @@ import (
 // Where a marker is looked for is contract §10's rule, and each type's
 // check says where that is, as it walks the file: PDF bytes outside
 // stream data and after the last %%EOF (pdf.go); JPEG COM and APPn
-// segments and bytes after EOI (jpeg.go); PNG tEXt, zTXt and iTXt chunks,
-// the compressed ones inflated, and bytes after IEND (image.go,
-// pngtext.go); TIFF ASCII fields (tifftext.go). Compressed or
-// entropy-coded data (stream contents, JPEG scans, IDAT, strips and
-// tiles) is never searched: random bytes spell "<?=" once in 16 MiB, so
-// searching them refuses real scans in proportion to their size. No byte
-// comes before a signature: a file that does not start with its type's
-// signature is refused before any of this (sniff).
+// segments and bytes after EOI (jpeg.go); every PNG chunk's data, the
+// compressed text of zTXt, iTXt and iCCP inflated, and bytes after IEND
+// (image.go, pngtext.go); every byte of a TIFF but its image data
+// (tifftext.go). Compressed or entropy-coded data (stream contents, JPEG
+// scans, compressed IDAT, strips and tiles) is never searched: random
+// bytes spell "<?=" once in 16 MiB, so searching them refuses real scans
+// in proportion to their size. Image data stored as it is is searched
+// as pixels are (pixeltext.go). No byte comes before a signature: a file
+// that does not start with its type's signature is refused before any
+// of this (sniff).
 var activeMarkers = []string{"<?php", "<?=", "<script", "<html", "<svg", longestMarker, "<iframe", "<body", "<object", "<embed"}
 
 const longestMarker = "<!doctype html"
@@ -54,17 +56,46 @@ func markerIn(buf []byte, i, lim int) string {
 // case, or "". The markers are ASCII, so a byte-wise ASCII fold is
 // exactly a Unicode one here, and the second byte rules most '<' out
 // (in binary data a '<' comes once in 256 bytes).
+//
+// A marker written in UCS-2 or UTF-16, of either byte order (a Windows
+// XP tag, an EXIF UserComment in UNICODE, XMP in UTF-16), is each of its
+// characters followed by a 0 byte, or preceded by one: either way, from
+// its '<' on, its characters with a 0 between each two. Readers show it
+// as the same text, so it is the same marker (wideMarkerAt).
 func activeMarkerAt(rest []byte) string {
 	if len(rest) < 2 {
 		return ""
 	}
 	switch rest[1] | 0x20 {
 	case '?', '!', 's', 'h', 'i', 'b', 'o', 'e':
+	case 0x20: // 0 or a space; a space starts no marker
+		if rest[1] == 0 {
+			return wideMarkerAt(rest)
+		}
+		return ""
 	default:
 		return ""
 	}
 	for _, m := range activeMarkers {
 		if hasPrefixFold(rest, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// wideMarkerAt is activeMarkerAt for a marker with a 0 byte after each
+// of its characters but the last.
+func wideMarkerAt(rest []byte) string {
+	for _, m := range activeMarkers {
+		if len(rest) < 2*len(m)-1 {
+			continue
+		}
+		i := 0
+		for i < len(m) && (i == 0 || rest[2*i-1] == 0) && hasPrefixFold(rest[2*i:], m[i:i+1]) {
+			i++
+		}
+		if i == len(m) {
 			return m
 		}
 	}
@@ -99,6 +130,8 @@ const toEnd = math.MaxInt64
 // that starts in a span is read whole, even when it runs on past it.
 type textSpans struct {
 	pending [][2]int64 // spans that reach past the last window's limit
+	// note: a marker found is noted in hit, not refused (pngdata.go).
+	note, hit bool
 }
 
 // add searches the part of [from, to) that w handles and keeps the rest
@@ -107,7 +140,7 @@ func (t *textSpans) add(w *window, from, to int64) *Finding {
 	if from >= to {
 		return nil
 	}
-	if fe := searchSpan(w, from, to); fe != nil {
+	if fe := t.found(searchSpan(w, from, to)); fe != nil {
 		return fe
 	}
 	if to > w.limit {
@@ -121,7 +154,7 @@ func (t *textSpans) add(w *window, from, to int64) *Finding {
 func (t *textSpans) search(w *window) *Finding {
 	kept := t.pending[:0]
 	for _, s := range t.pending {
-		if fe := searchSpan(w, s[0], s[1]); fe != nil {
+		if fe := t.found(searchSpan(w, s[0], s[1])); fe != nil {
 			return fe
 		}
 		if s[1] > w.limit {
@@ -130,6 +163,15 @@ func (t *textSpans) search(w *window) *Finding {
 	}
 	t.pending = kept
 	return nil
+}
+
+// found is fe, or nil once noted in hit when the spans note markers.
+func (t *textSpans) found(fe *Finding) *Finding {
+	if fe != nil && t.note {
+		t.hit = true
+		return nil
+	}
+	return fe
 }
 
 // searchSpan searches the offsets of [from, to) that w handles.
@@ -148,7 +190,13 @@ func searchSpan(w *window, from, to int64) *Finding {
 // buf: a marker cut by a block's end is found whole with the next. It
 // stops at read's first error and returns it (io.EOF: the text ended).
 func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
-	keep := len(longestMarker) - 1 // carried to the next block
+	return searchStreamWith(buf, read, markerIn)
+}
+
+// searchStreamWith is searchStream finding markers with find (markerIn,
+// or pixelMarkerIn for pixels).
+func searchStreamWith(buf []byte, read func([]byte) (int, error), find func(buf []byte, i, lim int) string) (string, error) {
+	keep := 2*len(longestMarker) - 2 // carried to the next block: a wide marker but its last byte
 	n := 0
 	for {
 		k, err := read(buf[n:])
@@ -158,7 +206,7 @@ func searchStream(buf []byte, read func([]byte) (int, error)) (string, error) {
 			lim = n
 		}
 		if lim > 0 {
-			if m := markerIn(buf[:n], 0, lim); m != "" {
+			if m := find(buf[:n], 0, lim); m != "" {
 				return m, nil
 			}
 			n = copy(buf, buf[lim:n])

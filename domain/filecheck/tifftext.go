@@ -1,48 +1,134 @@
 package filecheck
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
+	"slices"
 	"strconv"
 )
 
-// Bounds on following a TIFF's directories to its ASCII fields, so that
-// directories that point at each other, or fields that all name the same
-// megabytes, cost a bounded amount of reading. A TIFF past a bound cannot
-// be inspected and is refused: a multi-page scan has a directory per page
-// of a few dozen entries, and its text fields are short.
+// Bounds on a TIFF structure's directories (a TIFF file's, a PNG's
+// eXIf chunk's), so that what its offsets and counts name costs a
+// bounded amount of memory; the reading itself is bounded by the work
+// (work.go). A TIFF past a bound cannot be inspected and is refused: a
+// multi-page scan has a directory per page of a few dozen entries, and
+// a few strips or tiles per page.
 const (
-	maxTIFFDirs    = 4096     // directories of one TIFF
-	maxTIFFEntries = 1 << 18  // entries of all its directories
-	maxTIFFText    = 16 << 20 // bytes of all its ASCII fields
+	maxTIFFDirs    = 4096    // directories of one TIFF
+	maxTIFFEntries = 1 << 16 // entries of all its directories
+	maxTIFFSpans   = 1 << 16 // strips, tiles and text values it names, all directories together
 )
 
-// The tags whose value is the offset of another directory: SubIFDs, and
-// the EXIF, GPS and interoperability directories.
+// The tags the walk reads: the directories an entry points to (SubIFDs,
+// and the EXIF, GPS and interoperability directories), the image data
+// and how it is compressed, a JPEG thumbnail, and the text in byte
+// values that writers declare as LONG (IPTC).
 const (
-	tagSubIFDs  = 330
-	tagExifIFD  = 34665
-	tagGPSIFD   = 34853
-	tagInterIFD = 40965
+	tagSubIFDs      = 330
+	tagExifIFD      = 34665
+	tagGPSIFD       = 34853
+	tagInterIFD     = 40965
+	tagCompression  = 259
+	tagStripOffsets = 273
+	tagStripCounts  = 279
+	tagTileOffsets  = 324
+	tagTileCounts   = 325
+	tagThumbOffset  = 513
+	tagThumbLength  = 514
+	tagIPTC         = 33723
 )
 
-// reread searches the TIFF's ASCII fields (contract §10): those of every
-// directory of the chain the header starts and of the directories their
-// entries point to. Offsets may point anywhere, backwards too, so this
-// reads the file again once it has passed. Strips and tiles are never
-// read, nor anything a directory does not name as ASCII. An offset past
-// the end, or a directory seen before, is skipped: a reader cannot read
-// more there.
-func (c *tiffCheck) reread(at io.ReaderAt, size int64) *Finding {
+// reread searches a TIFF after its one pass (contract §10): every byte
+// of it but the image data that is compressed (tiffWalk).
+func (c *tiffCheck) reread(at io.ReaderAt, size int64, wk *work) *Finding {
 	if c.order == nil {
 		return nil // finish refused it
 	}
-	t := tiffText{at: at, order: c.order, size: size, buf: make([]byte, 32<<10), seen: map[int64]bool{}}
-	var head [8]byte
-	if _, err := at.ReadAt(head[:], 0); err != nil {
-		return nil
+	return walkTIFF(at, size, c.order, wk)
+}
+
+// tiffUninspectable is the refusal of a TIFF structure the walk cannot
+// read whole.
+func tiffUninspectable(why string) *Finding {
+	return refuse(TypeRefused, "el TIFF no se puede inspeccionar: "+why)
+}
+
+// span is a stretch [off, off+n) of a TIFF structure. TIFF's offsets and
+// counts are 32 bits.
+type span struct{ off, n uint32 }
+
+func (s span) end() int64 { return int64(s.off) + int64(s.n) }
+
+// tiffWalk reads the directories of a TIFF structure of size bytes: the
+// chain the header starts and every directory an entry points to. Each
+// directory and each value it names must lie within the structure, and
+// no directory may be reached twice: one that cannot be read whole is
+// refused (fail closed), as a reader would see something the check did
+// not. What it searches is then every byte as it is but the image data:
+// strips and tiles stored as they are are searched as pixels
+// (pixeltext.go); those whose Compression compresses them, and a JPEG
+// thumbnail, are skipped, but deflated ones are walked for their stored
+// blocks (deflatewalk.go); and a value of bytes (ASCII, BYTE, UNDEFINED,
+// UTF-8: text, XMP, UserComment, the Windows XP tags, IPTC) is searched
+// as text even where it lies in image data.
+type tiffWalk struct {
+	at         io.ReaderAt
+	order      binary.ByteOrder
+	size       int64
+	wk         *work
+	buf        []byte
+	seen       map[int64]bool
+	entries    int
+	compressed []span // image data not searched as it is
+	deflated   []span // of those, the zlib streams walked for stored blocks
+	pixels     []span // image data stored as it is, searched as pixels
+	text       []span // values of bytes
+	deflate    *deflateWalk
+	bufr       *bufio.Reader
+}
+
+// walkTIFF walks and searches the TIFF structure of size bytes at at,
+// whose byte order is order.
+func walkTIFF(at io.ReaderAt, size int64, order binary.ByteOrder, wk *work) *Finding {
+	t := tiffWalk{at: at, order: order, size: size, wk: wk, buf: make([]byte, 32<<10), seen: map[int64]bool{}}
+	if fe := t.dirs(); fe != nil {
+		return fe
 	}
-	queue := []int64{int64(c.order.Uint32(head[4:]))}
+	return t.search()
+}
+
+// read reads len(p) bytes at off, which the caller has checked lie
+// within the structure.
+func (t *tiffWalk) read(p []byte, off int64) *Finding {
+	if _, err := t.at.ReadAt(p, off); err != nil {
+		if fe := t.wk.cause(err); fe != nil {
+			return fe
+		}
+		return tiffUninspectable("no se pudo leer en el desplazamiento " + strconv.FormatInt(off, 10))
+	}
+	return nil
+}
+
+// within refuses a stretch of n bytes at off that is not inside the
+// structure.
+func (t *tiffWalk) within(what string, off, n int64) *Finding {
+	if off < 0 || n < 0 || off > t.size || n > t.size-off {
+		return tiffUninspectable(what + " está fuera del archivo")
+	}
+	return nil
+}
+
+// dirs walks every directory, depth first from the header's.
+func (t *tiffWalk) dirs() *Finding {
+	var head [8]byte
+	if fe := t.within("la cabecera", 0, 8); fe != nil {
+		return fe
+	}
+	if fe := t.read(head[:], 0); fe != nil {
+		return fe
+	}
+	queue := []int64{int64(t.order.Uint32(head[4:]))}
 	for len(queue) > 0 {
 		off := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -55,80 +141,75 @@ func (c *tiffCheck) reread(at io.ReaderAt, size int64) *Finding {
 	return nil
 }
 
-// tiffText is the walk of reread.
-type tiffText struct {
-	at             io.ReaderAt
-	order          binary.ByteOrder
-	size           int64
-	buf            []byte
-	seen           map[int64]bool
-	entries, bytes int64
-}
-
-func tiffUninspectable(why string) *Finding {
-	return refuse(TypeRefused, "el TIFF no se puede inspeccionar: "+why)
-}
-
-// dir searches the ASCII fields of the directory at off and returns the
-// offsets of the directories it points to.
-func (t *tiffText) dir(off int64) ([]int64, *Finding) {
-	if off < 8 || off >= t.size || t.seen[off] {
-		return nil, nil
+// search searches what the walk found to search, in the order of the
+// offsets, so that each block of the file is decoded about once.
+func (t *tiffWalk) search() *Finding {
+	byOff := func(a, b span) int { return int(int64(a.off) - int64(b.off)) }
+	for _, l := range [][]span{t.compressed, t.deflated, t.pixels, t.text} {
+		slices.SortFunc(l, byOff)
 	}
-	if t.seen[off] = true; len(t.seen) > maxTIFFDirs {
-		return nil, tiffUninspectable("tiene más de " + strconv.Itoa(maxTIFFDirs) + " directorios")
-	}
-	var b [12]byte
-	if _, err := t.at.ReadAt(b[:2], off); err != nil {
-		return nil, nil
-	}
-	n := int64(t.order.Uint16(b[:]))
-	if t.entries += n; t.entries > maxTIFFEntries {
-		return nil, tiffUninspectable("sus directorios tienen más de " + strconv.Itoa(maxTIFFEntries) + " entradas")
-	}
-	var more []int64
-	for i := int64(0); i < n; i++ {
-		if _, err := t.at.ReadAt(b[:], off+2+12*i); err != nil {
-			return more, nil
+	image := merged(slices.SortedFunc(slices.Values(append(slices.Clone(t.compressed), t.pixels...)), byOff))
+	// Everything but the image data, as it is.
+	var from int64
+	for _, s := range image {
+		if fe := t.searchRaw(from, int64(s.off), markerIn); fe != nil {
+			return fe
 		}
-		tag, typ, count := t.order.Uint16(b[:]), t.order.Uint16(b[2:]), int64(t.order.Uint32(b[4:]))
-		value := int64(t.order.Uint32(b[8:]))
-		switch {
-		case typ == 2 && count <= 4: // ASCII, in the value field itself
-			if m := activeContent(b[8 : 8+count]); m != "" {
-				return nil, polyglot(m)
-			}
-		case typ == 2:
-			if fe := t.text(value, count); fe != nil {
-				return nil, fe
-			}
-		case (typ == 4 || typ == 13) && count == 1 && // LONG or IFD
-			(tag == tagSubIFDs || tag == tagExifIFD || tag == tagGPSIFD || tag == tagInterIFD):
-			more = append(more, value)
-		case (typ == 4 || typ == 13) && tag == tagSubIFDs && count <= maxTIFFDirs:
-			for j := int64(0); j < count; j++ {
-				if _, err := t.at.ReadAt(b[:4], value+4*j); err != nil {
-					break
-				}
-				more = append(more, int64(t.order.Uint32(b[:])))
+		from = s.end()
+	}
+	if fe := t.searchRaw(from, t.size, markerIn); fe != nil {
+		return fe
+	}
+	for _, s := range merged(t.pixels) {
+		if fe := t.searchRaw(int64(s.off), s.end(), pixelMarkerIn); fe != nil {
+			return fe
+		}
+	}
+	// Text values that lie in image data, which the first pass skipped.
+	i := 0 // the first stretch of image data that ends after v starts
+	for _, v := range t.text {
+		for i < len(image) && image[i].end() <= int64(v.off) {
+			i++
+		}
+		if i < len(image) && int64(image[i].off) < v.end() {
+			if fe := t.searchRaw(int64(v.off), v.end(), markerIn); fe != nil {
+				return fe
 			}
 		}
 	}
-	if _, err := t.at.ReadAt(b[:4], off+2+12*n); err == nil {
-		more = append(more, int64(t.order.Uint32(b[:]))) // the next directory, 0 for none
+	for _, s := range t.deflated {
+		if fe := t.storedBlocks(s); fe != nil {
+			return fe
+		}
 	}
-	return more, nil
+	return nil
 }
 
-// text searches the ASCII field of count bytes at off, within the file.
-func (t *tiffText) text(off, count int64) *Finding {
-	count = max(0, min(count, t.size-off))
-	if t.bytes += count; t.bytes > maxTIFFText {
-		return tiffUninspectable("sus campos de texto suman más de " + strconv.Itoa(maxTIFFText>>20) + " MiB")
+// searchRaw searches the bytes [from, to) as they are, with find.
+func (t *tiffWalk) searchRaw(from, to int64, find func([]byte, int, int) string) *Finding {
+	if from >= to {
+		return nil
 	}
-	r := io.NewSectionReader(t.at, off, count)
-	if m, _ := searchStream(t.buf, r.Read); m != "" { // what cannot be read, a reader cannot read either
+	r := io.NewSectionReader(t.at, from, to-from)
+	m, err := searchStreamWith(t.buf, r.Read, find)
+	if fe := t.wk.cause(err); fe != nil {
+		return fe
+	}
+	if m != "" {
 		return polyglot(m)
 	}
 	return nil
+}
+
+// merged returns sorted spans with those that overlap or touch joined.
+func merged(s []span) []span {
+	out := s[:0]
+	for _, x := range s {
+		if k := len(out) - 1; k >= 0 && int64(x.off) <= out[k].end() {
+			out[k].n = uint32(max(out[k].end(), x.end()) - int64(out[k].off))
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }

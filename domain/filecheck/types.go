@@ -52,10 +52,10 @@ func Canonical(ext string) (name string, ok bool) {
 }
 
 // pdfHeaderWithin is how far into a file a PDF's header may start, as
-// viewers look for it (a print workflow may put a line before it; the
-// PDF 2.0 examples have one). What comes before it is searched for
-// active markers as the rest of the PDF's text (contract §10). An image
-// starts with its signature.
+// viewers look for it (a print workflow may put lines before it). What
+// may come before it is pdfPrefix's rule (pdf_header.go): white space,
+// comment lines and PJL, nothing else. An image starts with its
+// signature.
 const pdfHeaderWithin = 1024
 
 // sniff returns the type whose magic bytes data starts with or, for a

@@ -98,13 +98,15 @@ func waitReceiving(t *testing.T, in *testkit.Instance, n int) {
 	testkit.WaitFor(t, fmt.Sprintf("%d bodies being received", n), 20*time.Second, func() bool { return receiving(t, in) == n })
 }
 
-// partners adds n partners (acme-0, acme-1, …) and returns a token of each.
+// partners adds n partners (acme-0, acme-1, …, each with a NIT of its
+// own: the bounds are a partner's, all its user names together) and
+// returns a token of each.
 func partners(t *testing.T, in *testkit.Instance, n int) []string {
 	t.Helper()
 	toks := make([]string, n)
 	for j := range toks {
 		name := fmt.Sprintf("%s-%d", testkit.Partner, j)
-		in.AddUser(t, name, testkit.Nit, testkit.Password)
+		in.AddUser(t, name, fmt.Sprintf("8001234%02d", j), testkit.Password)
 		toks[j] = in.Token(t, name, testkit.Password)
 	}
 	return toks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,8 +68,17 @@ func (m *Users) SetActive(_ context.Context, name string, active bool) error {
 	return nil
 }
 
-// ListUsers returns nothing: the fakes' tests do not list.
-func (m *Users) ListUsers(context.Context) ([]domain.User, error) { return nil, nil }
+// ListUsers returns every user, by name.
+func (m *Users) ListUsers(context.Context) ([]domain.User, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]domain.User, 0, len(m.users))
+	for _, u := range m.users {
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b domain.User) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
 
 // ChangePassword replaces a hash and records when.
 func (m *Users) ChangePassword(_ context.Context, name, hash string, at time.Time) error {
@@ -103,6 +113,9 @@ type Hasher struct {
 	Compares atomic.Int64
 	// Busy makes Compare answer as when no comparison slot is free.
 	Busy bool
+	// Admitted are the hashes Admit was given.
+	Admitted []string
+	mu       sync.Mutex
 }
 
 var _ ports.PasswordHasher = (*Hasher)(nil)
@@ -126,6 +139,13 @@ func (h *Hasher) Compare(_ context.Context, hash, pw string) error {
 
 // Dummy is a hash nothing matches.
 func (h *Hasher) Dummy() string { return "h:\x00dummy" }
+
+// Admit records hash in Admitted.
+func (h *Hasher) Admit(hash string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.Admitted = append(h.Admitted, hash)
+}
 
 // NeedsRehash is true for "old:" hashes.
 func (h *Hasher) NeedsRehash(hash string) bool { return strings.HasPrefix(hash, "old:") }

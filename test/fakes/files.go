@@ -32,6 +32,11 @@ func (m *ReportStore) TombstoneFile(_ context.Context, name string) (bool, error
 	return false, nil
 }
 
+// PurgedFiles returns no name: the fake store has no retention purge.
+func (m *ReportStore) PurgedFiles(context.Context, []string) (map[string]bool, error) {
+	return map[string]bool{}, nil
+}
+
 // UncheckedReservations returns reservations not yet checked, created
 // before before, oldest first.
 func (m *ReportStore) UncheckedReservations(_ context.Context, before time.Time, limit int) ([]domain.FileRow, error) {

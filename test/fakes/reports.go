@@ -26,6 +26,7 @@ type ReportStore struct {
 	// is unknown, as when the database dies during the commit.
 	LostAnswer bool
 	refuse     func(domain.StagedReport) error
+	deleted    map[int64]bool
 }
 
 // Refuse makes StoreReport refuse the reports for which f returns an
@@ -90,6 +91,37 @@ func (m *ReportStore) GetKey(_ context.Context, user, keyHash string) (domain.Id
 		return ex, nil
 	}
 	return domain.IdempotencyRecord{}, fmt.Errorf("key: %w", domain.ErrNotFound)
+}
+
+// ReportExists reports whether the report id was stored, or is named by a
+// record put by PutKey (which stands for rows stored before the fake),
+// and not deleted (DeleteReport).
+func (m *ReportStore) ReportExists(_ context.Context, id int64) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.deleted[id] {
+		return false, nil
+	}
+	if id >= 1 && id <= int64(len(m.rows)) {
+		return true, nil
+	}
+	for _, rec := range m.keys {
+		if rec.ReportID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// DeleteReport deletes the report id and leaves its record, as the
+// retention purge does.
+func (m *ReportStore) DeleteReport(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.deleted == nil {
+		m.deleted = map[int64]bool{}
+	}
+	m.deleted[id] = true
 }
 
 // DeleteKey removes the record if it is still rec.

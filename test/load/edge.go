@@ -17,9 +17,8 @@ import (
 	"github.com/lender/disbursementd/adapters/httpapi"
 )
 
-// The attack modes (-mode) measure one partner's reports (W1, closed
-// loop at -edge-c) alone, then again while an attack of the third round
-// runs, so that one command gives a build's before and after figures
+// The attack modes (-mode) measure one partner's reports (W1, or -edge-w,
+// closed loop at -edge-c) alone, then again while an attack runs, so that one command gives a build's before and after figures
 // (with -bin for the older build):
 //
 //	slow-body    -slow-n bodies of another partner, each sending "{" and
@@ -35,6 +34,22 @@ import (
 //	             page sorted all of the partner's rows, and on MariaDB
 //	             starved every other partner); also says what still runs
 //	             10 s after the flood's clients have gone
+//	tiff-flood   -tiff-c clients of another partner sending issue 32's
+//	             TIFF of finding 4 to /v1/reports/validate (tiffflood.go:
+//	             each check cost 20-31 s of CPU and outlived its client);
+//	             also says the service's CPU in the 10 s after they left
+//	byte-hold    bodies of several user names of one partner declaring
+//	             32 MiB and sending 60 KiB (bytehold.go; issue 32,
+//	             finding 1)
+//	lookup-hold  several partners paging back to back (lookuphold.go;
+//	             issue 32, finding 5)
+//	nfc-growth   bodies whose text grows under NFC (nfcgrowth.go; issue
+//	             32, finding 6), with the service's peak memory
+//
+// The measured partner's look-ups run beside its reports, alone and
+// beside the attack (-edge-lookups clients; edgelookups.go). Every
+// attacking partner has a NIT of its own (env.go's attackNIT): the
+// service's bounds are a partner's, all its user names together.
 const (
 	modeLevels     = "levels"
 	modeSlowBody   = "slow-body"
@@ -78,14 +93,7 @@ func runEdge(o options) error {
 		return err
 	}
 	defer env.close()
-	w := workloads(o)[0] // W1: a full report without a file
-	if o.mode == modeListFlood {
-		if err := env.seedListFlood(); err != nil {
-			return err
-		}
-	}
-	log.Printf("%s: %s reports at c=%d alone", o.mode, w.name, o.edgeConc)
-	alone, err := env.attackService(w, o.edgeConc, 0)
+	w, err := edgeWorkload(o)
 	if err != nil {
 		return err
 	}
@@ -102,8 +110,26 @@ func runEdge(o options) error {
 		attack = fmt.Sprintf("%d clients of another partner (%d rows) asking for GET %s, each giving up after %s",
 			o.listConc, o.listRows, listPath, o.listTimeout)
 		start = env.listFlood
+	case modeTIFFFlood:
+		attack = fmt.Sprintf("%d clients of another partner sending finding 4's TIFF to POST /v1/reports/validate, each giving up after %s",
+			o.tiffConc, o.tiffTimeout)
+		start = env.tiffFlood
+	case modeByteHold:
+		attack, start = env.byteHoldAttack()
+	case modeLookupHold:
+		attack, start = env.lookupHoldAttack()
+	case modeNFCGrowth:
+		attack, start = env.nfcGrowthAttack()
 	default:
-		return fmt.Errorf("-mode %q: %s, %s, %s or %s", o.mode, modeLevels, modeSlowBody, modeLoginFlood, modeListFlood)
+		return fmt.Errorf("-mode %q: %s", o.mode, strings.Join(append([]string{modeLevels}, attackModes...), ", "))
+	}
+	if err := env.seedFor(o.mode); err != nil {
+		return err
+	}
+	log.Printf("%s: %s reports at c=%d alone", o.mode, w.name, o.edgeConc)
+	alone, aloneLookups, err := env.measureBeside(w)
+	if err != nil {
+		return err
 	}
 	stop, out, wg := make(chan struct{}), &attackOutcomes{}, &sync.WaitGroup{}
 	if err := start(stop, out, wg); err != nil {
@@ -111,14 +137,19 @@ func runEdge(o options) error {
 	}
 	time.Sleep(2 * time.Second) // the attack takes its hold first
 	log.Printf("%s: %s reports at c=%d beside %s", o.mode, w.name, o.edgeConc, attack)
-	during, err := env.attackService(w, o.edgeConc, 0)
+	during, duringLookups, err := env.measureBeside(w)
 	close(stop)
 	wg.Wait()
 	if err != nil {
 		return err
 	}
-	text := edgeTable(o, w.name, attack, alone, during, out)
-	if o.mode == modeListFlood {
+	text := edgeTable(o, w.name, attack, alone, during, out) + lookupTable(o.edgeLookups, aloneLookups, duringLookups) + env.memoryNote(during)
+	if o.mode == modeTIFFFlood {
+		fmt.Print(text)
+		after := env.cpuAfter()
+		text += after
+		fmt.Print(after)
+	} else if o.mode == modeListFlood {
 		fmt.Print(text) // the measurement is kept even if what follows fails
 		left, err := env.leftRunning()
 		if err != nil {
@@ -146,6 +177,42 @@ func runEdge(o options) error {
 	return nil
 }
 
+// attackModes are the -mode values besides levels.
+var attackModes = []string{modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood, modeByteHold, modeLookupHold, modeNFCGrowth}
+
+// edgeWorkload is the measured reports' workload: -edge-w (W1 unless
+// given; W2 carries a 200 KB PDF, so its body needs the byte budget too).
+func edgeWorkload(o options) (workload, error) {
+	for _, w := range workloads(o) {
+		if w.name == o.edgeW {
+			return w, nil
+		}
+	}
+	return workload{}, fmt.Errorf("-edge-w %q: W1, W2, V1 or V2", o.edgeW)
+}
+
+// seedFor gives the partners of an attack mode their rows, before
+// anything is measured, so that alone and beside meet the same tables.
+func (e *environment) seedFor(mode string) error {
+	switch mode {
+	case modeListFlood:
+		return e.seedListFlood()
+	case modeLookupHold:
+		return e.seedLookupHold()
+	}
+	return nil
+}
+
+// measureBeside runs the measured reports for one run, and the same
+// partner's look-ups (-edge-lookups clients) beside them.
+func (e *environment) measureBeside(w workload) (result, *lookupTally, error) {
+	stop := make(chan struct{})
+	lookups := e.measuredLookups(e.o.edgeLookups, stop)
+	r, err := e.attackService(w, e.o.edgeConc, 0)
+	close(stop)
+	return r, lookups(), err
+}
+
 func edgeTable(o options, workload, attack string, alone, during result, out *attackOutcomes) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| %s c=%d | reports | answered 200 | req/s | p50 ms | p99 ms | not 200 |\n|---|---|---|---|---|---|---|\n", workload, o.edgeConc)
@@ -168,7 +235,7 @@ func edgeTable(o options, workload, attack string, alone, during result, out *at
 // started again, as a persistent attacker would.
 func (e *environment) slowBodies(stop <-chan struct{}, out *attackOutcomes, wg *sync.WaitGroup) error {
 	const slowUser = "loadtest-slow"
-	if err := e.addUser(slowUser); err != nil {
+	if err := e.addUser(slowUser, slowNIT); err != nil {
 		return err
 	}
 	tok, err := e.tokenFor(slowUser)

@@ -50,6 +50,7 @@ type environment struct {
 	serverDSN  string
 	ceilingDSN string
 	run        int64
+	cg         *memCgroup // the service's memory cgroup, with -mem-max
 }
 
 // serviceModule is the module the tool measures; test/load's go.mod
@@ -128,7 +129,7 @@ func newEnvironment(o options) (_ *environment, err error) {
 	// last value of a key).
 	env = append(env, o.env...)
 	e.svcEnv = env
-	if err := e.addUser(user); err != nil {
+	if err := e.addUser(user, measuredNIT); err != nil {
 		return nil, err
 	}
 	if o.replicas > 1 {
@@ -157,7 +158,11 @@ func newEnvironment(o options) (_ *environment, err error) {
 		}
 		port := freePort()
 		logf, _ := os.Create(filepath.Join(dir, fmt.Sprintf("service-%d.log", i)))
-		svc := exec.Command(bin, "serve")
+		serve, err := e.inCgroup(bin)
+		if err != nil {
+			return nil, err
+		}
+		svc := exec.Command(serve, "serve")
 		svc.Dir, svc.Env, svc.Stdout, svc.Stderr = wd, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), logf, logf
 		if err := svc.Start(); err != nil {
 			return nil, err
@@ -192,6 +197,25 @@ func newEnvironment(o options) (_ *environment, err error) {
 	return e, nil
 }
 
+// inCgroup is what runs the service: bin itself, or with -mem-max a
+// script that puts it in a memory cgroup of that limit first (one for all
+// replicas).
+func (e *environment) inCgroup(bin string) (string, error) {
+	if e.o.memMax == "" {
+		return bin, nil
+	}
+	if e.cg == nil {
+		limit, err := parseSize(e.o.memMax)
+		if err != nil {
+			return "", fmt.Errorf("-mem-max %w", err)
+		}
+		if e.cg, err = newMemCgroup(limit); err != nil {
+			return "", fmt.Errorf("-mem-max %s: %w", e.o.memMax, err)
+		}
+	}
+	return e.cg.wrap(e.dir, bin)
+}
+
 func createDatabase(serverDSN, name string) (string, error) {
 	cfg, err := mysqldrv.ParseDSN(serverDSN)
 	if err != nil {
@@ -222,9 +246,23 @@ func waitUp(u string) error {
 	return fmt.Errorf("%s did not come up", u)
 }
 
-// addUser adds a partner with the tool's password, as an operator does.
-func (e *environment) addUser(name string) error {
-	add := exec.Command(e.bin, "users", "add", "--user", name, "--nit", "900123456-8")
+// The NITs of the tool's partners: the measured partner's, and one for
+// each partner an attack mode adds. The service's bounds are a partner's
+// (its NIT, all its user names together), so an attack of "another
+// partner" must come from another NIT.
+const (
+	measuredNIT = "900123456-8"
+	slowNIT     = "800100001"
+	listNIT     = "800100002"
+)
+
+// attackNIT is the NIT of the attack modes' i-th partner of their own.
+func attackNIT(i int) string { return fmt.Sprintf("8002%05d", i) }
+
+// addUser adds a user of the partner nit with the tool's password, as an
+// operator does.
+func (e *environment) addUser(name, nit string) error {
+	add := exec.Command(e.bin, "users", "add", "--user", name, "--nit", nit)
 	add.Dir, add.Env, add.Stdin = e.dir, e.svcEnv, strings.NewReader(password+"\n")
 	if out, err := add.CombinedOutput(); err != nil {
 		return fmt.Errorf("users add %s: %v\n%s", name, err, out)
@@ -259,6 +297,9 @@ func (e *environment) close() {
 			_ = c.Process.Signal(os.Interrupt)
 			_ = c.Wait()
 		}
+	}
+	if e.cg != nil {
+		e.cg.remove()
 	}
 	// The sink holds nothing to finish, and a tool started from a shell's
 	// background job inherits SIGINT ignored (the sink installs no
@@ -297,7 +338,7 @@ func staged(file []byte) (domain.StagedReport, *domain.File, error) {
 	if err != nil {
 		return domain.StagedReport{}, nil, err
 	}
-	return domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: user, PartnerNIT: "900123456-8",
+	return domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: user, PartnerNIT: measuredNIT,
 		RequestID: "load", PayloadSHA256: strings.Repeat("a", 64)}, rep.File, nil
 }
 

@@ -38,7 +38,7 @@ const (
 // measured, so that the reports alone and beside the flood meet the same
 // table.
 func (e *environment) seedListFlood() error {
-	if err := e.addUser(listUser); err != nil {
+	if err := e.addUser(listUser, listNIT); err != nil {
 		return err
 	}
 	start := time.Now()

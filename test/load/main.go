@@ -8,6 +8,10 @@
 //	go run -C test/load . -mode slow-body              # reports beside slow bodies
 //	go run -C test/load . -store mysql -mode login-flood   # beside a login flood
 //	go run -C test/load . -store mysql -mode list-flood    # beside full-range lists on 10^6 rows
+//	go run -C test/load . -mode tiff-flood                 # beside issue 32's costly TIFFs
+//	go run -C test/load . -mode byte-hold              # beside bodies declaring 32 MiB, sending 60 KiB
+//	go run -C test/load . -mode lookup-hold            # beside five partners paging back to back
+//	go run -C test/load . -mode nfc-growth -env GOMEMLIMIT=768MiB -mem-max 1GiB
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
 //	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
 //
@@ -74,10 +78,24 @@ type options struct {
 	slowEvery           time.Duration
 	listConc, listRows  int           // list-flood clients, and the rows of their partner
 	listTimeout         time.Duration // a list-flood client's timeout
+	tiffConc            int           // tiff-flood clients
+	tiffTimeout         time.Duration // a tiff-flood client's timeout
 	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
 	soakConc            int
 	galera              bool // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
+	edgeW               string // the measured reports' workload in an attack mode
+	edgeLookups         int    // the measured partner's look-up clients beside its reports
+	holdNames, holdN    int    // byte-hold: user names of the holding partner, connections
+	holdDeclare         int64  // byte-hold: the Content-Length each declares
+	holdSend            int    // byte-hold: bytes each sends at once
+	holdEvery           time.Duration
+	pagePartners        int // lookup-hold: paging partners
+	pageConc, pageRows  int // lookup-hold: clients and rows of each
+	pageLimit           int
+	nfcN                int     // nfc-growth: clients
+	nfcMiB              float64 // nfc-growth: body size
+	memMax              string  // the service's memory cgroup limit (e.g. 1GiB); empty: none
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -118,7 +136,7 @@ func main() {
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
-	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), slow-body, login-flood or list-flood (reports alone, then beside that attack; see edge.go)")
+	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold or nfc-growth (reports and look-ups alone, then beside that attack; see edge.go)")
 	flag.IntVar(&o.edgeConc, "edge-c", 32, "concurrency of the measured reports, with -mode slow-body or login-flood")
 	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
 	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
@@ -126,10 +144,26 @@ func main() {
 	flag.IntVar(&o.listConc, "list-c", 32, "clients of full-range lists, with -mode list-flood")
 	flag.IntVar(&o.listRows, "list-rows", 1_000_000, "reports of the listing partner, with -mode list-flood")
 	flag.DurationVar(&o.listTimeout, "list-timeout", 8*time.Second, "a listing client's timeout, with -mode list-flood")
+	flag.IntVar(&o.tiffConc, "tiff-c", 4, "clients sending finding 4's TIFF, with -mode tiff-flood")
+	flag.DurationVar(&o.tiffTimeout, "tiff-timeout", 10*time.Second, "a TIFF client's timeout, with -mode tiff-flood")
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
 	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")
+	flag.StringVar(&o.edgeW, "edge-w", "W1", "the measured reports' workload in an attack mode: W1, W2, V1 or V2")
+	flag.IntVar(&o.edgeLookups, "edge-lookups", 4, "look-up clients of the measured partner beside its reports in an attack mode (0: none)")
+	flag.IntVar(&o.holdNames, "hold-names", 2, "user names of the holding partner (one NIT), with -mode byte-hold")
+	flag.IntVar(&o.holdN, "hold-n", 6, "held connections, with -mode byte-hold")
+	flag.Int64Var(&o.holdDeclare, "hold-declare", 32<<20, "Content-Length each held body declares, with -mode byte-hold")
+	flag.IntVar(&o.holdSend, "hold-send", 60<<10, "bytes each held body sends at once, with -mode byte-hold")
+	flag.DurationVar(&o.holdEvery, "hold-every", 0, "then a byte every this (0: nothing more), with -mode byte-hold")
+	flag.IntVar(&o.pagePartners, "page-partners", 5, "partners paging back to back, with -mode lookup-hold")
+	flag.IntVar(&o.pageConc, "page-c", 4, "clients of each paging partner, with -mode lookup-hold")
+	flag.IntVar(&o.pageRows, "page-rows", 20_000, "reports of each paging partner, with -mode lookup-hold")
+	flag.IntVar(&o.pageLimit, "page-limit", 500, "the paging partners' page size, with -mode lookup-hold")
+	flag.IntVar(&o.nfcN, "nfc-n", 6, "clients validating bodies that grow under NFC, with -mode nfc-growth")
+	flag.Float64Var(&o.nfcMiB, "nfc-mib", 31.9, "size of each such body in MiB, with -mode nfc-growth")
+	flag.StringVar(&o.memMax, "mem-max", "", "run the service in a memory cgroup of this limit (e.g. 1GiB, the shipped container's); with -env GOMEMLIMIT=768MiB")
 	flag.Parse()
 	if o.soak > 0 {
 		o.store = "mysql"

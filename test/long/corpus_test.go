@@ -24,6 +24,11 @@ var corpusRefused = map[string]string{
 	"ps2pdf/attachment.pdf": "/EmbeddedFile: Ghostscript's EMBED pdfmark attached anexo.txt (ps2pdfScans)",
 }
 
+// corpusRuled are the corpus's files that carry nothing active but that
+// a rule refuses on purpose, with the problem code and the rule: each
+// must be refused with that code. Every other file must pass.
+var corpusRuled = map[string]string{}
+
 // corpusSource is one source of the corpus, by the name its count is
 // printed under.
 type corpusSource struct {
@@ -41,7 +46,7 @@ var corpusNeeds = struct{ tools, paths []string }{
 // TestRealDocumentCorpus: every file of a corpus of real documents goes
 // through POST /v1/reports/validate, the same checks as a report's file
 // on both paths (domain's file rules, contract §7 and §10), and passes,
-// but for the files of corpusRefused; a tenth of them, and the listed
+// but for the files of corpusRefused and corpusRuled; a tenth of them, and the listed
 // ones, are also sent to the legacy path, and stored there. The sources, sampled so that the
 // test runs in CI within a few minutes:
 //   - pdfcpu v0.15.0's test corpus (PDFs of many producers, and images),
@@ -128,7 +133,13 @@ func TestRealDocumentCorpus(t *testing.T) {
 			body["Documento Soporte"] = fixture.FileDto(f.data, "")
 			r := testkit.Call(t, http.MethodPost, in.URL+"/v1/reports/validate", testkit.V1Header(tok), testkit.MustJSON(body))
 			reason, listed := corpusRefused[f.name]
+			rule, ruled := corpusRuled[f.name]
 			switch {
+			case ruled:
+				if code, _, _ := strings.Cut(rule, ":"); !strings.Contains(string(r.Raw), `"`+code+`"`) {
+					wrong = append(wrong, fmt.Sprintf("%s: %d %s; want %s", f.name, r.Status, fileProblem(string(r.Raw)), rule))
+				}
+				continue
 			case r.Status == 200 && !listed:
 			case r.Status == 200:
 				wrong = append(wrong, fmt.Sprintf("%s: accepted; listed as refused (%s)", f.name, reason))
@@ -150,6 +161,11 @@ func TestRealDocumentCorpus(t *testing.T) {
 			}
 		}
 	}
+	for name := range corpusRuled {
+		if !seen[name] {
+			wrong = append(wrong, name+": listed as refused by a rule, not in the corpus")
+		}
+	}
 	for name := range corpusRefused {
 		if !seen[name] {
 			wrong = append(wrong, name+": listed as refused, not in the corpus")
@@ -159,7 +175,7 @@ func TestRealDocumentCorpus(t *testing.T) {
 	for _, src := range sources {
 		by = append(by, fmt.Sprintf("%s %d", src.name, counts[src.name]))
 	}
-	t.Logf("corpus: %d files (%s); %d listed as really active", n, strings.Join(by, ", "), len(corpusRefused))
+	t.Logf("corpus: %d files (%s); %d listed as really active, %d as refused by a rule", n, strings.Join(by, ", "), len(corpusRefused), len(corpusRuled))
 	if len(wrong) > 0 {
 		t.Fatalf("%d of %d files not as expected:\n%s", len(wrong), n, strings.Join(wrong, "\n"))
 	}

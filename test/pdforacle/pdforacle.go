@@ -21,9 +21,13 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
-// active are contract §7's names, spelled here again on purpose:
-// the oracle shares no code with the check.
-var active = []string{"JavaScript", "JS", "Launch", "EmbeddedFile", "RichMedia", "XFA"}
+// activeNames are contract §7's names (scripts, launch actions,
+// attachments, rich media, XFA), spelled here again on purpose: the
+// oracles share no code with the check. An attachment needs no /Type
+// /EmbeddedFile (ISO 32000-1 Table 44 makes it optional), so the names
+// every attachment has are here too: /EmbeddedFiles (the name tree),
+// /EF (a file specification's files), /FileAttachment (the annotation).
+var activeNames = []string{"JavaScript", "JS", "Launch", "EmbeddedFile", "EmbeddedFiles", "EF", "FileAttachment", "RichMedia", "XFA"}
 
 var config = sync.OnceValue(func() *model.Configuration {
 	model.ConfigPath = "disable" // no configuration directory written or read
@@ -52,7 +56,7 @@ func Names(pdf []byte) (found []string, err error) {
 		if d, err := types.DecodeName(name); err == nil {
 			name = d
 		}
-		if slices.Contains(active, name) && !slices.Contains(found, name) {
+		if slices.Contains(activeNames, name) && !slices.Contains(found, name) {
 			found = append(found, name)
 		}
 	}

@@ -47,7 +47,7 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
 	}
 	for i := range 4 {
-		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", testkit.Nit); err != nil {
+		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", fmt.Sprintf("8001234%02d", i)); err != nil {
 			t.Fatalf("users add: %v\n%s", err, out)
 		}
 	}

@@ -147,6 +147,9 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 
 func loadConfig(path string, io IO) (*config.Config, int) {
 	cfg, err := config.Load(path)
+	if err == nil {
+		err = CheckConfig(cfg)
+	}
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return nil, ExitUsage

@@ -68,6 +68,7 @@ var verbs = map[string][2]string{
 	ports.FoundLeftover:      {"would remove", "removed"},
 	ports.FoundOrphanFile:    {"would quarantine", "quarantined"},
 	ports.FoundExpiredFile:   {"would delete", "deleted"},
+	ports.FoundPurgedFile:    {"would delete", "deleted"},
 	ports.FoundPendingRecord: {"would remove", "removed"},
 	ports.FoundExpiredKey:    {"would remove", "removed"},
 	ports.FoundTombstone:     {"would remove", "removed"},

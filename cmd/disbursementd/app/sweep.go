@@ -81,6 +81,8 @@ func (m *Main) logSweep(rep ports.SweepReport, err error) {
 			m.Log.Warn("a file no stored report names was moved to quarantine", "file", f.Name, "reason", f.Reason)
 		case ports.FoundExpiredFile:
 			m.Log.Info("a quarantined file was deleted after its retention", "file", f.Name, "reason", f.Reason)
+		case ports.FoundPurgedFile:
+			m.Log.Info("the file of a report the retention purge deleted was deleted", "file", f.Name, "reason", f.Reason)
 		}
 	}
 }

@@ -27,6 +27,10 @@ type useCases struct {
 	// /auth/login with the built-in login.
 	partners, builtin *ports.Auth
 	sweep             *ports.Sweep
+	// login is the built-in login, hasher its hasher (Prepare runs once
+	// the store is ready).
+	login  *ports.Login
+	hasher *passwords.Bcrypt
 }
 
 // useCases builds the use cases of the configuration on the store, the
@@ -43,6 +47,7 @@ func (m *Main) useCases(throttle ports.LoginThrottle, metrics *httpapi.Metrics) 
 	if err != nil {
 		return uc, err
 	}
+	uc.login, uc.hasher = login, hasher
 	var exchanger ports.CredentialExchange = login
 	if cfg.Login.URL != "" {
 		up, err := upstream.New(cfg.Login.URL, cfg.Login.Timeout)

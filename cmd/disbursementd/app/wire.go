@@ -107,13 +107,13 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	select {
 	case <-migrated:
-		m.readCompat100(bg, uc.reports)
+		m.afterSchema(bg, uc)
 		close(schemaReady)
 	default:
 		m.goBackground(func() {
 			select {
 			case <-migrated:
-				m.readCompat100(bg, uc.reports)
+				m.afterSchema(bg, uc)
 				close(schemaReady)
 			case <-bg.Done():
 			}
@@ -143,6 +143,29 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 		}
 	}
 	return metrics, nil
+}
+
+// afterSchema reads what the use cases need from the store once its
+// schema is ready: the records of version 1.0.0 and the stored password
+// hashes.
+func (m *Main) afterSchema(ctx context.Context, uc useCases) {
+	m.readCompat100(ctx, uc.reports)
+	m.prepareLogin(ctx, uc)
+}
+
+// prepareLogin admits every stored password hash to the hasher, so that
+// an unknown name's attempt does the work of the dearest stored hash from
+// the first attempt on, and says so when that is above auth.bcrypt_cost.
+func (m *Main) prepareLogin(ctx context.Context, uc useCases) {
+	if err := uc.login.Prepare(ctx); err != nil {
+		m.Log.Warn("could not read the stored password hashes; a hash dearer than auth.bcrypt_cost raises every login's work only once it is compared",
+			"error", err.Error())
+		return
+	}
+	if level := uc.hasher.Level(); level > uc.hasher.Cost {
+		m.Log.Warn("stored password hashes are dearer than auth.bcrypt_cost; every login attempt, an unknown name's included, does the work of the dearest",
+			"bcrypt_cost", uc.hasher.Cost, "work_cost", level)
+	}
 }
 
 // readCompat100 tells the reports use case until when idempotency records of

@@ -1,0 +1,152 @@
+package process
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/config"
+	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/proc"
+	"github.com/lender/disbursementd/test/testkit"
+)
+
+// TestMemoryHoldsUnderTextThatGrows: issue 32, finding 6. Six partners at
+// once validate, twice each, a 31.9 MiB body whose Observaciones is
+// U+1D160 throughout (4 bytes, 12 in NFC), against the real binary with
+// the shipped container's memory limit and GOMEMLIMIT, in a memory
+// cgroup of that limit when the machine allows one. Every answer is 422
+// naming Observaciones too_long (or 503 overloaded), the kernel kills
+// nothing, and the Go heap stays within what the bodies reserved: the
+// text is refused by its field's maximum before it is put in NFC. Before,
+// NFC took about fourteen times the text and six such bodies took the
+// process to 963 MiB RSS.
+func TestMemoryHoldsUnderTextThatGrows(t *testing.T) { // not parallel: see loadTests
+	if testing.Short() {
+		t.Skip("a memory test of six 32 MiB bodies at once")
+	}
+	limit, memLimit := shippedMemory(t)
+	dir := t.TempDir()
+	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
+	bin := testkit.BinaryPath(t)
+	cg, why := newMemCgroup(t, limit)
+	if cg != nil {
+		bin = cg.wrap(t, bin)
+	} else {
+		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
+	}
+	// Six partners (a NIT each): one partner's share of the bytes in
+	// flight holds one such body at a time, and the bodies are to be read
+	// at once.
+	for i := range 6 {
+		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", fmt.Sprintf("8001234%02d", i)); err != nil {
+			t.Fatalf("users add: %v\n%s", err, out)
+		}
+	}
+	logs := &testkit.SyncBuffer{}
+	p, err := proc.Start(bin, dir, env, logs)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, logs.String())
+	}
+	t.Cleanup(p.Kill)
+	in := &testkit.Instance{URL: p.URL}
+	toks := make([]string, 6)
+	for i := range toks {
+		toks[i] = in.Token(t, fmt.Sprintf("%s-%d", testkit.Partner, i), testkit.Password)
+	}
+
+	report := fixture.DecimalsAsStrings(fixture.Minimal(time.Now(), "CR-NFC-MEM"))
+	report["Observaciones"] = strings.Repeat("\U0001D160", 319<<20/10/4)
+	body, err := json.Marshal(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heapBefore, _ := memMetrics(p.URL)
+	stop := make(chan struct{})
+	var heapPeak atomic.Int64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			heap, _ := memMetrics(p.URL)
+			heapPeak.Store(max(heapPeak.Load(), heap))
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 6}}
+	var mu sync.Mutex
+	counts := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				outcome := validateGrowing(client, p.URL, toks[i], body)
+				mu.Lock()
+				counts[outcome]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	hwm := procStatus(p.PID(), "VmHWM")
+	var cgPeak, ooms int64
+	if cg != nil {
+		cgPeak, ooms = max(cg.peak(), cg.usage()), cg.ooms()
+	}
+	t.Logf("%d-byte bodies: %v; peak RSS %.0f MiB, cgroup peak %.0f MiB, Go heap in use %.0f MiB before and %.0f MiB at most",
+		len(body), counts, mib(hwm), mib(cgPeak), mib(heapBefore), mib(heapPeak.Load()))
+	if ooms > 0 {
+		t.Errorf("the kernel killed %d processes in the cgroup", ooms)
+	}
+	if hwm >= limit || cgPeak >= limit {
+		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
+	}
+	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); heapPeak.Load() > heapBefore+budget {
+		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", heapPeak.Load(), heapBefore, budget)
+	}
+	if counts["422 too_long"] == 0 || counts["422 too_long"]+counts["503 overloaded"] != 12 {
+		t.Errorf("answers %v: want 422 too_long naming Observaciones (or 503 overloaded) only", counts)
+	}
+}
+
+// validateGrowing posts body to /v1/reports/validate and returns "422
+// too_long" (one problem, Observaciones too_long), "503 overloaded" or
+// what else came back.
+func validateGrowing(client *http.Client, url, tok string, body []byte) string {
+	req, _ := http.NewRequest("POST", url+"/v1/reports/validate", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var problem struct {
+		Code   string
+		Errors []struct{ Field, Code string }
+	}
+	_ = json.Unmarshal(raw, &problem)
+	switch {
+	case resp.StatusCode == 422 && len(problem.Errors) == 1 && problem.Errors[0].Field == "Observaciones" && problem.Errors[0].Code == "too_long":
+		return "422 too_long"
+	case resp.StatusCode == 503 && problem.Code == "overloaded":
+		return "503 overloaded"
+	}
+	return fmt.Sprintf("%d %.200s", resp.StatusCode, raw)
+}
