@@ -186,3 +186,24 @@ var nonPublic = []netip.Prefix{
 
 // quoteClip quotes what a client sent, cut to MaxQuoted characters.
 func quoteClip(s string) string { return "\"" + Clip(s) + "\"" }
+
+// Attempt is one POST of an event to an endpoint, as its log shows it.
+type Attempt struct {
+	EventID    string // the event's public id (EventID)
+	EndpointID string
+	At         time.Time
+	StatusCode int    // the receiver's HTTP status; 0 when none came
+	Error      string // "" on a 2xx; else a class (AttemptTimeout, …), never the receiver's words
+	Duration   time.Duration
+}
+
+// The classes of a failed attempt, as the attempts log and the metrics
+// name them.
+const (
+	AttemptHTTPStatus      = "http_status"      // an answer other than 2xx (a redirect included)
+	AttemptTimeout         = "timeout"          // no answer within webhooks.timeout
+	AttemptRefusedAddress  = "refused_address"  // the host resolved to an address not allowed
+	AttemptConnection      = "connection"       // DNS, connect or reset
+	AttemptTLS             = "tls"              // the receiver's certificate or handshake
+	AttemptEndpointChanged = "endpoint_changed" // disabled or deleted before the attempt
+)
