@@ -166,10 +166,10 @@ func (m *Metrics) request(route, method string, status int, d time.Duration) {
 }
 
 // methodLabel maps a request's method, which a client chooses freely, to
-// one of GET, POST, OPTIONS, HEAD or other.
+// one of GET, POST, DELETE, OPTIONS, HEAD or other.
 func methodLabel(method string) string {
 	switch method {
-	case http.MethodGet, http.MethodPost, http.MethodOptions, http.MethodHead:
+	case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions, http.MethodHead:
 		return method
 	}
 	return "other"

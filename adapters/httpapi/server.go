@@ -72,14 +72,22 @@ type Server struct {
 	// /v1 serves only its token endpoint.
 	Validator Validator
 	Lookup    ReportReader
-	Exchange  TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
-	Login     TokenExchanger // POST /auth/login: the built-in login
-	Auth      Authenticator
-	JWKS      func() ([]byte, error)
-	Checks    []Check
-	OpenAPI   []byte
-	Log       *slog.Logger
-	Limits    Limits
+	// Events, Redeliver and Endpoints serve /v1/events and
+	// /v1/webhook_endpoints (contract §11): all three, with Lookup, or
+	// none. Decisions and Backoffice serve AdminHandler: both or none.
+	Events     EventReader
+	Redeliver  Redeliverer
+	Endpoints  EndpointManager
+	Decisions  Decider
+	Backoffice BackofficeAuthenticator
+	Exchange   TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
+	Login      TokenExchanger // POST /auth/login: the built-in login
+	Auth       Authenticator
+	JWKS       func() ([]byte, error)
+	Checks     []Check
+	OpenAPI    []byte
+	Log        *slog.Logger
+	Limits     Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
 	// Clock dates the log gate's windows (the system's when nil).
@@ -121,6 +129,11 @@ func New(s Server, m *Metrics) (*Server, error) {
 			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
+	case s.Events != nil && (s.Lookup == nil || s.Redeliver == nil || s.Endpoints == nil),
+		s.Events == nil && (s.Redeliver != nil || s.Endpoints != nil):
+		return nil, errors.New("httpapi: the /v1 event and webhook routes need Events, Redeliver, Endpoints and the report routes")
+	case (s.Decisions == nil) != (s.Backoffice == nil):
+		return nil, errors.New("httpapi: the decision API needs both Decisions and Backoffice")
 	}
 	s.metrics = m
 	if s.Log == nil {
@@ -166,6 +179,9 @@ func (s *Server) Handler() http.Handler {
 		rt.handle(http.MethodGet, "/v1/reports", s.handleV1List)
 		rt.handle(http.MethodPost, "/v1/reports/validate", s.handleV1Validate)
 		rt.handle(http.MethodGet, "/v1/reports/{id}", s.handleV1Get)
+	}
+	if s.Events != nil {
+		s.eventRoutes(rt)
 	}
 	if s.Login != nil {
 		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)
