@@ -47,17 +47,26 @@ func NewBackoffice(store BackofficeStore, clock Clock) (*Backoffice, error) {
 
 // Add creates a client and returns its secret, which is shown this once.
 // Errors: domain.ErrInvalidInput (a name domain.CheckBackofficeName
-// refuses), domain.ErrConflict (the name is taken).
+// refuses), domain.ErrConflict (name_taken), domain.ErrUnavailable.
 func (b *Backoffice) Add(ctx context.Context, name string) (string, error) {
 	if err := domain.CheckBackofficeName(name); err != nil {
 		return "", err
 	}
 	secret := domain.NewBackofficeSecret(randomBytes(domain.BackofficeSecretBytes))
 	c := BackofficeClient{Name: name, CreatedAt: b.clock.Now().UTC().Truncate(time.Second)}
-	if err := b.store.AddBackofficeClient(ctx, c, domain.BackofficeSecretHash(secret)); err != nil {
-		return "", err
+	switch err := b.store.AddBackofficeClient(ctx, c, domain.BackofficeSecretHash(secret)); {
+	case errors.Is(err, domain.ErrConflict):
+		return "", domain.NewError(domain.ErrConflict, "name_taken", "back-office client "+name+" exists already (backoffice list shows it)").WithCause(err)
+	case err != nil:
+		return "", backofficeFailed(err)
 	}
 	return secret, nil
+}
+
+// backofficeFailed is the error of a store that failed on back-office
+// clients.
+func backofficeFailed(err error) error {
+	return domain.Unavailable("back-office clients unavailable").WithCause(err)
 }
 
 // Authenticate returns the client whose secret this is, or an error of
@@ -73,18 +82,30 @@ func (b *Backoffice) Authenticate(ctx context.Context, secret string) (Backoffic
 	case errors.Is(err, domain.ErrNotFound):
 		return BackofficeClient{}, domain.InvalidToken("unknown_client")
 	case err != nil:
-		return BackofficeClient{}, domain.Unavailable("back-office clients unavailable").WithCause(err)
+		return BackofficeClient{}, backofficeFailed(err)
 	}
 	return c, nil
 }
 
-// List returns every client by name.
+// List returns every client by name; domain.ErrUnavailable when the
+// store fails.
 func (b *Backoffice) List(ctx context.Context) ([]BackofficeClient, error) {
-	return b.store.ListBackofficeClients(ctx)
+	cs, err := b.store.ListBackofficeClients(ctx)
+	if err != nil {
+		return nil, backofficeFailed(err)
+	}
+	return cs, nil
 }
 
 // Remove removes a client: its secret stops working at once.
-// domain.ErrNotFound.
+// domain.ErrNotFound (not_found) when there is none; domain.ErrUnavailable
+// when the store fails.
 func (b *Backoffice) Remove(ctx context.Context, name string) error {
-	return b.store.RemoveBackofficeClient(ctx, name)
+	switch err := b.store.RemoveBackofficeClient(ctx, name); {
+	case errors.Is(err, domain.ErrNotFound):
+		return domain.NewError(domain.ErrNotFound, "not_found", "no back-office client "+domain.Clip(name)+" (backoffice list shows them)").WithCause(err)
+	case err != nil:
+		return backofficeFailed(err)
+	}
+	return nil
 }
