@@ -97,6 +97,11 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// Registerer is the metrics' registry, for the metrics of other
+// adapters the composition root wires (the webhook deliveries'): one
+// /metrics for all.
+func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
+
 // Build registers disbursementd_build_info{version,commit,go_version},
 // always 1: which build each replica runs.
 func (m *Metrics) Build(version, commit string) error {

@@ -81,7 +81,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	s11, err := m.wireS11(bg)
+	s11, err := m.wireS11(bg, metrics)
 	if err != nil {
 		return wired{}, err
 	}

@@ -120,7 +120,7 @@ func (d *deliveryWake) wake() {
 // are the delivery branch's. Once merged, this builds them:
 //
 //	sender, err := webhooks.NewSender(webhooks.Options{...cfg.Webhooks...})
-//	obs, err := webhooks.NewMetrics(<the metrics registry>)
+//	obs, err := webhooks.NewMetrics(metrics.Registerer())
 //	w, err := ports.NewDeliveries(stores, sender, httpapi.EventJSON{}, m.Clock, obs, ports.DeliveryOptions{...cfg.Webhooks...})
 //	m.closers = append(m.closers, sender, w)
 //	m.goBackground(func() { _ = w.Run(bg) })
@@ -128,14 +128,14 @@ func (d *deliveryWake) wake() {
 //
 // Until then no worker runs here; events wait in the outbox, as they do
 // while no server runs.
-func (m *Main) startDeliveries(_ context.Context, _ s11Stores, _ *deliveryWake) error {
+func (m *Main) startDeliveries(_ context.Context, _ s11Stores, _ *deliveryWake, _ *httpapi.Metrics) error {
 	return nil
 }
 
 // wireS11 builds the use cases of contract §11 on the store and starts
 // the delivery workers; with a store that has none of §11's stores, it
 // says so and leaves them off.
-func (m *Main) wireS11(bg context.Context) (s11Cases, error) {
+func (m *Main) wireS11(bg context.Context, metrics *httpapi.Metrics) (s11Cases, error) {
 	stores, ok := s11StoresOf(m.Store)
 	if !ok {
 		m.Log.Warn("this build's store keeps no decisions, events or webhook endpoints: /v1/events, /v1/webhook_endpoints and the decision API are off")
@@ -146,7 +146,7 @@ func (m *Main) wireS11(bg context.Context) (s11Cases, error) {
 	if err != nil {
 		return c, err
 	}
-	return c, m.startDeliveries(bg, stores, wake)
+	return c, m.startDeliveries(bg, stores, wake, metrics)
 }
 
 // serve gives s the routes of contract §11 when c has them (never a nil
