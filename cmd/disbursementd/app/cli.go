@@ -102,7 +102,7 @@ func CLI(ctx context.Context, args []string, io IO) int {
 		case "backoffice":
 			return backoffice(ctx, args, io)
 		case "webhooks":
-			return webhooks(ctx, args, io)
+			return webhooksRun(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
 		run := c.newRunner(fs)

@@ -32,8 +32,9 @@ var webhooksCommand = subcommands{"webhooks", "list|disable|enable|redeliver [fl
 		"made before stay in the attempts log; receivers see the same webhook-id."},
 }}
 
-// webhooks runs "disbursementd webhooks SUBCOMMAND".
-func webhooks(ctx context.Context, args []string, io IO) int {
+// webhooksRun runs "disbursementd webhooks SUBCOMMAND" (the name webhooks
+// is the delivery adapter's package).
+func webhooksRun(ctx context.Context, args []string, io IO) int {
 	p, code, ok := webhooksCommand.pick(args, io)
 	if !ok {
 		return code
