@@ -152,16 +152,16 @@ func decideFile(ctx context.Context, d *ports.Decisions, data []byte, by string,
 			req.Reason = rec[i]
 		}
 		receipt, did, err := d.Decide(ctx, id, req, by)
-		switch kind := domain.KindOf(err); {
+		switch {
 		case err == nil && did == ports.DecisionAlreadySo:
 			t.alreadySo++
 		case err == nil:
 			t.applied++
-		case errors.Is(kind, domain.ErrInvalidInput):
+		case domain.IsKind(err, domain.ErrInvalidInput):
 			refuse(line, &t.invalid, err, "report %d: %s", id, problemsText(err))
-		case errors.Is(kind, domain.ErrNotFound):
+		case domain.IsKind(err, domain.ErrNotFound):
 			refuse(line, &t.notFound, err, "report %d: not found: check the id", id)
-		case errors.Is(kind, domain.ErrConflict):
+		case domain.IsKind(err, domain.ErrConflict):
 			refuse(line, &t.conflict, err, "report %d: in conflict: it is %s already (decisions are final; leave it out)", id, receipt.Status)
 		default:
 			refuse(line, &t.failed, err, "report %d: not recorded (%s): apply the file again", id, domain.MaskError(err))

@@ -21,10 +21,10 @@ func orDash(s string) string {
 // printRecords writes the list's table: one report a line, newest first.
 func printRecords(w io.Writer, records []ports.SupportRecord) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRECEIVED_AT\tPARTNER\tNUMERO_CREDITO\tFILE\tKEY_SHA256\tREQUEST_ID\tSTATUS")
+	fmt.Fprintln(tw, "ID\tRECEIVED_AT\tPARTNER\tNUMERO_CREDITO\tFILE\tKEY_SHA256\tREQUEST_ID")
 	for _, r := range records {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, domain.ReceiptTime(r.ReceivedAt), r.PartnerUser, r.CreditNumber,
-			orDash(r.FileName), orDash(r.KeyHash), orDash(r.RequestID), orDash(string(r.Status)))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, domain.ReceiptTime(r.ReceivedAt), r.PartnerUser, r.CreditNumber,
+			orDash(r.FileName), orDash(r.KeyHash), orDash(r.RequestID))
 	}
 	_ = tw.Flush()
 }
