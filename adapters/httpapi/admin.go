@@ -31,18 +31,13 @@ const (
 func (s *Server) AdminHandler() http.Handler {
 	r := chi.NewRouter()
 	rt := &routes{mux: r, allowed: map[string][]string{}}
-	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Allow", rt.allow(req.URL.Path))
-		writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
-	}
+	rt.notAllowed = rt.problemNotAllowed
 	r.Use(func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) })
 	gate := newKeyedGate(s.Limits.LookupSlots, s.Limits.LookupSlotsPerPartner)
 	rt.handle(http.MethodPost, AdminPrefix+"reports/{id}/decision", func(w http.ResponseWriter, req *http.Request) {
 		s.handleDecision(w, req, gate)
 	})
-	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		writeProblem(w, req, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
-	})
+	r.NotFound(problemNotFound)
 	r.MethodNotAllowed(rt.notAllowed)
 	return r
 }

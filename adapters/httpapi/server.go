@@ -162,11 +162,11 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	rt := &routes{mux: r, allowed: map[string][]string{}}
 	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Allow", rt.allow(req.URL.Path))
 		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
+			rt.problemNotAllowed(w, req)
 			return
 		}
+		w.Header().Set("Allow", rt.allow(req.URL.Path))
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
 	}
 	observe := func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) }
@@ -200,13 +200,25 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
+			problemNotFound(w, req)
 			return
 		}
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
 	})
 	r.MethodNotAllowed(rt.notAllowed)
 	return r
+}
+
+// problemNotFound and problemNotAllowed answer a path no route has, and
+// a method its route does not have (with Allow), as problems: under /v1
+// and in the decision API.
+func problemNotFound(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, r, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
+}
+
+func (rt *routes) problemNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", rt.allow(r.URL.Path))
+	writeProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
 }
 
 type wallClock struct{}

@@ -106,17 +106,17 @@ func (s *Server) handleEndpointList(w http.ResponseWriter, r *http.Request) {
 // partner's endpoints, without its secret (with why it is disabled when
 // it is). Another partner's, or no endpoint, is 404.
 func (s *Server) handleEndpointGet(w http.ResponseWriter, r *http.Request) {
-	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, int, error) {
+	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, error) {
 		e, err := s.Endpoints.Get(ctx, user, id)
-		return endpointOf(e, false), http.StatusOK, err
+		return endpointOf(e, false), err
 	})
 }
 
 // handleEndpointDelete is DELETE /v1/webhook_endpoints/{id}: 204; its
 // pending deliveries go with it.
 func (s *Server) handleEndpointDelete(w http.ResponseWriter, r *http.Request) {
-	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, int, error) {
-		return nil, http.StatusNoContent, s.Endpoints.Delete(ctx, user, id)
+	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, error) {
+		return nil, s.Endpoints.Delete(ctx, user, id)
 	})
 }
 
@@ -124,9 +124,9 @@ func (s *Server) handleEndpointDelete(w http.ResponseWriter, r *http.Request) {
 // the endpoint with its new secret; the old one signs beside it for 24 h.
 // Another partner's endpoint is 404, as for every endpoint route.
 func (s *Server) handleEndpointRotate(w http.ResponseWriter, r *http.Request) {
-	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, int, error) {
+	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, error) {
 		e, err := s.Endpoints.RotateSecret(ctx, user, id)
-		return endpointOf(e, true), http.StatusOK, err
+		return endpointOf(e, true), err
 	})
 }
 
@@ -144,7 +144,7 @@ type attemptJSON struct {
 // endpoint's newest attempts (at most domain.MaxAttemptsListed), newest
 // first.
 func (s *Server) handleEndpointAttempts(w http.ResponseWriter, r *http.Request) {
-	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, int, error) {
+	s.endpointCall(w, r, func(ctx context.Context, user, id string) (any, error) {
 		as, err := s.Endpoints.Attempts(ctx, user, id)
 		out := struct {
 			Data []attemptJSON `json:"data"`
@@ -158,26 +158,26 @@ func (s *Server) handleEndpointAttempts(w http.ResponseWriter, r *http.Request) 
 				out.Data[i].Error = &as[i].Error
 			}
 		}
-		return out, http.StatusOK, err
+		return out, err
 	})
 }
 
 // endpointCall runs a route of one endpoint as a look-up (startLookup)
-// and answers what call returns: its value with status, nothing on a
-// 204, or its error. call's context ends at the look-up's timeout.
-func (s *Server) endpointCall(w http.ResponseWriter, r *http.Request, call func(ctx context.Context, user, id string) (any, int, error)) {
+// and answers what call returns: its value (200), nothing (204, for a
+// nil value), or its error. call's context ends at the look-up's timeout.
+func (s *Server) endpointCall(w http.ResponseWriter, r *http.Request, call func(ctx context.Context, user, id string) (any, error)) {
 	p, ctx, done, ok := s.startLookup(w, r)
 	if !ok {
 		return
 	}
 	defer done()
-	v, status, err := call(ctx, p.User, chi.URLParam(r, "id"))
+	v, err := call(ctx, p.User, chi.URLParam(r, "id"))
 	switch {
 	case err != nil:
 		s.v1Error(w, r, err)
-	case status == http.StatusNoContent:
-		w.WriteHeader(status)
+	case v == nil:
+		writeNoContent(w)
 	default:
-		writeJSON(w, status, v)
+		writeJSON(w, http.StatusOK, v)
 	}
 }
