@@ -54,6 +54,7 @@ func commands() []command {
 		{"reports", "list|show|purge|accept|reject|decide ...", "look up stored reports (for support), decide them; purge those past retention.reports", reportsHelp, nil},
 		{"backoffice", "add|list|remove ...", "manage the back-office clients of the decision API", backofficeHelp, nil},
 		{"webhooks", "list|disable|enable|redeliver ...", "operate partners' webhook endpoints; send events again", webhooksHelp, nil},
+		{"events", "purge [--dry-run]", "delete events past events.retention", eventsHelp, nil},
 		{"probe", "[--config FILE]", "ask the running service's /readyz (a container's health check)", probeHelp, probeRunner},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
@@ -103,6 +104,8 @@ func CLI(ctx context.Context, args []string, io IO) int {
 			return backoffice(ctx, args, io)
 		case "webhooks":
 			return webhooksRun(ctx, args, io)
+		case "events":
+			return eventsRun(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
 		run := c.newRunner(fs)

@@ -24,6 +24,7 @@ type s11Stores interface {
 	ports.EndpointStore
 	ports.BackofficeStore
 	ports.RedeliveryStore
+	ports.EventPurgeStore
 }
 
 // s11StoresOf returns st's stores of contract §11; false when this build's

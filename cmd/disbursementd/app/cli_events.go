@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/ports"
+)
+
+const eventsHelp = `Keeps partners' events (GET /v1/events, webhooks; contract §11) within
+events.retention:
+  events purge [--dry-run]   deletes the events created longer ago than events.retention
+                             (30 days by default), with their webhook deliveries and attempts,
+                             in batches of idempotency.sweep_batch; --dry-run only counts them
+Run it from cron (a Kubernetes CronJob), as reports purge: serve never purges by itself.
+Exit codes: 0 done; 1 the database failed (the batches before were deleted); 2 a bad flag.`
+
+var eventsCommand = subcommands{"events", "purge [--dry-run]", eventsHelp, map[string]subcommand{
+	"purge": {"[--dry-run]", "Deletes the events created longer ago than events.retention, with their deliveries and\n" +
+		"attempts, and prints how many; with --dry-run it only counts them."},
+}}
+
+// eventsRun runs "disbursementd events SUBCOMMAND".
+func eventsRun(ctx context.Context, args []string, io IO) int {
+	p, code, ok := eventsCommand.pick(args, io)
+	if !ok {
+		return code
+	}
+	dry := p.fs.Bool("dry-run", false, "only count what would be deleted")
+	if code, ok := parse(p.fs, p.args); !ok {
+		return code
+	}
+	const who = "disbursementd events purge"
+	cfg, st, code := openConfiguredStore(ctx, *p.cfgPath, io, true)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	stores, ok := s11StoresOf(st)
+	if !ok {
+		fmt.Fprintf(io.Stderr, "%s: this build's store keeps no events\n", who)
+		return ExitFailure
+	}
+	purge, err := ports.NewEventPurge(stores, sysclock.Clock{}, cfg.Events.Retention, cfg.Idempotency.SweepBatch)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "%s: %v\n", who, err)
+		return ExitFailure
+	}
+	n, before, err := purge.Run(ctx, !*dry)
+	verb := "deleted"
+	if *dry {
+		verb = "would delete"
+	}
+	fmt.Fprintf(io.Stdout, "%s %d events created before %s (events.retention %s)\n", verb, n, before.Format(time.RFC3339), cfg.Events.Retention)
+	if err != nil {
+		return cliErr(io, who, err)
+	}
+	return ExitOK
+}
