@@ -15,7 +15,7 @@ type DecisionsConfig struct {
 
 // EventsConfig is how partners read what became of their reports.
 type EventsConfig struct {
-	Retention time.Duration `mapstructure:"retention" default:"30d" doc:"events (and webhook attempts) are kept this long, then purged (disbursementd reports purge); at least 1d"`
+	Retention time.Duration `mapstructure:"retention" default:"30d" doc:"events, with their webhook deliveries and attempts, are kept this long; disbursementd events purge (from cron) deletes older ones; at least 1d"`
 	ListDelay time.Duration `mapstructure:"list_delay" default:"5s" doc:"GET /v1/events lists an event once it is this old, so a cursor never passes an event whose transaction commits late; 0s to 1m"`
 }
 

@@ -278,6 +278,9 @@ func TestS11DecisionsReachThePartner(t *testing.T) {
 	if code, out, _ := runCLI(t, "", "webhooks", "list"); code != app.ExitOK || !strings.Contains(out, ep.Body["id"].(string)) || !strings.Contains(out, "enabled") {
 		t.Errorf("webhooks list: %d %q", code, out)
 	}
+	if code, out, errs := runCLI(t, "", "events", "purge", "--dry-run"); code != app.ExitOK || !strings.Contains(out, "would delete 0 events created before") {
+		t.Errorf("events purge --dry-run (every event is younger than events.retention): %d %q %q", code, out, errs)
+	}
 	if strings.Contains(in.logs.String(), strings.TrimPrefix(secret, "whsec_")) {
 		t.Error("the endpoint's secret was logged")
 	}
