@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -43,19 +44,20 @@ func eventsRun(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "%s: this build's store keeps no events\n", who)
 		return ExitFailure
 	}
-	purge, err := ports.NewEventPurge(stores, sysclock.Clock{}, cfg.Events.Retention, cfg.Idempotency.SweepBatch)
+	purge, err := ports.NewEventPurge(stores, sysclock.Clock{}, cfg.Idempotency.SweepBatch)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "%s: %v\n", who, err)
 		return ExitFailure
 	}
-	n, before, err := purge.Run(ctx, !*dry)
+	rep, err := purge.Run(ctx, cfg.Events.Retention, !*dry)
 	verb := "deleted"
 	if *dry {
 		verb = "would delete"
 	}
-	fmt.Fprintf(io.Stdout, "%s %d events created before %s (events.retention %s)\n", verb, n, before.Format(time.RFC3339), cfg.Events.Retention)
+	fmt.Fprintf(io.Stdout, "%s %d events created before %s (events.retention %s)\n", verb, rep.Events, rep.Before.Format(time.RFC3339), cfg.Events.Retention)
 	if err != nil {
-		return cliErr(io, who, err)
+		fmt.Fprintf(io.Stderr, "%s: the database failed: %s\n", who, domain.MaskCredentials(err.Error()))
+		return exitCode(err)
 	}
 	return ExitOK
 }
