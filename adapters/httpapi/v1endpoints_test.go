@@ -183,3 +183,17 @@ func TestV1EndpointAttempts(t *testing.T) {
 		t.Errorf("oldest: %v", oldest)
 	}
 }
+
+// TestV1PreflightAllowsDelete: a page may DELETE its endpoint from a
+// browser (the /v1 preflight allows DELETE); the legacy path's preflight
+// is unchanged.
+func TestV1PreflightAllowsDelete(t *testing.T) {
+	x := newS11(t, Limits{})
+	for path, want := range map[string]string{"/v1/webhook_endpoints/we_abcdefghijklmnopqrstuvwx": "GET, POST, DELETE, OPTIONS",
+		PartnerPath: "GET, POST, OPTIONS"} {
+		a := x.do(t, "OPTIONS", path, map[string]string{"Origin": "https://partner.example", "Access-Control-Request-Method": "DELETE"}, "")
+		if a.status != 204 || a.header.Get("Access-Control-Allow-Methods") != want {
+			t.Errorf("preflight of %s: %d %q, want %q", path, a.status, a.header.Get("Access-Control-Allow-Methods"), want)
+		}
+	}
+}
