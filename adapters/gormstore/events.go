@@ -50,7 +50,9 @@ func (s *Store) ListEvents(ctx context.Context, f ports.EventFilter) ([]domain.E
 
 // EventListStatement is the statement ListEvents runs for f, and its
 // arguments, for EXPLAIN (the plan tests) and for operators.
-func (s *Store) EventListStatement(f ports.EventFilter) (string, []any) { return eventListQuery(s.driver, f) }
+func (s *Store) EventListStatement(f ports.EventFilter) (string, []any) {
+	return eventListQuery(s.driver, f)
+}
 
 // eventListQuery is the SELECT of ListEvents: one keyset range per type,
 // as listQuery's for reports (and for the same reasons: the index named,
@@ -195,4 +197,3 @@ func scanEvent(rows *sql.Rows) (domain.Event, error) {
 	}
 	return ec.event()
 }
-
