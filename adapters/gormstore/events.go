@@ -35,12 +35,22 @@ func (s *Store) ListEvents(ctx context.Context, f ports.EventFilter) ([]domain.E
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("list events: limit %d, want > 0", f.Limit)
 	}
-	query, args := eventListQuery(s.driver, f)
 	ctx, cancel := s.lookupContext(ctx)
 	defer cancel()
-	out, err := queryAll(ctx, s.look, query, args, f.Limit, scanEvent)
+	out, err := s.eventsPage(ctx, s.look.sql, f)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
+	}
+	return out, nil
+}
+
+// eventsPage runs eventListQuery through db and returns the first f.Limit
+// of its rows in list order.
+func (s *Store) eventsPage(ctx context.Context, db execer, f ports.EventFilter) ([]domain.Event, error) {
+	query, args := eventListQuery(s.driver, f)
+	out, err := queryTx(ctx, db, query, args, scanEvent)
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b domain.Event) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Seq, b.Seq))
