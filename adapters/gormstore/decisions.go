@@ -29,8 +29,9 @@ const (
 
 // Decide records d on report id when it is received, with its event, in
 // one transaction (run again whole after a deadlock or a certification
-// failure: two decisions racing on two Galera nodes record one), and
-// returns the receipt after it and true. On a report already decided it
+// failure, so two decisions racing on two Galera nodes record one, and
+// after a Galera node's stale read of a report just stored on another),
+// and returns the receipt after it and true. On a report already decided it
 // changes nothing and returns its receipt and false; domain.ErrNotFound
 // when there is no report id.
 func (s *Store) Decide(ctx context.Context, id int64, d domain.Decision) (domain.StoredReceipt, bool, error) {
@@ -49,7 +50,11 @@ func (s *Store) Decide(ctx context.Context, id int64, d domain.Decision) (domain
 				return fmt.Errorf("record its event: %w", err)
 			}
 		}
-		receipt, err = readReceipt(ctx, tx, id)
+		if receipt, err = readReceipt(ctx, tx, id); err == nil && !applied && receipt.Status == domain.StatusReceived {
+			// The UPDATE found no received row that this read finds: on a
+			// Galera node that had not yet applied the report's insert.
+			return fmt.Errorf("report %d: %w", id, errStale)
+		}
 		return err
 	})
 	if err != nil {
