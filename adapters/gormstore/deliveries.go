@@ -35,6 +35,7 @@ func (s *Store) Dispatch(ctx context.Context, now time.Time, limit int) (int, er
 	}
 	var n int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		n = 0 // what a run lost to a conflict counted is not
 		type event struct {
 			seq  int64
 			user string

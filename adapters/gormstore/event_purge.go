@@ -28,6 +28,7 @@ func (s *Store) PurgeEvents(ctx context.Context, before time.Time, limit int, ap
 	}
 	var n int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		n = 0 // what a run lost to a conflict counted is not
 		ids, _, err := oldEvents(ctx, tx, 0, before, limit)
 		if err != nil || len(ids) == 0 {
 			return err

@@ -36,6 +36,7 @@ func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcom
 	}
 	var held bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		held = false // as a run lost to a conflict left it: not
 		if err := recordAttempt(ctx, tx, o.EndpointSeq, eventSeq, o.Attempt); err != nil {
 			return fmt.Errorf("record the attempt: %w", err)
 		}

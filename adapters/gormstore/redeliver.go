@@ -18,6 +18,7 @@ import (
 func (s *Store) RedeliverEvent(ctx context.Context, user string, p ports.EventPosition, now time.Time) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		n = 0
 		e, err := s.eventByID(ctx, tx, user, p)
 		if err != nil {
 			return err

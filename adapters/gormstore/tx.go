@@ -25,7 +25,7 @@ const maxTxRetries = 6
 // (errStale), it runs it all again after a
 // jittered pause, a bounded number of times: nothing of the lost run was
 // applied. fn must reach the database only through tx, and may run more
-// than once.
+// than once: what it sets outside, it sets on every run, from the start.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for tries := 0; ; tries++ {
 		err := s.tryTx(ctx, fn)

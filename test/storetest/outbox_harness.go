@@ -33,6 +33,11 @@ type OutboxHarness struct {
 	// Conflicts counts the transactions the store ran again, or the
 	// leases it lost, after a 1213 (nil for a store without them).
 	Conflicts func() int64
+	// Certification, on a Galera cluster only, reads the server's count
+	// of local certification failures and of local transactions aborted
+	// by another node's write (wsrep_local_cert_failures and
+	// wsrep_local_bf_aborts) on this replica's node.
+	Certification func(tb testing.TB) int64
 }
 
 // store is everything a gormstore.Store and the fake both are.
@@ -111,6 +116,22 @@ func GaleraOutboxReplicas(tb testing.TB) []OutboxHarness {
 	out := make([]OutboxHarness, len(dsns))
 	for i, d := range dsns {
 		out[i] = gormOutbox(tb, MustOpen(tb, gormstore.MySQL, d, gormstore.Options{}), gormstore.MySQL, d)
+		db := mustDB(tb, gormstore.MySQL, d)
+		out[i].Certification = func(tb testing.TB) int64 {
+			var rows []struct {
+				VariableName string `gorm:"column:Variable_name"`
+				Value        int64  `gorm:"column:Value"`
+			}
+			if err := db.Raw("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')").
+				Scan(&rows).Error; err != nil {
+				tb.Fatalf("read wsrep status: %v", err)
+			}
+			var n int64
+			for _, r := range rows {
+				n += r.Value
+			}
+			return n
+		}
 	}
 	return out
 }

@@ -29,9 +29,13 @@ func RunOutboxRaces(t *testing.T, open func(testing.TB) []OutboxHarness, rounds 
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
 			rs := open(t)
-			before := conflicts(rs)
+			before, certBefore := conflicts(rs), certifications(t, rs)
 			r.race(t, rs, rounds)
 			t.Logf("%d transactions run again or leases lost after a 1213 (deadlock or certification)", conflicts(rs)-before)
+			if rs[0].Certification != nil {
+				// Server-wide: other tests on the cluster add theirs.
+				t.Logf("the nodes counted %d certification failures and brute-force aborts meanwhile", certifications(t, rs)-certBefore)
+			}
 			checkOutbox(t, rs[0])
 		})
 	}
@@ -44,6 +48,16 @@ func conflicts(rs []OutboxHarness) int64 {
 		if r.Conflicts != nil && !seen[r.Deliveries] {
 			seen[r.Deliveries] = true
 			n += r.Conflicts()
+		}
+	}
+	return n
+}
+
+func certifications(t *testing.T, rs []OutboxHarness) int64 {
+	var n int64
+	for _, r := range rs {
+		if r.Certification != nil {
+			n += r.Certification(t)
 		}
 	}
 	return n
