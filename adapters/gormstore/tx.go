@@ -3,16 +3,9 @@ package gormstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 )
-
-// errStale is a transaction that read a row older than the write it
-// missed: on a Galera cluster a node may run a statement before it has
-// applied what another node committed just before. Run again, it reads
-// the row as it is.
-var errStale = errors.New("read a row before another node's write to it was applied here")
 
 // maxTxRetries bounds the runs again of a transaction that lost a
 // deadlock or a certification (1213).
@@ -21,15 +14,14 @@ const maxTxRetries = 6
 // inTx runs fn in one write transaction and commits it. When the database
 // rolled the transaction back for a conflict (isConflict: an InnoDB
 // deadlock, or on a Galera cluster a certification failure at any
-// statement or at COMMIT; SQLite busy), or fn found it read a row stale
-// (errStale), it runs it all again after a
+// statement or at COMMIT; SQLite busy), it runs it all again after a
 // jittered pause, a bounded number of times: nothing of the lost run was
 // applied. fn must reach the database only through tx, and may run more
 // than once: what it sets outside, it sets on every run, from the start.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for tries := 0; ; tries++ {
 		err := s.tryTx(ctx, fn)
-		if err == nil || !isConflict(err) && !errors.Is(err, errStale) || tries >= maxTxRetries || !pause(ctx, tries) {
+		if err == nil || !isConflict(err) || tries >= maxTxRetries || !pause(ctx, tries) {
 			return err
 		}
 		s.conflicts.Add(1)

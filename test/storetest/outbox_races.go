@@ -25,6 +25,7 @@ func RunOutboxRaces(t *testing.T, open func(testing.TB) []OutboxHarness, rounds 
 		{"one delivery per event and endpoint", raceDispatch},
 		{"never more endpoints than the maximum", raceEndpoints},
 		{"one decision and one event", raceDecisions},
+		{"a report decided at once through another replica", raceDecideElsewhere},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
@@ -250,4 +251,22 @@ func raceDecisions(t *testing.T, rs []OutboxHarness, rounds int) {
 		t.Fatalf("%d decision events for %d reports decided", len(decided), rounds)
 	}
 	t.Logf("%d reports decided by %d replicas at once: %d decisions and %d events recorded", rounds, len(rs), rounds, len(decided))
+}
+
+// raceDecideElsewhere: each round stores a report through one replica
+// and decides it at once through the next: on a Galera cluster through
+// another node, which must find the report its neighbour acknowledged
+// (the DSN's causal reads, wsrep_sync_wait=1, make the decision's BEGIN
+// wait for it).
+func raceDecideElsewhere(t *testing.T, rs []OutboxHarness, rounds int) {
+	ctx := context.Background()
+	now := outboxNow()
+	for round := range 5 * rounds {
+		id := storeOutboxReport(t, rs[round%len(rs)], "acme", fmt.Sprintf("CR-ELSEWHERE-%d", round), now)
+		got, applied, err := rs[(round+1)%len(rs)].Decisions.Decide(ctx, id, accepted(now))
+		if err != nil || !applied || got.Status != domain.StatusAccepted {
+			t.Fatalf("round %d: report %d decided through the next replica = %+v, %v, %v", round, id, got.Status, applied, err)
+		}
+	}
+	t.Logf("%d reports each decided through another replica the moment it was stored: all found and decided", 5*rounds)
 }
