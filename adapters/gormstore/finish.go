@@ -31,6 +31,11 @@ func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcom
 	if !ok {
 		return false, fmt.Errorf("finish delivery %d: %q is not an event id", o.ID, domain.Clip(o.Attempt.EventID))
 	}
+	switch o.State {
+	case ports.DeliveryPending, ports.DeliveryDelivered, ports.DeliveryFailed:
+	default:
+		return false, fmt.Errorf("finish delivery %d: %q is not a delivery's state", o.ID, domain.Clip(string(o.State)))
+	}
 	if len(o.Attempt.Error) > maxErrorClass {
 		return false, fmt.Errorf("finish delivery %d: error class %q over %d bytes", o.ID, domain.Clip(o.Attempt.Error), maxErrorClass)
 	}

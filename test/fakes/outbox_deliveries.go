@@ -133,6 +133,9 @@ func (o *Outbox) Finish(_ context.Context, owner string, out ports.DeliveryOutco
 	if _, _, ok := domain.ParseEventID(out.Attempt.EventID); !ok {
 		return false, fmt.Errorf("finish delivery %d: %q is not an event id", out.ID, out.Attempt.EventID)
 	}
+	if !slices.Contains([]ports.DeliveryState{ports.DeliveryPending, ports.DeliveryDelivered, ports.DeliveryFailed}, out.State) {
+		return false, fmt.Errorf("finish delivery %d: %q is not a delivery's state", out.ID, out.State)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.recordAttempt(out.EndpointSeq, out.Attempt)

@@ -120,6 +120,10 @@ func testFinish(t *testing.T, h OutboxHarness) {
 	if err != nil || loaded.Event.Type != domain.EventReceived || loaded.Endpoint.Secret != ep.Secret || loaded.Attempts != 0 {
 		t.Fatalf("Load = %+v, %v", loaded, err)
 	}
+	if _, err := h.Deliveries.Finish(ctx, "a", ports.DeliveryOutcome{ID: d.ID, EndpointSeq: ep.Seq,
+		Attempt: attempt(loaded.Event, ep, now, 500, domain.AttemptHTTPStatus), State: "retrying"}); err == nil {
+		t.Fatal("Finish with a state that is no delivery's succeeded")
+	}
 	// Not the holder: the attempt is logged, nothing else changes.
 	failed := attempt(loaded.Event, ep, now, 500, domain.AttemptHTTPStatus)
 	held, err := h.Deliveries.Finish(ctx, "b", ports.DeliveryOutcome{ID: d.ID, EndpointSeq: ep.Seq, Attempt: failed,
@@ -174,7 +178,8 @@ func testAttemptsBounded(t *testing.T, h OutboxHarness) {
 	}
 	for i := range domain.MaxAttemptsListed + 7 {
 		a := attempt(loaded.Event, ep, now.Add(time.Duration(i)*time.Second), 500+i, domain.AttemptHTTPStatus)
-		if _, err := h.Deliveries.Finish(ctx, "nobody", ports.DeliveryOutcome{ID: d.ID, EndpointSeq: ep.Seq, Attempt: a}); err != nil {
+		if _, err := h.Deliveries.Finish(ctx, "nobody", ports.DeliveryOutcome{ID: d.ID, EndpointSeq: ep.Seq, Attempt: a,
+			State: ports.DeliveryFailed}); err != nil {
 			t.Fatal(err)
 		}
 	}
