@@ -104,7 +104,7 @@ func NewDeliveries(store DeliveryStore, sender WebhookSender, enc EventEncoder, 
 	}
 	return &Deliveries{store: store, sender: sender, enc: enc, clock: clock, obs: obs, o: o, log: log,
 		notify: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		slots: slots{total: o.Workers, perEndpoint: o.WorkersPerEndpoint, running: map[int64]int{}}}, nil
+		slots: slots{total: o.Workers, perEndpoint: o.WorkersPerEndpoint, running: map[int64]int{}, deliveries: map[int64]bool{}}}, nil
 }
 
 // Owner is the name this worker's leases carry.
@@ -206,12 +206,12 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 	}
 	s.slots.setSaturated(len(due) >= free)
 	for _, ref := range due {
-		if !s.slots.take(ref.EndpointSeq) {
-			continue // this endpoint's share is taken by an earlier one of this list
+		if !s.slots.take(ref) {
+			continue // this endpoint's share is taken, or this delivery is under way here
 		}
 		ok, err := s.store.Lease(ctx, ref.ID, s.o.Owner, now, now.Add(s.o.Timeout+LeaseMargin))
 		if err != nil || !ok {
-			s.slots.give(ref.EndpointSeq)
+			s.slots.give(ref)
 			if err != nil {
 				return false, fmt.Errorf("lease delivery %d: %w", ref.ID, err)
 			}
@@ -220,7 +220,7 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 		attempts.Add(1)
 		go func() {
 			defer attempts.Done()
-			defer s.release(ref.EndpointSeq)
+			defer s.release(ref)
 			s.attempt(ctx, ref)
 		}()
 	}
@@ -229,8 +229,8 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 
 // release gives a worker back, and wakes Run when the last Due filled
 // every free worker (more may be due).
-func (s *Deliveries) release(endpoint int64) {
-	if s.slots.give(endpoint) {
+func (s *Deliveries) release(ref DeliveryRef) {
+	if s.slots.give(ref) {
 		wake(s.freed)
 	}
 }
@@ -253,13 +253,17 @@ func (s *Deliveries) readBacklog(ctx context.Context) {
 }
 
 // slots are the workers: how many attempts run, in total and to each
-// endpoint (by EndpointSeq).
+// endpoint (by EndpointSeq), and of which deliveries. A delivery under
+// way here is never started twice here, even when its attempt outlived
+// its lease (a paused process): another replica may take it, not this
+// one again.
 type slots struct {
 	mu          sync.Mutex
 	total       int
 	perEndpoint int
 	inUse       int
 	running     map[int64]int
+	deliveries  map[int64]bool
 	saturated   bool // the last Due filled every free worker
 }
 
@@ -276,25 +280,27 @@ func (s *slots) free() (int, []int64) {
 	return s.total - s.inUse, busy
 }
 
-func (s *slots) take(endpoint int64) bool {
+func (s *slots) take(ref DeliveryRef) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inUse >= s.total || s.running[endpoint] >= s.perEndpoint {
+	if s.inUse >= s.total || s.running[ref.EndpointSeq] >= s.perEndpoint || s.deliveries[ref.ID] {
 		return false
 	}
 	s.inUse++
-	s.running[endpoint]++
+	s.running[ref.EndpointSeq]++
+	s.deliveries[ref.ID] = true
 	return true
 }
 
 // give frees a worker and says whether Run should look again.
-func (s *slots) give(endpoint int64) bool {
+func (s *slots) give(ref DeliveryRef) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inUse--
-	if s.running[endpoint]--; s.running[endpoint] <= 0 {
-		delete(s.running, endpoint)
+	if s.running[ref.EndpointSeq]--; s.running[ref.EndpointSeq] <= 0 {
+		delete(s.running, ref.EndpointSeq)
 	}
+	delete(s.deliveries, ref.ID)
 	return s.saturated
 }
 

@@ -114,7 +114,12 @@ func (m *DeliveryStore) Attempts() []domain.Attempt {
 	return slices.Clone(m.attempts)
 }
 
-func (m *DeliveryStore) fail(op string) error {
+// fail is an operation's error: its context's end, as a database's
+// driver would say it, or Fail's.
+func (m *DeliveryStore) fail(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	if m.Fail == nil {
 		return nil
 	}
@@ -122,8 +127,8 @@ func (m *DeliveryStore) fail(op string) error {
 }
 
 // Dispatch makes the deliveries of up to limit undispatched events.
-func (m *DeliveryStore) Dispatch(_ context.Context, now time.Time, limit int) (int, error) {
-	if err := m.fail("dispatch"); err != nil {
+func (m *DeliveryStore) Dispatch(ctx context.Context, now time.Time, limit int) (int, error) {
+	if err := m.fail(ctx, "dispatch"); err != nil {
 		return 0, err
 	}
 	m.mu.Lock()
@@ -158,8 +163,8 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 }
 
 // Due lists pending deliveries due at now, no live lease, not of busy.
-func (m *DeliveryStore) Due(_ context.Context, now time.Time, limit int, busy []int64) ([]ports.DeliveryRef, error) {
-	if err := m.fail("due"); err != nil {
+func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64) ([]ports.DeliveryRef, error) {
+	if err := m.fail(ctx, "due"); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -180,8 +185,8 @@ func (m *DeliveryStore) Due(_ context.Context, now time.Time, limit int, busy []
 }
 
 // Lease takes delivery id for owner until until.
-func (m *DeliveryStore) Lease(_ context.Context, id int64, owner string, now, until time.Time) (bool, error) {
-	if err := m.fail("lease"); err != nil {
+func (m *DeliveryStore) Lease(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error) {
+	if err := m.fail(ctx, "lease"); err != nil {
 		return false, err
 	}
 	m.mu.Lock()
@@ -202,8 +207,8 @@ func (m *DeliveryStore) delivery(id int64) *DeliveryRow {
 }
 
 // Load returns delivery id with its event and endpoint.
-func (m *DeliveryStore) Load(_ context.Context, id int64) (ports.Delivery, error) {
-	if err := m.fail("load"); err != nil {
+func (m *DeliveryStore) Load(ctx context.Context, id int64) (ports.Delivery, error) {
+	if err := m.fail(ctx, "load"); err != nil {
 		return ports.Delivery{}, err
 	}
 	m.mu.Lock()
@@ -220,8 +225,8 @@ func (m *DeliveryStore) Load(_ context.Context, id int64) (ports.Delivery, error
 }
 
 // Finish records o's attempt, and its outcome when owner holds the lease.
-func (m *DeliveryStore) Finish(_ context.Context, owner string, o ports.DeliveryOutcome) (bool, error) {
-	if err := m.fail("finish"); err != nil {
+func (m *DeliveryStore) Finish(ctx context.Context, owner string, o ports.DeliveryOutcome) (bool, error) {
+	if err := m.fail(ctx, "finish"); err != nil {
 		return false, err
 	}
 	m.mu.Lock()
@@ -277,8 +282,8 @@ func (m *DeliveryStore) redeliver(match func(domain.Event, *domain.Endpoint) boo
 }
 
 // Backlog counts the pending deliveries and finds the oldest one's event.
-func (m *DeliveryStore) Backlog(context.Context) (int64, time.Time, error) {
-	if err := m.fail("backlog"); err != nil {
+func (m *DeliveryStore) Backlog(ctx context.Context) (int64, time.Time, error) {
+	if err := m.fail(ctx, "backlog"); err != nil {
 		return 0, time.Time{}, err
 	}
 	m.mu.Lock()
