@@ -126,6 +126,9 @@ func (s *Deliveries) finish(ctx context.Context, o DeliveryOutcome, event string
 	case err != nil:
 		s.log.Error("webhook delivery: recording the attempt failed; it is tried again when its lease runs out", append(args, "error", err.Error())...)
 		return
+	case !held && skipped:
+		s.log.Info("webhook delivery dropped: it, its event or its endpoint is gone", args...)
+		return
 	case !held:
 		// Another replica took the delivery over: it decides. At least
 		// once: this attempt may have reached the receiver too.
