@@ -108,6 +108,9 @@ func TestDeliveryLostLeaseIsAtLeastOnce(t *testing.T) {
 	a.event("p", 1)
 	a.start(t)
 	waitFor(t, "replica A's POST", func() bool { return len(a.send.requests("")) == 1 })
+	if d := a.store.Deliveries()[0]; d.LeaseOwner != a.d.Owner() || !d.LeaseUntil.Equal(t0.Add(10*time.Second+ports.LeaseMargin)) {
+		t.Fatalf("A's lease: %s until %v, want %s until webhooks.timeout + 60 s", d.LeaseOwner, d.LeaseUntil, a.d.Owner())
+	}
 
 	// Replica B shares A's store and clock.
 	b := &rig{store: a.store, clock: a.clock, send: &sender{}, obs: &observer{}, log: &syncBuffer{}}
