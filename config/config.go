@@ -32,6 +32,7 @@ type Config struct {
 	Throttle    ThrottleConfig    `mapstructure:"throttle" doc:"login attempts (failures count, successes do not); 0 turns a limit off"`
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
 	Retention   RetentionConfig   `mapstructure:"retention" doc:"personal data: how long reports are kept (disbursementd reports purge)"`
+	Webhooks    WebhooksConfig    `mapstructure:"webhooks" doc:"signed deliveries of events to partners' endpoints (contract §11)"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 
