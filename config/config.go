@@ -34,6 +34,7 @@ type Config struct {
 	Retention   RetentionConfig   `mapstructure:"retention" doc:"personal data: how long reports are kept (disbursementd reports purge)"`
 	Decisions   DecisionsConfig   `mapstructure:"decisions" doc:"the lender's decisions on reports (contract §11)"`
 	Events      EventsConfig      `mapstructure:"events" doc:"what partners read of what became of their reports: GET /v1/events and webhooks"`
+	Webhooks    WebhooksConfig    `mapstructure:"webhooks" doc:"signed deliveries of events to partners' endpoints (contract §11)"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 

@@ -116,3 +116,18 @@ func ParseEventID(id string) (time.Time, int64, bool) {
 	}
 	return at, int64(seq), true
 }
+
+// ReceiptAt is the receipt a report had when it entered t's state, from
+// its receipt now: for report.received the state received and no
+// decision; for a decision's event the receipt as it is, since a decision
+// is final (a hand edit of the table is not a decision and makes no
+// event).
+func (t EventType) ReceiptAt(now StoredReceipt) StoredReceipt {
+	if t == EventReceived {
+		now.Status, now.Decision = StatusReceived, Decision{}
+		return now
+	}
+	now.Status = t.Status()
+	now.Decision.Status = t.Status()
+	return now
+}

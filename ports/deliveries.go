@@ -29,8 +29,11 @@ type DeliveryStore interface {
 	// dispatching at once make one delivery per event and endpoint.
 	Dispatch(ctx context.Context, now time.Time, limit int) (int, error)
 	// Due returns up to limit pending deliveries due at now that no live
-	// lease holds, the longest due first.
-	Due(ctx context.Context, now time.Time, limit int) ([]DeliveryRef, error)
+	// lease holds, the longest due first, leaving out those of the
+	// endpoints in busy (their EndpointSeq): the worker names the
+	// endpoints it attempts as many at once as it may, so that one
+	// endpoint's backlog, due first, never hides the others' deliveries.
+	Due(ctx context.Context, now time.Time, limit int, busy []int64) ([]DeliveryRef, error)
 	// Lease takes delivery id for owner until until when it is still
 	// pending, due at now and not leased by another owner past now. False
 	// when another replica took it first: a lost race (a Galera

@@ -19,9 +19,10 @@ import (
 func TestRedelivery(t *testing.T) {
 	ctx := context.Background()
 	clock := fakes.NewClock(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
-	store, eps := fakes.NewReportStore(), fakes.NewEndpoints()
+	store := fakes.NewOutbox()
+	eps := store
 	woken := 0
-	r, err := ports.NewRedelivery(&fakes.Redeliveries{Reports: store, Endpoints: eps}, clock, func() { woken++ })
+	r, err := ports.NewRedelivery(store, clock, func() { woken++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,14 @@ func TestRedelivery(t *testing.T) {
 	}
 	mustStore(t, store, "acme", "CR-1", clock.Now())
 	mustStore(t, store, "beta", "CR-2", clock.Now().Add(time.Second))
-	events := store.Events()
+	var events []domain.Event
+	for _, user := range []string{"acme", "beta"} {
+		evs, err := store.ListEvents(context.Background(), ports.EventFilter{User: user, Before: clock.Now().Add(time.Hour), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, evs...)
+	}
 	if n, err := r.Event(ctx, "acme", events[0].ID()); n != 1 || err != nil || woken != 1 {
 		t.Fatalf("acme's event: %d %v, woken %d", n, err, woken)
 	}
@@ -64,7 +72,8 @@ func TestRedelivery(t *testing.T) {
 func TestOperatorEndpoints(t *testing.T) {
 	ctx := context.Background()
 	clock := fakes.NewClock(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
-	eps := fakes.NewEndpoints()
+	store := fakes.NewOutbox()
+	eps := &failingEndpoints{Outbox: store}
 	w, err := ports.NewWebhookEndpoints(eps, domain.NewWebhookURLRules(nil), clock, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -95,13 +104,27 @@ func TestOperatorEndpoints(t *testing.T) {
 			t.Errorf("disable %s: %v", id, err)
 		}
 	}
-	eps.Fail = errors.New("down")
+	eps.fail = errors.New("down")
 	if _, err := w.All(ctx); !domain.IsKind(err, domain.ErrUnavailable) {
 		t.Errorf("a failing store: %v", err)
 	}
 }
 
-func mustStore(t *testing.T, store *fakes.ReportStore, user, credit string, at time.Time) {
+// failingEndpoints is the fake store whose list of every endpoint fails
+// once fail is set, as a database that went away.
+type failingEndpoints struct {
+	*fakes.Outbox
+	fail error
+}
+
+func (f *failingEndpoints) AllEndpoints(ctx context.Context) ([]domain.Endpoint, error) {
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	return f.Outbox.AllEndpoints(ctx)
+}
+
+func mustStore(t *testing.T, store ports.ReportStore, user, credit string, at time.Time) {
 	t.Helper()
 	cat := domain.DefaultCatalogue()
 	rep, err := cat.RestoreReport(func(i int, f domain.Field) any {

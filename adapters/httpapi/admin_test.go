@@ -37,7 +37,7 @@ func TestAdminDecision(t *testing.T) {
 		t.Fatalf("stored: %+v %v", stored.StoredReceipt, err)
 	}
 	var types []domain.EventType
-	for _, e := range x.store.Events() {
+	for _, e := range x.events(t) {
 		types = append(types, e.Type)
 	}
 	if len(types) != 2 || types[1] != domain.EventAccepted || x.notified != 1 {
@@ -86,8 +86,8 @@ func TestAdminDecisionBadInput(t *testing.T) {
 			}
 		})
 	}
-	if r, _ := x.store.GetReport(t.Context(), "acme", 1); r.Status != domain.StatusReceived || len(x.store.Events()) != 1 {
-		t.Fatalf("refused decisions changed the report (%s) or made events (%d)", r.Status, len(x.store.Events()))
+	if r, _ := x.store.GetReport(t.Context(), "acme", 1); r.Status != domain.StatusReceived || len(x.events(t)) != 1 {
+		t.Fatalf("refused decisions changed the report (%s) or made events (%d)", r.Status, len(x.events(t)))
 	}
 }
 

@@ -18,13 +18,11 @@ import (
 // the partner's routes at url, the decision API at admin.
 type s11 struct {
 	*harness
-	admin     string
-	clock     *fakes.Clock
-	store     *fakes.ReportStore
-	endpoints *fakes.Endpoints
-	redeliver *fakes.Redeliveries
-	office    *ports.Backoffice
-	notified  int
+	admin    string
+	clock    *fakes.Clock
+	store    *fakes.Outbox
+	office   *ports.Backoffice
+	notified int
 }
 
 // listDelay is events.list_delay in these tests.
@@ -33,9 +31,7 @@ const listDelay = 5 * time.Second
 func newS11(t *testing.T, limits Limits) *s11 {
 	t.Helper()
 	h := newHarness(t, limits)
-	x := &s11{harness: h, clock: fakes.NewClock(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)),
-		store: fakes.NewReportStore(), endpoints: fakes.NewEndpoints()}
-	x.redeliver = &fakes.Redeliveries{Reports: x.store, Endpoints: x.endpoints}
+	x := &s11{harness: h, clock: fakes.NewClock(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)), store: fakes.NewOutbox()}
 	reports, err := ports.NewReports(domain.DefaultCatalogue(), fixture.FileRules(), x.store, fakes.NewUploads(x.clock), x.clock,
 		ports.ReportsOptions{KeyTTL: 24 * time.Hour, Wait: time.Second, Poll: time.Millisecond, Stale: 4 * time.Second})
 	must(t, err)
@@ -47,11 +43,11 @@ func newS11(t *testing.T, limits Limits) *s11 {
 	must(t, err)
 	events, err := ports.NewEvents(x.store, x.clock, listDelay)
 	must(t, err)
-	endpoints, err := ports.NewWebhookEndpoints(x.endpoints, domain.NewWebhookURLRules([]string{"receiver.test"}), x.clock, 5)
+	endpoints, err := ports.NewWebhookEndpoints(x.store, domain.NewWebhookURLRules([]string{"receiver.test"}), x.clock, 5)
 	must(t, err)
-	redelivery, err := ports.NewRedelivery(x.redeliver, x.clock, nil)
+	redelivery, err := ports.NewRedelivery(x.store, x.clock, nil)
 	must(t, err)
-	x.office, err = ports.NewBackoffice(fakes.NewBackoffice(), x.clock)
+	x.office, err = ports.NewBackoffice(x.store, x.clock)
 	must(t, err)
 	h.rebuild(t, func(s *Server) {
 		s.Reports, s.Validator, s.Lookup = reports, reports, queries
@@ -127,4 +123,13 @@ func problemOf(t *testing.T, what string, a answer, status int, code, field stri
 		}
 	}
 	t.Fatalf("%s: %s does not name %s", what, a.raw, field)
+}
+
+// events returns every event of acme's, oldest first, as the store lists
+// them (no list delay).
+func (x *s11) events(t *testing.T) []domain.Event {
+	t.Helper()
+	evs, err := x.store.ListEvents(t.Context(), ports.EventFilter{User: "acme", Before: x.clock.Now().Add(time.Hour), Limit: 1000})
+	must(t, err)
+	return evs
 }

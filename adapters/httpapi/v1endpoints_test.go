@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
 )
 
 var betaHeaders = map[string]string{"Authorization": "Bearer good-beta", "Content-Type": "application/json"}
@@ -60,7 +61,7 @@ func TestV1EndpointSecretShownOnce(t *testing.T) {
 	if rot.status != 200 || fresh == "" || fresh == secret || rot.body["id"] != id {
 		t.Fatalf("rotate_secret: %d %s", rot.status, rot.raw)
 	}
-	if e, _ := x.endpoints.GetEndpoint(t.Context(), "acme", id); string(e.PreviousSecret) != secret || !e.PreviousUntil.Equal(x.clock.Now().Add(24*time.Hour)) {
+	if e, _ := x.store.GetEndpoint(t.Context(), "acme", id); string(e.PreviousSecret) != secret || !e.PreviousUntil.Equal(x.clock.Now().Add(24*time.Hour)) {
 		t.Errorf("after a rotation the old secret signs until %s (%q), want 24 h", e.PreviousUntil, e.PreviousSecret)
 	}
 }
@@ -105,7 +106,7 @@ func TestV1EndpointBadInput(t *testing.T) {
 			}
 		})
 	}
-	if es, _ := x.endpoints.AllEndpoints(t.Context()); len(es) != 0 {
+	if es, _ := x.store.AllEndpoints(t.Context()); len(es) != 0 {
 		t.Fatalf("refused endpoints were made: %v", es)
 	}
 }
@@ -152,7 +153,7 @@ func TestV1AnotherPartnersEndpointIs404(t *testing.T) {
 		problemOf(t, "beta: "+tt.method+" "+tt.path, x.do(t, tt.method, tt.path, betaHeaders, ""), 404, "not_found", "")
 		problemOf(t, "acme: "+tt.method+" of no endpoint", x.do(t, tt.method, strings.Replace(tt.path, id, "we_nothing", 1), v1Headers, ""), 404, "not_found", "")
 	}
-	e, err := x.endpoints.GetEndpoint(t.Context(), "acme", id)
+	e, err := x.store.GetEndpoint(t.Context(), "acme", id)
 	if err != nil || string(e.Secret) != secret || e.PreviousSecret != "" {
 		t.Fatalf("acme's endpoint after beta's calls: %+v %v", e, err)
 	}
@@ -164,9 +165,33 @@ func TestV1AnotherPartnersEndpointIs404(t *testing.T) {
 func TestV1EndpointAttempts(t *testing.T) {
 	x := newS11(t, Limits{})
 	id := x.createEndpoint(t, v1Headers, `{"url":"https://receiver.test/hook"}`).body["id"].(string)
+	x.report(t, "CR-1")
 	at := x.clock.Now()
-	x.endpoints.AddAttempt(domain.Attempt{EventID: "evt_1", EndpointID: id, At: at, Error: domain.AttemptTimeout, Duration: 10 * time.Second})
-	x.endpoints.AddAttempt(domain.Attempt{EventID: "evt_1", EndpointID: id, At: at.Add(5 * time.Second), StatusCode: 204, Duration: 35 * time.Millisecond})
+	ev := x.events(t)[0].ID()
+	// Two attempts of the report's event, as a delivery worker records
+	// them: a timeout, then a 204 five seconds later.
+	if _, err := x.store.Dispatch(t.Context(), at, 10); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range []domain.Attempt{
+		{EventID: ev, At: at, Error: domain.AttemptTimeout, Duration: 10 * time.Second},
+		{EventID: ev, At: at.Add(5 * time.Second), StatusCode: 204, Duration: 35 * time.Millisecond},
+	} {
+		due, err := x.store.Due(t.Context(), a.At, 1, nil)
+		if err != nil || len(due) != 1 {
+			t.Fatalf("attempt %d: due %v %v", i, due, err)
+		}
+		if ok, err := x.store.Lease(t.Context(), due[0].ID, "w", a.At, a.At.Add(time.Minute)); !ok || err != nil {
+			t.Fatalf("attempt %d: lease %v %v", i, ok, err)
+		}
+		o := ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: due[0].EndpointSeq, Attempt: a, State: ports.DeliveryPending, NextAt: a.At.Add(5 * time.Second)}
+		if a.StatusCode == 204 {
+			o.State = ports.DeliveryDelivered
+		}
+		if ok, err := x.store.Finish(t.Context(), "w", o); !ok || err != nil {
+			t.Fatalf("attempt %d: finish %v %v", i, ok, err)
+		}
+	}
 	a := x.do(t, "GET", "/v1/webhook_endpoints/"+id+"/attempts", v1Headers, "")
 	var got struct {
 		Data []map[string]any `json:"data"`
@@ -179,7 +204,7 @@ func TestV1EndpointAttempts(t *testing.T) {
 	if newest["status_code"] != float64(204) || newest["error"] != nil || newest["duration_ms"] != float64(35) || newest["at"] != "2026-11-26T10:00:05.000Z" {
 		t.Errorf("newest: %v", newest)
 	}
-	if v, ok := oldest["status_code"]; !ok || v != nil || oldest["error"] != "timeout" || oldest["event_id"] != "evt_1" {
+	if v, ok := oldest["status_code"]; !ok || v != nil || oldest["error"] != "timeout" || oldest["event_id"] != ev {
 		t.Errorf("oldest: %v", oldest)
 	}
 }

@@ -216,7 +216,7 @@ func TestEventDataIsTheReceiptBytes(t *testing.T) {
 		} `json:"data"`
 	}
 	must(t, json.Unmarshal(x.do(t, "GET", "/v1/events", v1Headers, "").raw, &page))
-	events := x.store.Events()
+	events := x.events(t)
 	if len(page.Data) != 2 || len(events) != 2 {
 		t.Fatalf("%d listed, %d stored", len(page.Data), len(events))
 	}
@@ -285,7 +285,13 @@ func TestV1RedeliverEvent(t *testing.T) {
 	}
 	problemOf(t, "another partner's event", x.do(t, "POST", "/v1/events/"+id+"/redeliver", map[string]string{"Authorization": "Bearer good-beta"}, ""), 404, "not_found", "")
 	problemOf(t, "no event", x.do(t, "POST", "/v1/events/evt_0/redeliver", v1Headers, ""), 404, "not_found", "")
-	if due := x.redeliver.Due(); len(due) != 1 || !strings.HasPrefix(due[0], id+" -> we_") {
+	due, err := x.store.Due(t.Context(), x.clock.Now(), 10, nil)
+	must(t, err)
+	if len(due) != 1 {
 		t.Fatalf("made due: %v", due)
+	}
+	d, err := x.store.Load(t.Context(), due[0].ID)
+	if err != nil || d.Event.ID() != id || d.Endpoint.URL != "https://receiver.test/a" {
+		t.Fatalf("the delivery made due: %+v %v", d, err)
 	}
 }

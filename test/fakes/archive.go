@@ -20,13 +20,12 @@ func (m *ReportStore) FindReport(ctx context.Context, id int64) (domain.Recorded
 		return domain.RecordedReport{}, fmt.Errorf("report %d: %w", id, domain.ErrNotFound)
 	}
 	r := m.rows[id-1]
-	rec := m.recordOf(id, r)
 	m.mu.Unlock()
 	stored, err := m.GetReport(ctx, r.PartnerUser, id)
 	if err != nil {
 		return domain.RecordedReport{}, err
 	}
-	return domain.RecordedReport{ReportRecord: rec, Report: stored.Report}, nil
+	return domain.RecordedReport{ReportRecord: recordOf(id, r), Report: stored.Report}, nil
 }
 
 // FindReports returns the rows that match f, newest first.
@@ -50,13 +49,12 @@ func (m *ReportStore) FindReports(_ context.Context, f ports.ArchiveFilter) ([]d
 			!f.To.IsZero() && !r.ReceivedAt.Before(f.To):
 			continue
 		}
-		out = append(out, m.recordOf(id, r))
+		out = append(out, recordOf(id, r))
 	}
 	return out, nil
 }
 
-// recordOf is row id's record; m.mu is held.
-func (m *ReportStore) recordOf(id int64, r domain.StagedReport) domain.ReportRecord {
-	return domain.ReportRecord{StoredReceipt: m.receiptOf(id, r), PartnerUser: r.PartnerUser, PartnerNIT: r.PartnerNIT,
+func recordOf(id int64, r domain.StagedReport) domain.ReportRecord {
+	return domain.ReportRecord{StoredReceipt: receiptOf(id, r), PartnerUser: r.PartnerUser, PartnerNIT: r.PartnerNIT,
 		RequestID: r.RequestID, FileSize: r.FileSize, FileSHA256: r.FileSHA256}
 }

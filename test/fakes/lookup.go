@@ -32,7 +32,7 @@ func (m *ReportStore) GetReport(_ context.Context, user string, id int64) (domai
 	if err != nil {
 		return domain.StoredReport{}, err
 	}
-	return domain.StoredReport{StoredReceipt: m.receiptOf(id, r), Report: rep}, nil
+	return domain.StoredReport{StoredReceipt: receiptOf(id, r), Report: rep}, nil
 }
 
 // ListReports returns the rows of f.User that match f, in list order
@@ -52,11 +52,10 @@ func (m *ReportStore) ListReports(_ context.Context, f ports.ReportFilter) ([]po
 			f.CreditNumber != "" && r.Report.Text("numero_credito") != f.CreditNumber,
 			f.IdempotencyKey != "" && r.IdempotencyKey != f.IdempotencyKey,
 			!f.From.IsZero() && r.ReceivedAt.Before(f.From),
-			!f.To.IsZero() && !r.ReceivedAt.Before(f.To),
-			f.Status != "" && m.receiptOf(id, r).Status != f.Status:
+			!f.To.IsZero() && !r.ReceivedAt.Before(f.To):
 			continue
 		}
-		out = append(out, ports.ListedReceipt{StoredReceipt: m.receiptOf(id, r), Position: pos})
+		out = append(out, ports.ListedReceipt{StoredReceipt: receiptOf(id, r), Position: pos})
 	}
 	slices.SortFunc(out, func(a, b ports.ListedReceipt) int {
 		switch {
@@ -70,13 +69,7 @@ func (m *ReportStore) ListReports(_ context.Context, f ports.ReportFilter) ([]po
 	return out[:min(len(out), f.Limit)], nil
 }
 
-// receiptOf is row id's receipt with its status and decision; m.mu is
-// held.
-func (m *ReportStore) receiptOf(id int64, r domain.StagedReport) domain.StoredReceipt {
-	rc := domain.StoredReceipt{ID: id, CreditNumber: r.Report.Text("numero_credito"), FileName: r.FileName,
+func receiptOf(id int64, r domain.StagedReport) domain.StoredReceipt {
+	return domain.StoredReceipt{ID: id, CreditNumber: r.Report.Text("numero_credito"), FileName: r.FileName,
 		ReceivedAt: r.ReceivedAt.UTC().Truncate(time.Millisecond), IdempotencyKey: r.IdempotencyKey, Status: domain.StatusReceived}
-	if d, ok := m.decisions[id]; ok {
-		rc.Status, rc.Decision = d.Status, d
-	}
-	return rc
 }

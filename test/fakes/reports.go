@@ -20,11 +20,6 @@ type ReportStore struct {
 	keys  map[string]domain.IdempotencyRecord
 	rows  []domain.StagedReport
 	files map[string]*fileEntry
-	// decisions are the lender's decisions by row id, and events the
-	// outbox: each written under mu with the state it reports
-	// (decisions.go).
-	decisions map[int64]domain.Decision
-	events    []eventEntry
 	// Fail makes StoreReport fail before storing anything.
 	Fail error
 	// LostAnswer makes StoreReport store and then answer that the outcome
@@ -48,7 +43,7 @@ var (
 
 // NewReportStore returns an empty store.
 func NewReportStore() *ReportStore {
-	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}, files: map[string]*fileEntry{}, decisions: map[int64]domain.Decision{}}
+	return &ReportStore{keys: map[string]domain.IdempotencyRecord{}, files: map[string]*fileEntry{}}
 }
 
 // StoreReport inserts the row and its record unless the key is taken or
@@ -79,7 +74,6 @@ func (m *ReportStore) StoreReport(ctx context.Context, r domain.StagedReport, re
 	}
 	m.rows = append(m.rows, r)
 	rec.ReportID = int64(len(m.rows))
-	m.addEvent(rec.ReportID, domain.EventReceived, r.ReceivedAt)
 	rec.FileName = r.FileName
 	m.keys[k] = rec
 	if m.LostAnswer {

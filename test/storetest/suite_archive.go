@@ -36,7 +36,7 @@ func runArchive(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 			t.Fatal(err)
 		}
 		want := domain.ReportRecord{StoredReceipt: domain.StoredReceipt{ID: id, CreditNumber: "CR-ARCH-1", FileName: staged.FileName,
-			ReceivedAt: now, IdempotencyKey: "k-arch-1"}, PartnerUser: "other", PartnerNIT: "8300537006",
+			ReceivedAt: now, IdempotencyKey: "k-arch-1", Status: domain.StatusReceived}, PartnerUser: "other", PartnerNIT: "8300537006",
 			RequestID: staged.RequestID, FileSize: 1234, FileSHA256: staged.FileSHA256}
 		if got.ReportRecord != want {
 			t.Fatalf("record = %+v, want %+v", got.ReportRecord, want)
@@ -114,7 +114,7 @@ func runArchive(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 				for j, i := range tt.want {
 					r := rows[i]
 					want := domain.ReportRecord{StoredReceipt: domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i),
-						IdempotencyKey: r.key}, PartnerUser: r.user, RequestID: fmt.Sprintf("req-%d", i)}
+						IdempotencyKey: r.key, Status: domain.StatusReceived}, PartnerUser: r.user, RequestID: fmt.Sprintf("req-%d", i)}
 					if got[j] != want {
 						t.Errorf("record %d = %+v, want %+v", j, got[j], want)
 					}

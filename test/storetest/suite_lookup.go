@@ -36,7 +36,8 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := domain.StoredReceipt{ID: id, CreditNumber: "CR-LOOK-1", FileName: staged.FileName, ReceivedAt: now, IdempotencyKey: "k-look-1"}
+		want := domain.StoredReceipt{ID: id, CreditNumber: "CR-LOOK-1", FileName: staged.FileName, ReceivedAt: now, IdempotencyKey: "k-look-1",
+			Status: domain.StatusReceived}
 		if got.StoredReceipt != want {
 			t.Fatalf("receipt = %+v, want %+v", got.StoredReceipt, want)
 		}
@@ -145,7 +146,7 @@ func runLookups(t *testing.T, open func(testing.TB) Harness, now time.Time) {
 				}
 				for j, i := range tt.want {
 					r := rows[i]
-					want := domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i), IdempotencyKey: r.key}
+					want := domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i), IdempotencyKey: r.key, Status: domain.StatusReceived}
 					if got[j].StoredReceipt != want || got[j].Position.ID != ids[i] || !got[j].Position.ReceivedAt.Equal(at(i)) {
 						t.Errorf("receipt %d = %+v, want %+v at %+v", j, got[j], want, pos(i))
 					}

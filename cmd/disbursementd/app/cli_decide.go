@@ -59,13 +59,7 @@ func openDecisions(ctx context.Context, cfgPath string, io IO, who string) (s11C
 	if st == nil {
 		return s11Cases{}, nil, code
 	}
-	stores, ok := s11StoresOf(st)
-	if !ok {
-		_ = st.Close()
-		fmt.Fprintf(io.Stderr, "%s: this build's store keeps no decisions, events or webhook endpoints\n", who)
-		return s11Cases{}, nil, ExitFailure
-	}
-	c, err := s11UseCases(cfg, stores, sysclock.Clock{}, nil)
+	c, err := s11UseCases(cfg, st, sysclock.Clock{}, nil)
 	if err != nil {
 		_ = st.Close()
 		fmt.Fprintf(io.Stderr, "%s: %v\n", who, err)

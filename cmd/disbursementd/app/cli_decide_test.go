@@ -14,9 +14,9 @@ import (
 
 // decisionsOn returns the decisions use case on a fake store holding n
 // reports of acme's (ids 1 to n).
-func decisionsOn(t *testing.T, n int) (*ports.Decisions, *fakes.ReportStore) {
+func decisionsOn(t *testing.T, n int) (*ports.Decisions, *fakes.Outbox) {
 	t.Helper()
-	store := fakes.NewReportStore()
+	store := fakes.NewOutbox()
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	for i := range n {
 		rep, err := domain.DefaultCatalogue().RestoreReport(func(int, domain.Field) any { return nil })

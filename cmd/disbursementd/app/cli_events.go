@@ -39,12 +39,7 @@ func eventsRun(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	defer st.Close()
-	stores, ok := s11StoresOf(st)
-	if !ok {
-		fmt.Fprintf(io.Stderr, "%s: this build's store keeps no events\n", who)
-		return ExitFailure
-	}
-	purge, err := ports.NewEventPurge(stores, sysclock.Clock{}, cfg.Idempotency.SweepBatch)
+	purge, err := ports.NewEventPurge(st, sysclock.Clock{}, cfg.Idempotency.SweepBatch)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "%s: %v\n", who, err)
 		return ExitFailure

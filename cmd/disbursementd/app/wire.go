@@ -27,7 +27,7 @@ type wired struct {
 	sweep        *ports.Sweep
 	missingFiles prometheus.Counter // rows whose file the sweep found missing
 	metrics      *httpapi.Metrics
-	admin        http.Handler // the decision API, for the internal listener; nil when off
+	admin        http.Handler // the decision API, for the internal listener (http.metrics_addr) only
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -125,11 +125,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	w := wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics}
-	if s11.decisions != nil {
-		w.admin = srv.AdminHandler()
-	}
-	return w, nil
+	return wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics, admin: srv.AdminHandler()}, nil
 }
 
 // metrics are the service's metrics with the build's identity and the

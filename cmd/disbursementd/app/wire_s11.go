@@ -7,6 +7,7 @@ import (
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
+	"github.com/lender/disbursementd/adapters/webhooks"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -23,37 +24,20 @@ type s11Stores interface {
 	ports.EventStore
 	ports.EndpointStore
 	ports.BackofficeStore
-	ports.RedeliveryStore
-	ports.EventPurgeStore
+	ports.DeliveryStore
 }
 
-// s11StoresOf returns st's stores of contract §11; false when this build's
-// store has none.
-//
-// MERGE(issue 33, wip-s11store): once the store branch is merged,
-// *gormstore.Store implements s11Stores: replace the assertion below by
-// `var _ s11Stores = (*gormstore.Store)(nil)`, return st, and drop the
-// false case in its callers (s11UseCases, openDecisions).
-func s11StoresOf(st *gormstore.Store) (s11Stores, bool) {
-	s, ok := any(st).(s11Stores)
-	return s, ok
-}
+// The configured store keeps them all.
+var _ s11Stores = (*gormstore.Store)(nil)
 
 // webhookRules are the endpoint rules of the configuration: the hosts
 // allowed http and private addresses, and the most endpoints a partner
 // may have.
-//
-// MERGE(issue 33, wip-s11deliver): the webhooks.* settings are the
-// delivery branch's (config/webhooks.go); once merged this is
-// `domain.NewWebhookURLRules(cfg.Webhooks.AllowInsecureHosts),
-// cfg.Webhooks.MaxEndpoints`. Until then: no insecure host, and the
-// contract's 5.
-func webhookRules(_ *config.Config) (domain.WebhookURLRules, int) {
-	return domain.NewWebhookURLRules(nil), 5
+func webhookRules(cfg *config.Config) (domain.WebhookURLRules, int) {
+	return domain.NewWebhookURLRules(cfg.Webhooks.AllowInsecureHosts), cfg.Webhooks.MaxEndpoints
 }
 
-// s11Cases are the use cases of contract §11; all nil when the store has
-// none of its stores.
+// s11Cases are the use cases of contract §11.
 type s11Cases struct {
 	decisions  *ports.Decisions
 	events     *ports.Events
@@ -95,7 +79,6 @@ type deliveryWake struct {
 	notify func()
 }
 
-//lint:ignore U1000 startDeliveries calls it once the delivery branch is merged (DELIVERY WORKER below).
 func (d *deliveryWake) set(f func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -115,48 +98,45 @@ func (d *deliveryWake) wake() {
 
 // startDeliveries starts this replica's delivery workers (contract §11:
 // every replica delivers) and sets wake to their Notify. They run until
-// bg ends, and Close stops them and waits (they are among m.closers,
-// closed before the store they use).
-//
-// DELIVERY WORKER (issue 33, wip-s11deliver): the worker and its sender
-// are the delivery branch's. Once merged, this builds them:
-//
-//	sender, err := webhooks.NewSender(webhooks.Options{...cfg.Webhooks...})
-//	obs, err := webhooks.NewMetrics(metrics.Registerer())
-//	w, err := ports.NewDeliveries(stores, sender, httpapi.EventJSON{}, m.Clock, obs, ports.DeliveryOptions{...cfg.Webhooks...})
-//	m.closers = append(m.closers, sender, w)
-//	m.goBackground(func() { _ = w.Run(bg) })
-//	wake.set(w.Notify)
-//
-// Until then no worker runs here; events wait in the outbox, as they do
-// while no server runs.
-func (m *Main) startDeliveries(_ context.Context, _ s11Stores, _ *deliveryWake, _ *httpapi.Metrics) error {
+// bg ends; Close stops them and waits (they are among m.closers, closed
+// before the store they use, the sender after them).
+func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliveryWake, metrics *httpapi.Metrics) error {
+	w := m.Config.Webhooks
+	sender, err := webhooks.NewSender(webhooks.Options{Timeout: w.Timeout, InsecureHosts: w.AllowInsecureHosts, MaxConnsPerHost: w.WorkersPerEndpoint})
+	if err != nil {
+		return fmt.Errorf("webhooks: %w", err)
+	}
+	m.closers = append(m.closers, sender)
+	obs, err := webhooks.NewMetrics(metrics.Registerer())
+	if err != nil {
+		return err
+	}
+	workers, err := ports.NewDeliveries(stores, sender, httpapi.EventJSON{}, m.Clock, obs, ports.DeliveryOptions{
+		Timeout: w.Timeout, Workers: w.Workers, WorkersPerEndpoint: w.WorkersPerEndpoint, PollInterval: w.PollInterval,
+		DisableAfter: w.DisableAfter, Schedule: w.RetrySchedule, Log: m.Log,
+	})
+	if err != nil {
+		return fmt.Errorf("webhooks: %w", err)
+	}
+	m.closers = append(m.closers, workers)
+	m.goBackground(func() { _ = workers.Run(bg) })
+	wake.set(workers.Notify)
 	return nil
 }
 
 // wireS11 builds the use cases of contract §11 on the store and starts
-// the delivery workers; with a store that has none of §11's stores, it
-// says so and leaves them off.
+// this replica's delivery workers.
 func (m *Main) wireS11(bg context.Context, metrics *httpapi.Metrics) (s11Cases, error) {
-	stores, ok := s11StoresOf(m.Store)
-	if !ok {
-		m.Log.Warn("this build's store keeps no decisions, events or webhook endpoints: /v1/events, /v1/webhook_endpoints and the decision API are off")
-		return s11Cases{}, nil
-	}
 	wake := &deliveryWake{}
-	c, err := s11UseCases(m.Config, stores, m.Clock, wake.wake)
+	c, err := s11UseCases(m.Config, m.Store, m.Clock, wake.wake)
 	if err != nil {
 		return c, err
 	}
-	return c, m.startDeliveries(bg, stores, wake, metrics)
+	return c, m.startDeliveries(bg, m.Store, wake, metrics)
 }
 
-// serve gives s the routes of contract §11 when c has them (never a nil
-// pointer in an interface: the server tells "off" by nil).
+// serve gives s the routes of contract §11.
 func (c s11Cases) serve(s httpapi.Server) httpapi.Server {
-	if c.decisions == nil {
-		return s
-	}
 	s.Events, s.Redeliver, s.Endpoints = c.events, c.redelivery, c.endpoints
 	s.Decisions, s.Backoffice = c.decisions, c.backoffice
 	return s
