@@ -19,6 +19,7 @@ import (
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
 // The surfaces of contract §11 on a real instance (SQLite file, real
@@ -27,13 +28,18 @@ import (
 // decision API is on the internal listener only. Every exchange with
 // http.addr is checked against openapi.yaml (watch).
 
-// s11Env points the CLI (and config.Load) at dir's database, with the
-// delivery settings these tests need, through DISB_ variables as an
-// operator sets them; the working directory is a fresh one.
-func s11Env(t *testing.T, dir string) {
+// s11Env points the CLI (and config.Load) at the database, dir's SQLite
+// file or the MySQL DSN mysql when not "", with the delivery settings
+// these tests need, through DISB_ variables as an operator sets them; the
+// working directory is a fresh one.
+func s11Env(t *testing.T, dir, mysql string) {
 	t.Helper()
 	t.Chdir(t.TempDir())
 	t.Setenv("DISB_STORE_DSN", filepath.Join(dir, "disbursement.db"))
+	if mysql != "" {
+		t.Setenv("DISB_STORE_DRIVER", "mysql")
+		t.Setenv("DISB_STORE_DSN", mysql)
+	}
 	t.Setenv("DISB_EVENTS_LIST_DELAY", "0s")
 	t.Setenv("DISB_WEBHOOKS_ALLOW_INSECURE_HOSTS", "127.0.0.1")
 	t.Setenv("DISB_WEBHOOKS_POLL_INTERVAL", "100ms")
@@ -41,11 +47,14 @@ func s11Env(t *testing.T, dir string) {
 
 // startS11 starts an instance whose configuration is the environment's
 // (s11Env) with the test instance's own places, and the decision API on
-// an internal listener.
-func startS11(t *testing.T) *instance {
+// an internal listener; on a fresh MariaDB database with mysql.
+func startS11(t *testing.T, mysql bool) *instance {
 	t.Helper()
-	dir := t.TempDir()
-	s11Env(t, dir)
+	dir, dsn := t.TempDir(), ""
+	if mysql {
+		dsn = storetest.MustCreateDatabase(t)
+	}
+	s11Env(t, dir, dsn)
 	loaded, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +65,9 @@ func startS11(t *testing.T) *instance {
 		l.Uploads.Dir, l.Auth.PrivateKeyFile, l.Auth.BcryptCost, l.Auth.UserStaleness, l.Log.Format = c.Uploads.Dir, c.Auth.PrivateKeyFile, c.Auth.BcryptCost, c.Auth.UserStaleness, c.Log.Format
 		l.GenerateKeys = false
 		*c = l
-		c.Store.DSN = filepath.Join(dir, "disbursement.db")
+		if !mysql {
+			c.Store.DSN = filepath.Join(dir, "disbursement.db")
+		}
 	})
 }
 
@@ -99,7 +110,7 @@ func decideHTTP(t *testing.T, base, auth string, id int64, body string) reply {
 // (a valid partner token is 401 there); http.addr has no such route
 // (404); with http.metrics_addr empty it is nowhere.
 func TestS11DecisionAPIOnTheInternalListenerOnly(t *testing.T) {
-	in := startS11(t)
+	in := startS11(t, false)
 	in.addUser(t, partner, nit, password)
 	tok := in.token(t, partner, password)
 	id := v1Report(t, in, tok, "CR-S11-1")
@@ -204,8 +215,14 @@ func signedBy(d delivery, secret string) bool {
 // is delivered to the partner's endpoint signed under its secret, with
 // the same data; a redelivery sends it again with the same webhook-id.
 // reports show tells who decided and when.
-func TestS11DecisionsReachThePartner(t *testing.T) {
-	in := startS11(t)
+func TestS11DecisionsReachThePartner(t *testing.T) { decisionsReachThePartner(t, false) }
+
+// TestS11DecisionsReachThePartnerMySQL is TestS11DecisionsReachThePartner
+// on MariaDB.
+func TestS11DecisionsReachThePartnerMySQL(t *testing.T) { decisionsReachThePartner(t, true) }
+
+func decisionsReachThePartner(t *testing.T, mysql bool) {
+	in := startS11(t, mysql)
 	in.addUser(t, partner, nit, password)
 	tok := in.token(t, partner, password)
 	auth := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
