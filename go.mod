@@ -5,6 +5,9 @@ go 1.26.8
 // The OpenAPI linters' npm packages hold no Go code; keep ./... out of them.
 ignore ./test/openapi/node_modules
 
+// The Standard Webhooks oracle's npm packages (test/sworacle) likewise.
+ignore ./test/sworacle/node_modules
+
 require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18

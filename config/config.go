@@ -32,6 +32,9 @@ type Config struct {
 	Throttle    ThrottleConfig    `mapstructure:"throttle" doc:"login attempts (failures count, successes do not); 0 turns a limit off"`
 	Idempotency IdempotencyConfig `mapstructure:"idempotency"`
 	Retention   RetentionConfig   `mapstructure:"retention" doc:"personal data: how long reports are kept (disbursementd reports purge)"`
+	Decisions   DecisionsConfig   `mapstructure:"decisions" doc:"the lender's decisions on reports (contract §11)"`
+	Events      EventsConfig      `mapstructure:"events" doc:"what partners read of what became of their reports: GET /v1/events and webhooks"`
+	Webhooks    WebhooksConfig    `mapstructure:"webhooks" doc:"signed deliveries of events to partners' endpoints (contract §11)"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 
@@ -43,7 +46,7 @@ type Config struct {
 // HTTPConfig is the listener and the bounds of one request.
 type HTTPConfig struct {
 	Addr                   string         `mapstructure:"addr" default:"127.0.0.1:8080" doc:"listen address; use 0.0.0.0:8080 in a container"`
-	MetricsAddr            string         `mapstructure:"metrics_addr" default:"" doc:"when set (e.g. 0.0.0.0:9090), /metrics is served on this internal listener and not on http.addr; empty: on http.addr"`
+	MetricsAddr            string         `mapstructure:"metrics_addr" default:"" doc:"when set (e.g. 0.0.0.0:9090), /metrics and the back office's decision API (/admin/v1) are served on this internal listener, never on http.addr; empty: /metrics on http.addr and no decision API"`
 	ReadHeaderTimeout      time.Duration  `mapstructure:"read_header_timeout" default:"10s" doc:"time to read a request's headers (cuts slowloris clients)"`
 	ReadTimeout            time.Duration  `mapstructure:"read_timeout" default:"60s" doc:"time to read a whole request (a 32 MiB report on a slow link)"`
 	WriteTimeout           time.Duration  `mapstructure:"write_timeout" default:"90s" doc:"time to write a response, counted from the end of the request headers"`

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // ByteSize is a number of bytes, written in the file and the environment as
@@ -42,13 +44,14 @@ func bad(format string, a ...any) error { return &badValue{fmt.Sprintf(format, a
 // the decode hooks of UnmarshalExact, so no other conversion (mapstructure's
 // weak typing) ever applies to a setting.
 var parsers = map[reflect.Type]func(raw any) (any, error){
-	reflect.TypeFor[string]():         func(raw any) (any, error) { return scalar(raw) },
-	reflect.TypeFor[int]():            parseCount,
-	reflect.TypeFor[bool]():           parseBool,
-	reflect.TypeFor[time.Duration]():  parseDuration,
-	reflect.TypeFor[ByteSize]():       parseSize,
-	reflect.TypeFor[[]string]():       func(raw any) (any, error) { return list(raw) },
-	reflect.TypeFor[[]netip.Prefix](): parsePrefixes,
+	reflect.TypeFor[string]():               func(raw any) (any, error) { return scalar(raw) },
+	reflect.TypeFor[int]():                  parseCount,
+	reflect.TypeFor[bool]():                 parseBool,
+	reflect.TypeFor[time.Duration]():        parseDuration,
+	reflect.TypeFor[ByteSize]():             parseSize,
+	reflect.TypeFor[[]string]():             func(raw any) (any, error) { return list(raw) },
+	reflect.TypeFor[[]netip.Prefix]():       parsePrefixes,
+	reflect.TypeFor[domain.RetrySchedule](): parseSchedule,
 }
 
 // decodeHook is the mapstructure DecodeHookFuncType for viper.
@@ -105,6 +108,9 @@ func parseBool(raw any) (any, error) {
 }
 
 func parseDuration(raw any) (any, error) {
+	if d, ok := raw.(time.Duration); ok {
+		return d, nil // an item of a retry schedule, parsed already
+	}
 	s, err := scalar(raw)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,8 @@ func display(v any) any {
 		return x.String()
 	case []string:
 		return strings.Join(x, ",")
+	case domain.RetrySchedule:
+		return displaySchedule(x)
 	case []netip.Prefix:
 		parts := make([]string, len(x))
 		for i, p := range x {

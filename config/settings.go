@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // Setting is one key as the Config struct's tags declare it.
@@ -34,13 +36,14 @@ type section struct {
 // leafTypes are the field types a setting may have; each has a parser in
 // decode.go. Any other struct type is a section.
 var leafTypes = map[reflect.Type]bool{
-	reflect.TypeFor[string]():         true,
-	reflect.TypeFor[int]():            true,
-	reflect.TypeFor[bool]():           true,
-	reflect.TypeFor[time.Duration]():  true,
-	reflect.TypeFor[ByteSize]():       true,
-	reflect.TypeFor[[]string]():       true,
-	reflect.TypeFor[[]netip.Prefix](): true,
+	reflect.TypeFor[string]():               true,
+	reflect.TypeFor[int]():                  true,
+	reflect.TypeFor[bool]():                 true,
+	reflect.TypeFor[time.Duration]():        true,
+	reflect.TypeFor[ByteSize]():             true,
+	reflect.TypeFor[[]string]():             true,
+	reflect.TypeFor[[]netip.Prefix]():       true,
+	reflect.TypeFor[domain.RetrySchedule](): true,
 }
 
 // Redaction kinds of the redact tag.

@@ -110,23 +110,25 @@ func TestTags(t *testing.T) {
 // finish() checks beyond their type; every other key gets one made from
 // its type and default by sample.
 var constrained = map[string]string{
-	"http.addr":             "0.0.0.0:9999",
-	"http.trusted_proxies":  "10.1.0.0/16, 192.0.2.1",
-	"store.driver":          "mysql",
-	"store.dsn":             "u:pw@tcp(db:3306)/x",
-	"uploads.backend":       "s3",
-	"uploads.allowed_types": "png",
-	"uploads.s3.endpoint":   "https://minio.example:9000",
-	"login.url":             "https://login.example/auth/login",
-	"throttle.backend":      "database",
-	"log.format":            "json",
-	"log.level":             "debug",
-	"debug.pprof_addr":      "127.0.0.1:6060",
-	"http.metrics_addr":     "127.0.0.1:9090",
-	"auth.token_ttl":        "12h",
-	"retention.reports":     "1825d",
-	"store.tls_ca_file":     testdataPath("store-ca.pem"), // a CA certificate only, no key
-	"store.tls_server_name": "db.internal",
+	"http.addr":                     "0.0.0.0:9999",
+	"http.trusted_proxies":          "10.1.0.0/16, 192.0.2.1",
+	"store.driver":                  "mysql",
+	"store.dsn":                     "u:pw@tcp(db:3306)/x",
+	"uploads.backend":               "s3",
+	"uploads.allowed_types":         "png",
+	"uploads.s3.endpoint":           "https://minio.example:9000",
+	"login.url":                     "https://login.example/auth/login",
+	"throttle.backend":              "database",
+	"log.format":                    "json",
+	"log.level":                     "debug",
+	"debug.pprof_addr":              "127.0.0.1:6060",
+	"http.metrics_addr":             "127.0.0.1:9090",
+	"auth.token_ttl":                "12h",
+	"retention.reports":             "1825d",
+	"store.tls_ca_file":             testdataPath("store-ca.pem"), // a CA certificate only, no key
+	"store.tls_server_name":         "db.internal",
+	"webhooks.allow_insecure_hosts": "receiver.internal,127.0.0.1,::1",
+	"webhooks.retry_schedule":       "0s,1m,1h",
 }
 
 // testdataPath is testdata/name as an absolute path: the tests that

@@ -13,7 +13,7 @@ import (
 // default's locations (store.dsn, auth.private_key_file); every "0 = auto"
 // stays as written and is resolved by its method (derived.go).
 func (c *Config) finish() error {
-	for _, check := range []func() error{c.refuseMasked, c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishRest} {
+	for _, check := range []func() error{c.refuseMasked, c.finishHTTP, c.finishStore, c.finishUploads, c.finishAuth, c.finishEvents, c.finishWebhooks, c.finishRest} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -188,3 +188,36 @@ func CheckMaxImagePixels(n int64) error {
 func fileRulesError(format string, a ...any) error {
 	return NewError(ErrInvalidInput, "invalid_file_rules", fmt.Sprintf(format, a...))
 }
+
+// The bounds of decisions, events and webhooks (contract §11).
+const (
+	// MaxReasonChars is the longest reason of a rejection, in characters
+	// after NFC.
+	MaxReasonChars = 500
+	// MaxWebhookURLBytes is the longest webhook endpoint URL.
+	MaxWebhookURLBytes = 2048
+	// MaxWebhookDescriptionChars is the longest description of a webhook
+	// endpoint, in characters.
+	MaxWebhookDescriptionChars = 500
+	// MaxAttemptsListed is how many of an endpoint's newest attempts are
+	// kept and listed.
+	MaxAttemptsListed = 100
+)
+
+// The words of those bounds.
+var (
+	// ReasonBound is what a rejection's reason must be.
+	ReasonBound = Bound{
+		Es: "de 1 a " + strconv.Itoa(MaxReasonChars) + " caracteres",
+		En: "1 to " + strconv.Itoa(MaxReasonChars) + " characters",
+	}
+	// ReasonCodesBound is what decisions.reason_codes must hold.
+	ReasonCodesBound = Bound{En: "one or more codes, each 1 to 64 of a-z, 0-9 and _ starting with a letter, none twice"}
+	// WebhookURLBound is what a webhook endpoint's URL must be.
+	WebhookURLBound = Bound{
+		Es: "una URL https de hasta " + strconv.Itoa(MaxWebhookURLBytes) + " bytes, sin usuario ni contraseña ni fragmento, hacia una dirección pública",
+		En: "an https URL of at most " + strconv.Itoa(MaxWebhookURLBytes) + " bytes, without user information or fragment, to a public address",
+	}
+	// WebhookDescriptionBound is what an endpoint's description must be.
+	WebhookDescriptionBound = Bound{Es: "hasta " + strconv.Itoa(MaxWebhookDescriptionChars) + " caracteres"}
+)

@@ -13,6 +13,11 @@ type StoredReceipt struct {
 	FileName       string    // "" when the report came without a file
 	ReceivedAt     time.Time // UTC, to the millisecond
 	IdempotencyKey string    // the Idempotency-Key header, "" when none was sent
+	// Status is the report's state; a report stored before decisions
+	// existed is received. Decision is the lender's decision once Status
+	// is accepted or rejected, zero before (contract §11).
+	Status   ReportStatus
+	Decision Decision
 }
 
 // ReceiptTime is a receipt time as every answer and command shows it:

@@ -49,11 +49,12 @@ type ListedReceipt struct {
 // ReportFilter selects a partner's receipts; a zero filter matches all.
 type ReportFilter struct {
 	User           string
-	CreditNumber   string       // numero_credito equal to this
-	IdempotencyKey string       // the Idempotency-Key header equal to this
-	From, To       time.Time    // received at or after From, and before To
-	After          ListPosition // only receipts after this one; zero: from the first
-	Limit          int          // > 0
+	CreditNumber   string              // numero_credito equal to this
+	IdempotencyKey string              // the Idempotency-Key header equal to this
+	Status         domain.ReportStatus // "" any; else only reports in this state
+	From, To       time.Time           // received at or after From, and before To
+	After          ListPosition        // only receipts after this one; zero: from the first
+	Limit          int                 // > 0
 }
 
 // ReportQueries is the use case "a partner looks up what it sent": one
@@ -95,6 +96,7 @@ type ListQuery struct {
 	User           string
 	CreditNumber   string    // "" matches any
 	IdempotencyKey string    // "" matches any
+	Status         string    // "" matches any; else received, accepted or rejected
 	From, To       time.Time // zero: unbounded
 	Limit          int       // 0: domain.PageDefault
 	Cursor         string    // a Page's NextCursor; "" for the first page
@@ -125,6 +127,13 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	}
 	if f.IdempotencyKey != "" && !domain.ValidIdempotencyKey(f.IdempotencyKey) {
 		return Page{}, domain.InvalidParameter("idempotency_key", domain.IdempotencyKeyBound.Es)
+	}
+	if lq.Status != "" {
+		st, ok := domain.ParseStatus(lq.Status)
+		if !ok {
+			return Page{}, domain.InvalidParameter("status", "received, accepted o rejected")
+		}
+		f.Status = st
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.From.After(f.To) {
 		// Contract §10: a range that ends before it starts is a mistake,

@@ -76,12 +76,16 @@ type SupportRecord struct {
 	FileSHA256   string
 	KeyHash      string // the Idempotency-Key's HashPrefix; "" when none was sent
 	RequestID    string
+	// Status is the report's state, and Decision, once it is decided,
+	// the lender's decision with who made it and when (contract §11).
+	Status   domain.ReportStatus
+	Decision domain.Decision
 }
 
 func supportRecord(r domain.ReportRecord) SupportRecord {
 	out := SupportRecord{ID: r.ID, ReceivedAt: r.ReceivedAt, PartnerUser: r.PartnerUser,
 		PartnerNIT: domain.MaskIdentification(r.PartnerNIT), CreditNumber: r.CreditNumber, FileName: r.FileName,
-		FileSize: r.FileSize, FileSHA256: r.FileSHA256, RequestID: r.RequestID}
+		FileSize: r.FileSize, FileSHA256: r.FileSHA256, RequestID: r.RequestID, Status: r.Status, Decision: r.Decision}
 	if r.IdempotencyKey != "" {
 		out.KeyHash = domain.HashPrefix(r.IdempotencyKey)
 	}

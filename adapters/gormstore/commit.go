@@ -57,8 +57,8 @@ func (c *stmtCache) close() {
 
 // batchTx runs the group commit's prepared statements in one transaction.
 type batchTx struct {
-	tx                          *sql.Tx
-	staging, key, undo, reserve *sql.Stmt
+	tx                                 *sql.Tx
+	staging, key, undo, reserve, event *sql.Stmt
 }
 
 func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
@@ -74,7 +74,7 @@ func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Resu
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
 	b := &batchTx{}
 	var opts *sql.TxOptions
-	var prep [4]*sql.Stmt
+	var prep [5]*sql.Stmt
 	if s.driver == MySQL {
 		// Read committed: the batch reads nothing, and it keeps InnoDB from
 		// taking gap locks that would make concurrent batches wait.
@@ -83,7 +83,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	// Prepared once per connection (database/sql keeps them), then one
 	// round trip an execution in the binary protocol: MySQL parses the
 	// 101-column INSERT once, not per report, and nothing is interpolated.
-	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.reserve} {
+	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.reserve, s.sql.event} {
 		var err error
 		if prep[i], err = s.write.stmts.get(ctx, q); err != nil {
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
@@ -94,8 +94,8 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
 	b.tx = tx
-	b.staging, b.key, b.undo, b.reserve = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
-		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3])
+	b.staging, b.key, b.undo, b.reserve, b.event = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
+		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3]), tx.StmtContext(ctx, prep[4])
 	out := make([]result, len(reqs))
 	for i, q := range reqs {
 		if out[i], err = s.insertOne(ctx, b, q); err != nil {
@@ -112,11 +112,12 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	return out, -1, nil
 }
 
-// insertOne inserts q's staging row, its record and, when it names a
-// file, the reservation of the file's name; a taken key undoes the row. A
-// tombstone under the name (the sweep removed the file) refuses the
-// reservation: the request fails like a refused row, and nothing of it is
-// stored.
+// insertOne inserts q's staging row, its record, when it names a file
+// the reservation of the file's name, and its report.received event (the
+// outbox: the event commits with the row or not at all); a taken key
+// undoes the row and makes no event. A tombstone under the name (the
+// sweep removed the file) refuses the reservation: the request fails like
+// a refused row, and nothing of it is stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
 	res, err := b.exec(ctx, b.staging, stagingArgs(s.columns, q.r)...)
 	if err != nil {
@@ -140,6 +141,9 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 			if _, err := b.exec(ctx, b.reserve, q.r.FileName, id, q.r.ReceivedAt.UTC()); err != nil {
 				return result{}, fmt.Errorf("reserve file %s: %w", q.r.FileName, err)
 			}
+		}
+		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC()); err != nil {
+			return result{}, fmt.Errorf("insert the report's event: %w", err)
 		}
 		return result{kind: stored, id: id}, nil
 	}

@@ -14,9 +14,9 @@ import (
 
 var _ ports.ReportLookup = (*Store)(nil)
 
-// receiptNames are the columns of a receipt, in the order scanReceipt
-// reads them.
-const receiptNames = "id, numero_credito, file_name, received_at, idempotency_key"
+// receiptNames are the columns of a receipt, in the order receiptCols
+// reads them: the report's, then its state and decision (decisionNames).
+const receiptNames = "id, numero_credito, file_name, received_at, idempotency_key, " + decisionNames
 
 // GetReport returns user's report id, found by its primary key; another
 // user's report is domain.ErrNotFound, as a missing one.
@@ -146,6 +146,9 @@ func listRange(driver string, f ports.ReportFilter, from string, fromArgs []any,
 	if f.IdempotencyKey != "" {
 		add("idempotency_key = ?", f.IdempotencyKey)
 	}
+	if f.Status != "" {
+		add("status = ?", string(f.Status))
+	}
 	if from != "" {
 		add(from, fromArgs...)
 	}
@@ -156,16 +159,21 @@ func listRange(driver string, f ports.ReportFilter, from string, fromArgs []any,
 	return b.String(), append(args, f.Limit)
 }
 
-// listIndex is the index a page of f reads (migration 6): by Idempotency-
-// Key when it has one (a key names one report, or a few once its record
-// has expired; a credit number beside it is checked on those few), by
-// credit number when it has one, else the partner's receipts in order.
+// listIndex is the index a page of f reads (migrations 6 and 7): by
+// Idempotency-Key when it has one (a key names one report, or a few once
+// its record has expired; a credit number or a status beside it is
+// checked on those few), by credit number when it has one (a status
+// beside it is checked on the few reports of that credit: the status
+// index would read every report in that state to find them), by status
+// when it has one, else the partner's receipts in order.
 func listIndex(f ports.ReportFilter) string {
 	switch {
 	case f.IdempotencyKey != "":
 		return "ix_staging_user_key_received"
 	case f.CreditNumber != "":
 		return "ix_staging_user_credit_received"
+	case f.Status != "":
+		return "ix_staging_user_status_received"
 	}
 	return "ix_staging_user_received_id"
 }
@@ -198,10 +206,11 @@ type receiptCols struct {
 	id                        int64
 	credit, file, idempotency sql.NullString
 	received                  any
+	decision                  decisionCols
 }
 
 func (rc *receiptCols) dest() []any {
-	return []any{&rc.id, &rc.credit, &rc.file, &rc.received, &rc.idempotency}
+	return append([]any{&rc.id, &rc.credit, &rc.file, &rc.received, &rc.idempotency}, rc.decision.dest()...)
 }
 
 func (rc *receiptCols) receipt() (domain.StoredReceipt, error) {
@@ -209,8 +218,12 @@ func (rc *receiptCols) receipt() (domain.StoredReceipt, error) {
 	if err != nil {
 		return domain.StoredReceipt{}, fmt.Errorf("report %d: received_at: %w", rc.id, err)
 	}
-	return domain.StoredReceipt{ID: rc.id, CreditNumber: rc.credit.String, FileName: rc.file.String,
-		ReceivedAt: at, IdempotencyKey: rc.idempotency.String}, nil
+	r := domain.StoredReceipt{ID: rc.id, CreditNumber: rc.credit.String, FileName: rc.file.String,
+		ReceivedAt: at, IdempotencyKey: rc.idempotency.String}
+	if r.Status, r.Decision, err = rc.decision.read(); err != nil {
+		return domain.StoredReceipt{}, fmt.Errorf("report %d: %w", rc.id, err)
+	}
+	return r, nil
 }
 
 // storedTime reads a DATETIME column: a time from MySQL (parseTime) and

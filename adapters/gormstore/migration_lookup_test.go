@@ -26,9 +26,11 @@ func TestMigrationKeysetIndexes(t *testing.T) {
 		}
 		_ = r.old.Close()
 
+		// Migration 6 and the ones after it (which the store's reads need;
+		// they have their own tests).
 		st := openStore(t, r.driver, r.dsn, cat, nil)
-		if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{6}) {
-			t.Fatalf("Migrate = %v, %v; want [6]", applied, err)
+		if applied, err := st.Migrate(ctx); err != nil || len(applied) == 0 || applied[0] != 6 {
+			t.Fatalf("Migrate = %v, %v; want [6 …]", applied, err)
 		}
 		if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
 			t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)

@@ -41,6 +41,7 @@ var shipped = []struct {
 	{4, "indexes of the partner's look-ups"},
 	{5, "password changes"},
 	{6, "keyset pages of the partner's look-ups"},
+	{7, "decisions, events and webhooks"},
 }
 
 // Migrations returns the released migrations, in order.

@@ -13,6 +13,7 @@ type statements struct {
 	key           string // INSERT of one idempotency record that skips a taken key
 	undo          string // DELETE of a staging row whose key was taken
 	reserve       string // INSERT of the reservation of a stored report's file name
+	event         string // INSERT of a stored report's report.received event
 	readKey       string // the record of user and key hash
 	readKeyLocked string // the same, waiting for a transaction that holds it (MySQL)
 }
@@ -38,6 +39,9 @@ func buildStatements(driver string, cols []column) statements {
 		// A plain INSERT: a tombstone under the name (the sweep took the
 		// file) makes it fail, and with it the report's row.
 		reserve: "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileReserved + "', ?, ?, 0)",
+		// The event of a report stored: created at its receipt time.
+		event: "INSERT INTO " + eventsTable + " (partner_user, report_id, type, created_at, dispatched) VALUES (?, ?, '" +
+			string(domain.EventReceived) + "', ?, 0)",
 		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
 	}
 	key := "INSERT INTO idempotency_keys (" + keyNames + ") VALUES (" + placeholders(9) + ")"

@@ -80,6 +80,23 @@ func (s *Server) answerOf(r *http.Request, err error, on surface) errorAnswer {
 			a.code = "internal_error"
 		}
 		a.label = a.code
+	case onAdmin:
+		// A back-office secret, never a partner's token: the challenge
+		// names the realm of the decision API (no reason member: what a
+		// refused secret was is nobody's business but the log's).
+		if status == http.StatusUnauthorized {
+			a.code, a.message = "invalid_token", msgAdminToken
+			tok, why := authorizationToken(r)
+			a.challenge = challengeAdmin
+			if why != "missing" {
+				a.challenge += `, error="invalid_token"`
+			}
+			a.logDetail = logTokenDetail(de.Detail, tok)
+		}
+		if status == http.StatusInternalServerError {
+			a.code = "internal_error"
+		}
+		a.label = a.code
 	case onExchange, onLogin, onV1Token:
 		a.code, a.label, a.message = oauth, oauth, ""
 		if de.Code == codeUnreadable {
@@ -95,10 +112,10 @@ func (s *Server) answerOf(r *http.Request, err error, on surface) errorAnswer {
 			a.challenge = basicChallenge
 		}
 	}
-	if status == http.StatusInternalServerError && (on == onReport || on == onV1) {
+	if status == http.StatusInternalServerError && (on == onReport || on == onV1 || on == onAdmin) {
 		a.message = msgInternal
 	}
-	if on == onReport || on == onV1 {
+	if on == onReport || on == onV1 || on == onAdmin {
 		a.problems = problems(de.Problems, s.Limits.MaxProblems)
 	}
 	return a

@@ -10,9 +10,10 @@ import (
 
 // surface is one of the kinds of answer: a report (POST of the partner
 // endpoint), the token exchange (its GET), the built-in login
-// (/auth/login), a /v1 route (problem details) and the /v1 token endpoint
-// (RFC 6749 error bodies). The same error kind may take another status on
-// each.
+// (/auth/login), a /v1 route (problem details), the /v1 token endpoint
+// (RFC 6749 error bodies) and the decision API of the internal listener
+// (problem details with /v1's statuses, its own challenge). The same
+// error kind may take another status on each.
 type surface int
 
 const (
@@ -21,6 +22,7 @@ const (
 	onLogin
 	onV1
 	onV1Token
+	onAdmin
 )
 
 // statusTable maps error kinds (domain.KindOf) to HTTP statuses, per
@@ -57,8 +59,9 @@ func statusOf(err error, on surface) (int, string) {
 	kind := domain.KindOf(err)
 	for _, row := range statusTable {
 		if kind != nil && errors.Is(kind, row.kind) {
-			status := [...]int{row.report, row.exchange, row.login, row.v1, row.token}[on]
-			if on == onV1 && status == http.StatusBadRequest && len(asDomain(err).Problems) > 0 {
+			// The decision API answers as /v1 does.
+			status := [...]int{row.report, row.exchange, row.login, row.v1, row.token, row.v1}[on]
+			if (on == onV1 || on == onAdmin) && status == http.StatusBadRequest && len(asDomain(err).Problems) > 0 {
 				// Contract §8: what errors[] lists (values, keys, the
 				// file's content) is a well-formed report's problem.
 				status = http.StatusUnprocessableEntity
@@ -70,7 +73,7 @@ func statusOf(err error, on surface) (int, string) {
 		}
 	}
 	switch on {
-	case onReport, onV1:
+	case onReport, onV1, onAdmin:
 		return http.StatusInternalServerError, "temporarily_unavailable"
 	case onV1Token:
 		return http.StatusInternalServerError, "server_error"

@@ -97,6 +97,11 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// Registerer is the metrics' registry, for the metrics of other
+// adapters the composition root wires (the webhook deliveries'): one
+// /metrics for all.
+func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
+
 // Build registers disbursementd_build_info{version,commit,go_version},
 // always 1: which build each replica runs.
 func (m *Metrics) Build(version, commit string) error {
@@ -166,10 +171,10 @@ func (m *Metrics) request(route, method string, status int, d time.Duration) {
 }
 
 // methodLabel maps a request's method, which a client chooses freely, to
-// one of GET, POST, OPTIONS, HEAD or other.
+// one of GET, POST, DELETE, OPTIONS, HEAD or other.
 func methodLabel(method string) string {
 	switch method {
-	case http.MethodGet, http.MethodPost, http.MethodOptions, http.MethodHead:
+	case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions, http.MethodHead:
 		return method
 	}
 	return "other"

@@ -169,6 +169,8 @@ const (
 	allowLegacy  = "Content-Type, Authentication-Type, Idempotency-Key"
 	exposeV1     = "Location, Idempotent-Replayed, Retry-After, X-Request-Id, WWW-Authenticate"
 	allowV1      = "Authorization, Content-Type, Idempotency-Key, X-Request-Id"
+	methods      = "GET, POST, OPTIONS"
+	methodsV1    = "GET, POST, DELETE, OPTIONS" // DELETE /v1/webhook_endpoints/{id}
 )
 
 // cors opens the API to any origin, on every response, errors included,
@@ -176,14 +178,14 @@ const (
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		expose, allow := exposeLegacy, allowLegacy
+		expose, allow, methods := exposeLegacy, allowLegacy, methods
 		if isV1(r.URL.Path) {
-			expose, allow = exposeV1, allowV1
+			expose, allow, methods = exposeV1, allowV1, methodsV1
 		}
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Expose-Headers", expose)
 		if r.Method == http.MethodOptions {
-			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", methods)
 			h.Set("Access-Control-Allow-Headers", allow)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)

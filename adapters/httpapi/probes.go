@@ -32,6 +32,9 @@ func internalError(w http.ResponseWriter, report bool) {
 	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`+"\n"))
 }
 
+// writeNoContent answers 204: done, nothing to say.
+func writeNoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+
 func writeRaw(w http.ResponseWriter, status int, data []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

@@ -75,14 +75,22 @@ type Server struct {
 	// /v1 serves only its token endpoint.
 	Validator Validator
 	Lookup    ReportReader
-	Exchange  TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
-	Login     TokenExchanger // POST /auth/login: the built-in login
-	Auth      Authenticator
-	JWKS      func() ([]byte, error)
-	Checks    []Check
-	OpenAPI   []byte
-	Log       *slog.Logger
-	Limits    Limits
+	// Events, Redeliver and Endpoints serve /v1/events and
+	// /v1/webhook_endpoints (contract §11): all three, with Lookup, or
+	// none. Decisions and Backoffice serve AdminHandler: both or none.
+	Events     EventReader
+	Redeliver  Redeliverer
+	Endpoints  EndpointManager
+	Decisions  Decider
+	Backoffice BackofficeAuthenticator
+	Exchange   TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
+	Login      TokenExchanger // POST /auth/login: the built-in login
+	Auth       Authenticator
+	JWKS       func() ([]byte, error)
+	Checks     []Check
+	OpenAPI    []byte
+	Log        *slog.Logger
+	Limits     Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
 	// Clock dates the log gate's windows (the system's when nil).
@@ -124,6 +132,11 @@ func New(s Server, m *Metrics) (*Server, error) {
 			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
+	case s.Events != nil && (s.Lookup == nil || s.Redeliver == nil || s.Endpoints == nil),
+		s.Events == nil && (s.Redeliver != nil || s.Endpoints != nil):
+		return nil, errors.New("httpapi: the /v1 event and webhook routes need Events, Redeliver, Endpoints and the report routes")
+	case (s.Decisions == nil) != (s.Backoffice == nil):
+		return nil, errors.New("httpapi: the decision API needs both Decisions and Backoffice")
 	}
 	s.metrics = m
 	if s.Log == nil {
@@ -155,11 +168,11 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	rt := &routes{mux: r, allowed: map[string][]string{}}
 	rt.notAllowed = func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Allow", rt.allow(req.URL.Path))
 		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
+			rt.problemNotAllowed(w, req)
 			return
 		}
+		w.Header().Set("Allow", rt.allow(req.URL.Path))
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"status": http.StatusMethodNotAllowed, "message": "Método no permitido"})
 	}
 	observe := func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) }
@@ -172,6 +185,9 @@ func (s *Server) Handler() http.Handler {
 		rt.handle(http.MethodGet, "/v1/reports", s.handleV1List)
 		rt.handle(http.MethodPost, "/v1/reports/validate", s.handleV1Validate)
 		rt.handle(http.MethodGet, "/v1/reports/{id}", s.handleV1Get)
+	}
+	if s.Events != nil {
+		s.eventRoutes(rt)
 	}
 	if s.Login != nil {
 		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)
@@ -190,13 +206,25 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		if isV1(req.URL.Path) {
-			writeProblem(w, req, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
+			problemNotFound(w, req)
 			return
 		}
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": http.StatusNotFound, "message": "Ruta no encontrada"})
 	})
 	r.MethodNotAllowed(rt.notAllowed)
 	return r
+}
+
+// problemNotFound and problemNotAllowed answer a path no route has, and
+// a method its route does not have (with Allow), as problems: under /v1
+// and in the decision API.
+func problemNotFound(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, r, http.StatusNotFound, "not_found", "Ruta no encontrada", nil)
+}
+
+func (rt *routes) problemNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", rt.allow(r.URL.Path))
+	writeProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
 }
 
 type wallClock struct{}

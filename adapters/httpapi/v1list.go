@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/lender/disbursementd/domain"
@@ -13,8 +11,7 @@ import (
 // listParams are the query parameters of GET /v1/reports; any other is
 // refused by name (a misspelt filter must not list every report as if it
 // had matched).
-var listParams = map[string]bool{"numero_credito": true, "idempotency_key": true, "received_from": true,
-	"received_to": true, "limit": true, "cursor": true}
+var listParams = queryRules{known: []string{"numero_credito", "idempotency_key", "received_from", "received_to", "status", "limit", "cursor"}}
 
 // handleV1List is GET /v1/reports: a page of the partner's receipts.
 func (s *Server) handleV1List(w http.ResponseWriter, r *http.Request) {
@@ -47,46 +44,29 @@ func (s *Server) handleV1List(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// listQuery reads the query string of GET /v1/reports. Each parameter
-// may come once, with a value; one that is unknown, repeated, empty or
-// malformed is an invalid_request naming it. The bounds (limit, the
-// credit number's and key's forms, the cursor) are the use case's.
+// listQuery reads the query string of GET /v1/reports (listParams). The
+// bounds (limit, the credit number's and key's forms, the status, the
+// cursor) are the use case's.
 func listQuery(raw string) (ports.ListQuery, error) {
 	var q ports.ListQuery
-	seen := map[string]bool{}
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil {
-			return q, domain.InvalidParameter(domain.Clip(k), "nombre mal codificado")
-		}
-		val, err := url.QueryUnescape(v)
-		switch {
-		case !listParams[key]:
-			return q, domain.InvalidParameter(domain.Clip(key), "parámetro desconocido; use numero_credito, idempotency_key, received_from, received_to, limit o cursor")
-		case seen[key]:
-			return q, domain.InvalidParameter(key, "llegó más de una vez")
-		case err != nil:
-			return q, domain.InvalidParameter(key, "valor mal codificado")
-		case val == "":
-			return q, domain.InvalidParameter(key, "sin valor")
-		}
-		seen[key] = true
+	params, err := listParams.read(raw)
+	if err != nil {
+		return q, err
+	}
+	for _, p := range params {
+		key, val := p.key, p.val
 		switch key {
 		case "numero_credito":
 			q.CreditNumber = val
 		case "idempotency_key":
 			q.IdempotencyKey = val
+		case "status":
+			q.Status = val
 		case "cursor":
 			q.Cursor = val
 		case "limit":
-			if q.Limit, err = strconv.Atoi(val); err != nil || q.Limit == 0 {
-				return q, domain.InvalidParameter(key, domain.PageLimitBound.Es)
+			if q.Limit, err = pageLimit(val); err != nil {
+				return q, err
 			}
 		case "received_from", "received_to":
 			t, ok := domain.ParseInstant(val)

@@ -16,23 +16,35 @@ import (
 // v1Read is how /v1 reads a report: money and rates as strings only.
 var v1Read = domain.MapOptions{DecimalsAsStrings: true}
 
-// receiptJSON is a receipt as /v1 shows it: every member present, file
-// and idempotency_key null when there is none.
+// receiptJSON is a receipt as /v1 shows it (and an event's data):
+// every member of a report present, file and idempotency_key null when
+// there is none; its status, and once decided decided_at, with
+// reason_code and reason when rejected (contract §11).
 type receiptJSON struct {
 	ID             int64   `json:"id"`
 	NumeroCredito  string  `json:"numero_credito"`
 	File           *string `json:"file"`
 	ReceivedAt     string  `json:"received_at"`
 	IdempotencyKey *string `json:"idempotency_key"`
+	Status         string  `json:"status"`
+	DecidedAt      string  `json:"decided_at,omitempty"`
+	ReasonCode     string  `json:"reason_code,omitempty"`
+	Reason         string  `json:"reason,omitempty"`
 }
 
 func receiptOf(r domain.StoredReceipt) receiptJSON {
-	out := receiptJSON{ID: r.ID, NumeroCredito: r.CreditNumber, ReceivedAt: domain.ReceiptTime(r.ReceivedAt)}
+	out := receiptJSON{ID: r.ID, NumeroCredito: r.CreditNumber, ReceivedAt: domain.ReceiptTime(r.ReceivedAt), Status: string(r.Status)}
 	if r.FileName != "" {
 		out.File = &r.FileName
 	}
 	if r.IdempotencyKey != "" {
 		out.IdempotencyKey = &r.IdempotencyKey
+	}
+	if r.Status.Decided() {
+		out.DecidedAt = domain.ReceiptTime(r.Decision.At)
+	}
+	if r.Status == domain.StatusRejected {
+		out.ReasonCode, out.Reason = r.Decision.ReasonCode, r.Decision.Reason
 	}
 	return out
 }
@@ -70,8 +82,11 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 			}
 			s.noteReceipt(w, r, receipt)
 			w.Header().Set("Location", reportLocation(receipt.ReportID))
+			// The answer of the request that stored the report shows the
+			// state it was stored in, as its report.received event does.
 			writeJSON(w, http.StatusCreated, receiptOf(domain.StoredReceipt{ID: receipt.ReportID, CreditNumber: receipt.CreditNumber,
-				FileName: receipt.FileName, ReceivedAt: receipt.ReceivedAt, IdempotencyKey: receipt.IdempotencyKey}))
+				FileName: receipt.FileName, ReceivedAt: receipt.ReceivedAt, IdempotencyKey: receipt.IdempotencyKey,
+				Status: domain.StatusReceived}))
 			return nil
 		})
 }

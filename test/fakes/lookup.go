@@ -71,5 +71,5 @@ func (m *ReportStore) ListReports(_ context.Context, f ports.ReportFilter) ([]po
 
 func receiptOf(id int64, r domain.StagedReport) domain.StoredReceipt {
 	return domain.StoredReceipt{ID: id, CreditNumber: r.Report.Text("numero_credito"), FileName: r.FileName,
-		ReceivedAt: r.ReceivedAt.UTC().Truncate(time.Millisecond), IdempotencyKey: r.IdempotencyKey}
+		ReceivedAt: r.ReceivedAt.UTC().Truncate(time.Millisecond), IdempotencyKey: r.IdempotencyKey, Status: domain.StatusReceived}
 }

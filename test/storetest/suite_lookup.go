@@ -36,7 +36,8 @@ func testLookupReadsBack(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := domain.StoredReceipt{ID: id, CreditNumber: "CR-LOOK-1", FileName: staged.FileName, ReceivedAt: now, IdempotencyKey: "k-look-1"}
+	want := domain.StoredReceipt{ID: id, CreditNumber: "CR-LOOK-1", FileName: staged.FileName, ReceivedAt: now, IdempotencyKey: "k-look-1",
+		Status: domain.StatusReceived}
 	if got.StoredReceipt != want {
 		t.Fatalf("receipt = %+v, want %+v", got.StoredReceipt, want)
 	}
@@ -150,7 +151,7 @@ func testListFiltersAndPages(t *testing.T, h Harness) {
 			}
 			for j, i := range tt.want {
 				r := rows[i]
-				want := domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i), IdempotencyKey: r.key}
+				want := domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i), IdempotencyKey: r.key, Status: domain.StatusReceived}
 				if got[j].StoredReceipt != want || got[j].Position.ID != ids[i] || !got[j].Position.ReceivedAt.Equal(at(i)) {
 					t.Errorf("receipt %d = %+v, want %+v at %+v", j, got[j], want, pos(i))
 				}
@@ -183,7 +184,7 @@ func testArchiveReadsAny(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	want := domain.ReportRecord{StoredReceipt: domain.StoredReceipt{ID: id, CreditNumber: "CR-ARCH-1", FileName: staged.FileName,
-		ReceivedAt: now, IdempotencyKey: "k-arch-1"}, PartnerUser: "other", PartnerNIT: "8300537006",
+		ReceivedAt: now, IdempotencyKey: "k-arch-1", Status: domain.StatusReceived}, PartnerUser: "other", PartnerNIT: "8300537006",
 		RequestID: staged.RequestID, FileSize: 1234, FileSHA256: staged.FileSHA256}
 	if got.ReportRecord != want {
 		t.Fatalf("record = %+v, want %+v", got.ReportRecord, want)
@@ -264,7 +265,7 @@ func testArchiveListsNewestFirst(t *testing.T, h Harness) {
 			for j, i := range tt.want {
 				r := rows[i]
 				want := domain.ReportRecord{StoredReceipt: domain.StoredReceipt{ID: ids[i], CreditNumber: r.credit, ReceivedAt: at(i),
-					IdempotencyKey: r.key}, PartnerUser: r.user, RequestID: fmt.Sprintf("req-%d", i)}
+					IdempotencyKey: r.key, Status: domain.StatusReceived}, PartnerUser: r.user, RequestID: fmt.Sprintf("req-%d", i)}
 				if got[j] != want {
 					t.Errorf("record %d = %+v, want %+v", j, got[j], want)
 				}

@@ -21,8 +21,8 @@ const (
 	ExitOK       = 0
 	ExitFailure  = 1 // the command ran and failed (database down, ...)
 	ExitUsage    = 2 // bad flags, arguments or configuration
-	ExitExists   = 3 // the user exists already
-	ExitNotFound = 3 // no such user or report (the documented 3, as for "exists")
+	ExitExists   = 3 // the user or client exists already; a decision in conflict with the report's
+	ExitNotFound = 3 // no such user, report, client or endpoint (the documented 3, as for "exists")
 )
 
 // IO are the streams a command uses.
@@ -51,7 +51,10 @@ func commands() []command {
 		{"keygen", "--out DIR", "write a new RSA key pair (for a key rotation)", keygenHelp, keygenRunner},
 		{"migrate", "[--config FILE]", "apply pending schema migrations", migrateHelp, migrateRunner},
 		{"reconcile", "[--apply | --restore-quarantined NAME] [--config FILE]", "list (and with --apply clear) what a crash or a restore left", reconcileHelp, reconcileRunner},
-		{"reports", "list|show|purge ...", "look up stored reports (for support); purge those past retention.reports", reportsHelp, nil},
+		{"reports", "list|show|purge|accept|reject|decide ...", "look up stored reports (for support), decide them; purge those past retention.reports", reportsHelp, nil},
+		{"backoffice", "add|list|remove ...", "manage the back-office clients of the decision API", backofficeHelp, nil},
+		{"webhooks", "list|disable|enable|redeliver ...", "operate partners' webhook endpoints; send events again", webhooksHelp, nil},
+		{"events", "purge [--dry-run]", "delete events past events.retention", eventsHelp, nil},
 		{"probe", "[--config FILE]", "ask the running service's /readyz (a container's health check)", probeHelp, probeRunner},
 		{"version", "", "print the version", "Prints the version and the VCS revision it was built from.", versionRunner},
 	}
@@ -67,7 +70,8 @@ func overview() string {
 Every command but version takes --config FILE (default: ./disbursementd.yaml if present)
 (or $DISB_CONFIG) and reads DISB_<SECTION>_<KEY> environment variables;
 "disbursementd COMMAND --help" tells more. Exit codes: 0 ok, 1 failure, 2 usage or configuration
-error, 3 user exists / not found (reconcile --restore-quarantined: no such file, or no report names it).
+error, 3 exists / not found / a decision in conflict (reconcile --restore-quarantined: no such file, or no
+report names it).
 `)
 	return b.String()
 }
@@ -96,6 +100,12 @@ func CLI(ctx context.Context, args []string, io IO) int {
 			return configRun(ctx, args, io)
 		case "reports":
 			return reports(ctx, args, io)
+		case "backoffice":
+			return backoffice(ctx, args, io)
+		case "webhooks":
+			return webhooksRun(ctx, args, io)
+		case "events":
+			return eventsRun(ctx, args, io)
 		}
 		fs, cfgPath := newFlags(c.name, c.args, c.help, io, c.name != "version")
 		run := c.newRunner(fs)
@@ -183,8 +193,10 @@ func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate boo
 }
 
 const serveHelp = `Runs the service: the partner endpoints (the legacy /api/partner_api.php, and
-/v1: /v1/token, /v1/reports, /v1/reports/validate, /v1/reports/{id}), the
-built-in login at /auth/login, /healthz, /readyz, /metrics and /openapi.yaml.
+/v1: /v1/token, /v1/reports, /v1/reports/validate, /v1/reports/{id}, /v1/events,
+/v1/webhook_endpoints), the built-in login at /auth/login, /healthz, /readyz,
+/metrics and /openapi.yaml; on http.metrics_addr's listener, the back office's
+decision API (/admin/v1); and this replica's webhook delivery workers.
 Stops on SIGINT or SIGTERM after in-flight reports finish (http.shutdown_grace).`
 
 func serveRunner(*flag.FlagSet) runner {

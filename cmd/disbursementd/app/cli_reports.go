@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lender/disbursementd/config"
@@ -27,9 +26,17 @@ stored: find its request line in the logs (operator guide, "Support").
 Neither command writes to the database or to the upload store.
   reports purge [--older-than D] [--dry-run]
                    deletes reports (rows and files) received longer ago than
-                   retention.reports, or D (personal data: operator guide)`
+                   retention.reports, or D (personal data: operator guide)
+The lender's decisions (contract §11), recorded as made by cli:USER:
+  reports accept ID
+  reports reject ID --reason-code CODE --reason TEXT
+  reports decide --file FILE.csv
+                   the decisions of a CSV file, each line on its own`
 
-var reportsCommand = subcommands{"reports", "list|show|purge [flags]", reportsHelp, map[string]subcommand{
+var reportsCommand = subcommands{"reports", "list|show|purge|accept|reject|decide [flags]", reportsHelp, map[string]subcommand{
+	"accept": {"ID", acceptHelp},
+	"reject": {"ID --reason-code CODE --reason TEXT", rejectHelp},
+	"decide": {"--file FILE.csv", decideHelp},
 	"list": {"[--user U] [--credit N] [--key K] [--from D] [--to D] [--limit N] [--before ID]",
 		"Lists stored reports of every partner, or of --user, newest first: id, receipt time, partner,\n" +
 			"credit number, file, the Idempotency-Key's SHA-256 prefix and the request id. Dates are\n" +
@@ -38,7 +45,8 @@ var reportsCommand = subcommands{"reports", "list|show|purge [flags]", reportsHe
 			"--key needs --user (a key is a partner's own). Exit code 2 for a bad flag."},
 	"purge": {"[--older-than D] [--dry-run]", purgeHelp},
 	"show": {"ID", "Shows stored report ID, whoever sent it: its receipt, its partner, its request id, its\n" +
-		"file (present, MISSING or none; the upload store is asked) and its stored fields.\n" +
+		"file (present, MISSING or none; the upload store is asked), its status and decision (who made\n" +
+		"it and when) and its stored fields.\n" +
 		"Exit code 3 when there is no report ID, 1 when the upload store does not answer."},
 }}
 
@@ -50,7 +58,11 @@ func reports(ctx context.Context, args []string, io IO) int {
 	}
 	switch p.name {
 	case "show":
-		return reportsShow(ctx, p.fs, p.cfgPath, p.args, io)
+		return reportsShow(ctx, p, io)
+	case "accept", "reject":
+		return reportsDecideOne(ctx, p, io)
+	case "decide":
+		return reportsDecideFile(ctx, p, io)
 	case "purge":
 		return reportsPurge(ctx, p.fs, p.cfgPath, p.args, io)
 	}
@@ -99,30 +111,12 @@ func reportsList(ctx context.Context, fs *flag.FlagSet, cfgPath *string, args []
 	return ExitOK
 }
 
-func reportsShow(ctx context.Context, fs *flag.FlagSet, cfgPath *string, args []string, io IO) int {
-	// The id may come before or after the flags.
-	var id string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args = args[0], args[1:]
+func reportsShow(ctx context.Context, p picked, io IO) int {
+	n, code, ok := reportID(p, io)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if id == "" && fs.NArg() == 1 {
-		id = fs.Arg(0)
-	} else if fs.NArg() > 0 || id == "" {
-		fmt.Fprintln(io.Stderr, "disbursementd reports show: want one report id (see disbursementd reports show --help)")
-		return ExitUsage
-	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n <= 0 {
-		fmt.Fprintf(io.Stderr, "disbursementd reports show: %q is not a report id (a positive integer)\n", id)
-		return ExitUsage
-	}
-	cfg, support, closeStore, code := openSupport(ctx, *cfgPath, io)
+	cfg, support, closeStore, code := openSupport(ctx, *p.cfgPath, io)
 	if support == nil {
 		return code
 	}

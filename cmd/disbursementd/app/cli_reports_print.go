@@ -60,6 +60,8 @@ func printReport(w io.Writer, r ports.SupportReport) {
 		{"request_id", orDash(r.RequestID)},
 		{"idempotency_key", key},
 		{"file", fileLine(r)},
+		{"status", orDash(string(r.Status))},
+		{"decision", decisionLine(r.SupportRecord)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\n", line[0], line[1])
 	}
@@ -70,4 +72,18 @@ func printReport(w io.Writer, r ports.SupportReport) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Field.Partner, f.Field.Internal, f.Text)
 	}
 	_ = tw.Flush()
+}
+
+// decisionLine is what show says of a report's decision: who made it and
+// when, and for a rejection its code and reason (contract §11).
+func decisionLine(r ports.SupportRecord) string {
+	if !r.Status.Decided() {
+		return "none yet"
+	}
+	d := r.Decision
+	line := string(d.Status) + " by " + orDash(d.By) + " at " + domain.ReceiptTime(d.At)
+	if d.Status == domain.StatusRejected {
+		line += ": " + d.ReasonCode + ": " + strconv.Quote(d.Reason)
+	}
+	return line
 }

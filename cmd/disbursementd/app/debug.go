@@ -8,6 +8,7 @@ import (
 	"net/http/pprof"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/config"
 )
 
@@ -48,13 +49,19 @@ func (m *Main) listenInternal() error {
 	return nil
 }
 
-// serveInternal serves the internal listeners; metrics is /metrics.
-func (m *Main) serveInternal(metrics http.Handler) {
+// serveInternal serves the internal listeners: metrics is /metrics, and
+// admin, when not nil, the back office's decision API (contract §11:
+// http.metrics_addr's listener only, never http.addr's, nor pprof's own).
+func (m *Main) serveInternal(metrics, admin http.Handler) {
 	for _, l := range m.internal {
 		mux := http.NewServeMux()
 		if l.metrics {
 			mux.Handle("/metrics", metrics)
 			m.Log.Info("serving /metrics on its own listener (http.metrics_addr), not on http.addr", "addr", l.ln.Addr().String())
+			if admin != nil {
+				mux.Handle(httpapi.AdminPrefix, admin)
+				m.Log.Info("serving the decision API (back-office clients) on http.metrics_addr's listener", "addr", l.ln.Addr().String(), "path", httpapi.AdminPrefix)
+			}
 		}
 		if l.pprof {
 			mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -64,7 +71,9 @@ func (m *Main) serveInternal(metrics http.Handler) {
 			mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 			m.Log.Warn("serving pprof; keep this address private", "addr", l.ln.Addr().String())
 		}
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		// A decision's body is bounded (httpapi); ReadTimeout bounds the
+		// time it may take to arrive, as on http.addr.
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: m.Config.HTTP.ReadTimeout}
 		m.internalSrv = append(m.internalSrv, srv)
 		go func() { _ = srv.Serve(l.ln) }()
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -29,4 +30,20 @@ func exitCode(err error) int {
 		}
 	}
 	return ExitFailure
+}
+
+// cliErr tells err as who and returns its exit code (exitCode): a
+// refusal by its message, a failed dependency by its cause, credentials
+// masked.
+func cliErr(io IO, who string, err error) int {
+	msg := err.Error()
+	var de *domain.Error
+	if errors.As(err, &de) {
+		msg = de.Message
+		if exitCode(err) == ExitFailure && de.Cause != nil {
+			msg += ": " + de.Cause.Error()
+		}
+	}
+	fmt.Fprintf(io.Stderr, "%s: %s\n", who, domain.MaskCredentials(msg))
+	return exitCode(err)
 }

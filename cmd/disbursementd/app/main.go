@@ -107,7 +107,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.api = w.http
-	m.serveInternal(w.metrics.Handler())
+	m.serveInternal(w.metrics.Handler(), w.admin)
 	m.srv = &http.Server{
 		Handler:           w.http.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,

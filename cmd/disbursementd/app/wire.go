@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,7 @@ type wired struct {
 	sweep        *ports.Sweep
 	missingFiles prometheus.Counter // rows whose file the sweep found missing
 	metrics      *httpapi.Metrics
+	admin        http.Handler // the decision API, for the internal listener (http.metrics_addr) only
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -79,7 +81,11 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	srv, err := httpapi.New(httpapi.Server{
+	s11, err := m.wireS11(bg, metrics)
+	if err != nil {
+		return wired{}, err
+	}
+	srv, err := httpapi.New(s11.serve(httpapi.Server{
 		Reports: uc.reports, Validator: uc.reports, Lookup: uc.queries, Exchange: uc.partners, Login: uc.builtin, Auth: uc.partners,
 		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
 		Checks: []httpapi.Check{
@@ -101,7 +107,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			LookupSlots: cfg.HTTP.LookupSlots, LookupSlotsPerPartner: cfg.HTTP.LookupSlotsPerPartner, LookupRatePerPartner: cfg.HTTP.LookupRatePerPartner,
 			LookupTimeout: cfg.Store.LookupTimeout, MaxBytesInFlight: int64(cfg.HTTP.MaxBytesInFlight)},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
-	}, metrics)
+	}), metrics)
 	if err != nil {
 		return wired{}, err
 	}
@@ -119,7 +125,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	return wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics}, nil
+	return wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics, admin: srv.AdminHandler()}, nil
 }
 
 // metrics are the service's metrics with the build's identity and the

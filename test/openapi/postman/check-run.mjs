@@ -5,8 +5,9 @@
 // /v1 operation of the document ran once, and each answered as contract §8
 // has it on a fresh instance: the token, the report (201, Location
 // /v1/reports/1, the first report of the instance, which is the
-// document's example id), the list holding it, validate, and the report
-// read back by that id with its money as sent. Usage:
+// document's example id), the list holding it, validate, the report
+// read back by that id with its money as sent, and the routes of contract
+// §11 (below). Usage:
 //   node check-run.mjs openapi.yaml newman-report.json
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,6 +26,19 @@ const expected = {
   listReports: { status: 200, ok: (b) => b.data.some((r) => r.id === 1) && b.next_cursor === null },
   validateReport: { status: 200, ok: (b) => b.valid === true },
   getReport: { status: 200, ok: (b) => b.id === 1 && /^[0-9]+\.[0-9]{2}$/.test(b.fields["Monto Aprobado"]) },
+  // Contract §11. The events list may be empty (an event is listed once
+  // events.list_delay old); the document's example event and endpoint ids
+  // name nothing on a fresh instance, so their routes answer 404
+  // not_found, as for another partner's.
+  listEvents: { status: 200, ok: (b) => Array.isArray(b.data) },
+  getEvent: { status: 404, ok: (b) => b.code === "not_found" },
+  redeliverEvent: { status: 404, ok: (b) => b.code === "not_found" },
+  createWebhookEndpoint: { status: 201, ok: (b, h) => /^whsec_/.test(b.secret) && h.location === `/v1/webhook_endpoints/${b.id}` },
+  listWebhookEndpoints: { status: 200, ok: (b) => Array.isArray(b.data) && b.data.every((e) => e.secret === undefined) },
+  getWebhookEndpoint: { status: 404, ok: (b) => b.code === "not_found" },
+  deleteWebhookEndpoint: { status: 404, ok: (b) => b.code === "not_found" },
+  rotateWebhookSecret: { status: 404, ok: (b) => b.code === "not_found" },
+  listWebhookAttempts: { status: 404, ok: (b) => b.code === "not_found" },
 };
 
 const ops = new Map();

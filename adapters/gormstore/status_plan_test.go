@@ -1,0 +1,85 @@
+package gormstore_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/ports"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// TestStatusPlansSQLite and TestStatusPlansMySQL: a page of ?status= reads
+// through the (partner_user, status, received_at, id) index of migration
+// 7 in its order (no scan, no sort), with a cursor and a date range too;
+// with a credit number or a key beside the status it reads through that
+// filter's index (the few reports of that credit or key), not the status
+// index (every report in that state). On the table lookupPlans uses, a
+// third of it accepted and a third rejected, with statistics.
+func TestStatusPlansSQLite(t *testing.T) {
+	path := storetest.SQLitePath(t)
+	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{})
+	statusPlans(t, st, gormstore.SQLite, path)
+}
+
+func TestStatusPlansMySQL(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
+	statusPlans(t, st, gormstore.MySQL, dsn)
+}
+
+func statusPlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
+	db, err := storetest.OpenDB(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storetest.CloseDB(db)
+	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	seedPlanRows(t, db, base)
+	for _, stmt := range []string{
+		"UPDATE " + gormstore.StagingTable + " SET status = 'accepted' WHERE id % 3 = 1",
+		"UPDATE " + gormstore.StagingTable + " SET status = 'rejected' WHERE id % 3 = 2",
+		map[string]string{gormstore.SQLite: "ANALYZE", gormstore.MySQL: "ANALYZE TABLE " + gormstore.StagingTable + " PERSISTENT FOR ALL"}[driver],
+	} {
+		if err := db.Exec(stmt).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := base.AddDate(0, 0, 20)
+	after := ports.ListPosition{ReceivedAt: base.Add(2499 * (30 * 24 * time.Hour / planRows)), ID: 2500}
+	const byStatus = "ix_staging_user_status_received"
+	for _, tt := range []struct {
+		name  string
+		f     ports.ReportFilter
+		index string
+	}{
+		{"rejected", ports.ReportFilter{User: "p0", Status: domain.StatusRejected, Limit: 101}, byStatus},
+		{"received after a cursor", ports.ReportFilter{User: "p0", Status: domain.StatusReceived, After: after, Limit: 101}, byStatus},
+		{"accepted in a day", ports.ReportFilter{User: "p0", Status: domain.StatusAccepted, From: day, To: day.AddDate(0, 0, 1), Limit: 101}, byStatus},
+		{"accepted in a day after a cursor", ports.ReportFilter{User: "p0", Status: domain.StatusAccepted, From: day, To: day.AddDate(0, 0, 1),
+			After: ports.ListPosition{ReceivedAt: day.Add(time.Hour), ID: 4001}, Limit: 101}, byStatus},
+		{"rejected of a small partner", ports.ReportFilter{User: "p5", Status: domain.StatusRejected, Limit: 101}, byStatus},
+		{"rejected with a credit number", ports.ReportFilter{User: "p0", Status: domain.StatusRejected, CreditNumber: "CR-00042", Limit: 101},
+			"ix_staging_user_credit_received"},
+		{"rejected with a key", ports.ReportFilter{User: "p0", Status: domain.StatusRejected, IdempotencyKey: "key-00042", Limit: 101},
+			"ix_staging_user_key_received"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			query, args := gormstore.ListQuery(st, tt.f)
+			plan, full := explain(t, db, driver, query, args)
+			t.Logf("%s\n%s\n%s", tt.name, query, plan)
+			if full != "" {
+				t.Errorf("reads without an index: %s\n%s", full, plan)
+			}
+			if strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "filesort") {
+				t.Errorf("sorts its rows:\n%s", plan)
+			}
+			want := map[string]string{gormstore.SQLite: "INDEX " + tt.index + " (", gormstore.MySQL: "key=" + tt.index + " "}[driver]
+			if !strings.Contains(plan, want) {
+				t.Errorf("does not read through %s:\n%s", tt.index, plan)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package ports
+
+import "sync"
+
+// slots are the workers: how many attempts run, in total and to each
+// endpoint (by EndpointSeq), and of which deliveries. A delivery under
+// way here is never started twice here, even when its attempt outlived
+// its lease (a paused process): another replica may take it, not this
+// one again.
+type slots struct {
+	mu          sync.Mutex
+	total       int
+	perEndpoint int
+	inUse       int
+	running     map[int64]int
+	deliveries  map[int64]bool
+	saturated   bool // the last Due filled every free worker
+}
+
+// free returns the free workers and the endpoints at their share.
+func (s *slots) free() (int, []int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var busy []int64
+	for e, n := range s.running {
+		if n >= s.perEndpoint {
+			busy = append(busy, e)
+		}
+	}
+	return s.total - s.inUse, busy
+}
+
+func (s *slots) take(ref DeliveryRef) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inUse >= s.total || s.running[ref.EndpointSeq] >= s.perEndpoint || s.deliveries[ref.ID] {
+		return false
+	}
+	s.inUse++
+	s.running[ref.EndpointSeq]++
+	s.deliveries[ref.ID] = true
+	return true
+}
+
+// give frees a worker and says whether Run should look again.
+func (s *slots) give(ref DeliveryRef) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inUse--
+	if s.running[ref.EndpointSeq]--; s.running[ref.EndpointSeq] <= 0 {
+		delete(s.running, ref.EndpointSeq)
+	}
+	delete(s.deliveries, ref.ID)
+	return s.saturated
+}
+
+func (s *slots) setSaturated(v bool) {
+	s.mu.Lock()
+	s.saturated = v
+	s.mu.Unlock()
+}

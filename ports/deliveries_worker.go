@@ -1,0 +1,253 @@
+package ports
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	randv2 "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/lender/disbursementd/domain"
+)
+
+// Deliveries is the delivery worker every replica runs (contract §11): it
+// dispatches committed events into deliveries, leases the due ones, POSTs
+// them through the sender with bounded workers in total and per
+// endpoint, and records each outcome. The work is shared with the other
+// replicas through the store alone: a delivery is attempted under a lease
+// of Timeout + LeaseMargin, and an attempt never runs past Timeout, so
+// no other replica starts the same delivery while one attempt of it runs
+// here.
+type Deliveries struct {
+	store  DeliveryStore
+	sender WebhookSender
+	enc    EventEncoder
+	clock  Clock
+	obs    DeliveryObserver
+	o      DeliveryOptions
+	log    *slog.Logger
+	notify chan struct{} // an event committed here: look now
+	freed  chan struct{} // a worker ended while due deliveries were left
+	slots  slots
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // Run's, for Close
+	done   chan struct{}      // closed when Run has returned
+	closed bool
+}
+
+// DeliveryOptions are the worker's settings (webhooks.*).
+type DeliveryOptions struct {
+	// Owner names this process in its leases (at most 64 bytes); ""
+	// draws a random name. Two live processes never share one.
+	Owner              string
+	Timeout            time.Duration // webhooks.timeout: an attempt's bound, above 0
+	Workers            int           // webhooks.workers: attempts at once, above 0
+	WorkersPerEndpoint int           // webhooks.workers_per_endpoint: of those, to one endpoint; 1 to Workers
+	PollInterval       time.Duration // webhooks.poll_interval: how often the store is read, above 0
+	DisableAfter       time.Duration // webhooks.disable_after: an endpoint failing this long is disabled; above 0
+	Schedule           domain.RetrySchedule
+	// Jitter returns a number from -1 to 1 that moves a retry's delay
+	// (domain.RetrySchedule.Next); nil: uniformly random.
+	Jitter func() float64
+	Log    *slog.Logger // nil: nothing is logged
+}
+
+// The worker's fixed rhythms.
+const (
+	// LeaseMargin is added to Timeout to make a lease: room for loading
+	// the delivery and recording the outcome around the POST.
+	LeaseMargin = 60 * time.Second
+	// BacklogInterval is how often the backlog is read for the metrics.
+	BacklogInterval = 15 * time.Second
+	// DispatchBatch is how many events one round dispatches.
+	DispatchBatch = 100
+	// maxStoreBackoff bounds the wait after a failing store.
+	maxStoreBackoff = 15 * time.Second
+	// finishGrace bounds the recording of an attempt that Close cut short.
+	finishGrace = 5 * time.Second
+)
+
+// ErrDeliveriesClosed is Run's answer once Close was called.
+var ErrDeliveriesClosed = errors.New("ports: the delivery worker is closed")
+
+// NewDeliveries returns the worker. Every part is required; the options
+// must hold a valid schedule (domain.CheckRetrySchedule) and bounds above
+// 0.
+func NewDeliveries(store DeliveryStore, sender WebhookSender, enc EventEncoder, clock Clock, obs DeliveryObserver, o DeliveryOptions) (*Deliveries, error) {
+	switch {
+	case store == nil || sender == nil || enc == nil || clock == nil || obs == nil:
+		return nil, errors.New("ports: NewDeliveries needs a store, a sender, an event encoder, a clock and an observer")
+	case o.Timeout <= 0 || o.PollInterval <= 0 || o.DisableAfter <= 0 || o.Workers < 1 ||
+		o.WorkersPerEndpoint < 1 || o.WorkersPerEndpoint > o.Workers || len(o.Owner) > 64:
+		return nil, fmt.Errorf("ports: NewDeliveries: timeout %s, poll interval %s and disable-after %s must be above 0, workers %d above 0, workers per endpoint %d from 1 to workers, owner at most 64 bytes",
+			o.Timeout, o.PollInterval, o.DisableAfter, o.Workers, o.WorkersPerEndpoint)
+	}
+	if err := domain.CheckRetrySchedule(o.Schedule); err != nil {
+		return nil, fmt.Errorf("ports: NewDeliveries: %w", err)
+	}
+	if o.Owner == "" {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		o.Owner = "w-" + hex.EncodeToString(b)
+	}
+	if o.Jitter == nil {
+		o.Jitter = func() float64 { return randv2.Float64()*2 - 1 }
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Deliveries{store: store, sender: sender, enc: enc, clock: clock, obs: obs, o: o, log: log,
+		notify: make(chan struct{}, 1), freed: make(chan struct{}, 1),
+		slots: slots{total: o.Workers, perEndpoint: o.WorkersPerEndpoint, running: map[int64]int{}, deliveries: map[int64]bool{}}}, nil
+}
+
+// Owner is the name this worker's leases carry.
+func (s *Deliveries) Owner() string { return s.o.Owner }
+
+// Notify tells the worker that this process committed an event, so it
+// looks at once instead of at its next poll. It never blocks.
+func (s *Deliveries) Notify() { wake(s.notify) }
+
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends or Close is called, then returns once every
+// goroutine it started has ended (an attempt under way is cut short and
+// recorded). A failing store never ends it: the failure is logged and the
+// next round waits longer, up to maxStoreBackoff. Run is called once.
+func (s *Deliveries) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed || s.done != nil {
+		s.mu.Unlock()
+		return ErrDeliveriesClosed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.cancel, s.done = cancel, make(chan struct{})
+	done := s.done
+	s.mu.Unlock()
+	defer close(done)
+	defer cancel()
+
+	var attempts sync.WaitGroup
+	defer attempts.Wait()
+	backlog := time.NewTicker(BacklogInterval)
+	defer backlog.Stop()
+	s.readBacklog(ctx)
+	failures := 0
+	for {
+		wait := s.o.PollInterval
+		switch more, err := s.round(ctx, &attempts); {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			failures++
+			wait = min(maxStoreBackoff, s.o.PollInterval<<min(failures, 10))
+			s.log.Error("webhook deliveries: the store failed; trying again", "wait", wait.String(), "failures", failures, "error", err.Error())
+		case more:
+			failures, wait = 0, 0
+		default:
+			failures = 0
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-s.notify:
+		case <-s.freed:
+		case <-backlog.C:
+			s.readBacklog(ctx)
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// Close stops Run and waits until it has returned; Run is refused after.
+func (s *Deliveries) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	cancel, done := s.cancel, s.done
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// round dispatches one batch of events, then leases and starts as many
+// due deliveries as there are free workers. more says that work was left
+// (a full batch dispatched): the next round runs at once.
+func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more bool, err error) {
+	now := s.clock.Now()
+	first, _ := s.o.Schedule.Next(1, s.o.Jitter())
+	n, err := s.store.Dispatch(ctx, now.Add(first), DispatchBatch)
+	if err != nil {
+		return false, fmt.Errorf("dispatch: %w", err)
+	}
+	free, busy := s.slots.free()
+	if free == 0 {
+		return n == DispatchBatch, nil
+	}
+	due, err := s.store.Due(ctx, now, free, busy)
+	if err != nil {
+		return false, fmt.Errorf("due deliveries: %w", err)
+	}
+	s.slots.setSaturated(len(due) >= free)
+	for _, ref := range due {
+		if !s.slots.take(ref) {
+			continue // this endpoint's share is taken, or this delivery is under way here
+		}
+		ok, err := s.store.Lease(ctx, ref.ID, s.o.Owner, now, now.Add(s.o.Timeout+LeaseMargin))
+		if err != nil || !ok {
+			s.slots.give(ref)
+			if err != nil {
+				return false, fmt.Errorf("lease delivery %d: %w", ref.ID, err)
+			}
+			continue // another replica took it first
+		}
+		attempts.Add(1)
+		go func() {
+			defer attempts.Done()
+			defer s.release(ref)
+			s.attempt(ctx, ref)
+		}()
+	}
+	return n == DispatchBatch, nil
+}
+
+// release gives a worker back, and wakes Run when the last Due filled
+// every free worker (more may be due).
+func (s *Deliveries) release(ref DeliveryRef) {
+	if s.slots.give(ref) {
+		wake(s.freed)
+	}
+}
+
+// readBacklog tells the observer how many deliveries are pending and how
+// old the oldest one's event is.
+func (s *Deliveries) readBacklog(ctx context.Context) {
+	n, oldest, err := s.store.Backlog(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("webhook deliveries: reading the backlog failed", "error", err.Error())
+		}
+		return
+	}
+	var age time.Duration
+	if n > 0 && !oldest.IsZero() {
+		age = max(0, s.clock.Now().Sub(oldest))
+	}
+	s.obs.Backlog(n, age)
+}
