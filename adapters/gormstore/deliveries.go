@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,6 +33,16 @@ const pendingState = "'" + string(ports.DeliveryPending) + "'"
 func (s *Store) Dispatch(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, fmt.Errorf("dispatch: limit %d, want > 0", limit)
+	}
+	// Most polls find nothing: they look first, outside a transaction, so
+	// that an idle dispatcher writes nothing and commits nothing.
+	var pending int64
+	switch err := s.write.sql.QueryRowContext(ctx, "SELECT id FROM "+eventsTable+indexHint(s.driver, "ix_report_events_dispatched")+
+		" WHERE dispatched = 0 LIMIT 1").Scan(&pending); {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("dispatch: %w", err)
 	}
 	var n int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,10 +131,20 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	if hwm >= limit || cgPeak >= limit {
 		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
 	}
-	// The heap the bodies hold stays within what they reserved: the
-	// budget is what keeps it under GOMEMLIMIT.
-	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); heapPeak.Load() > heapBefore+budget {
-		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", heapPeak.Load(), heapBefore, budget)
+	// What the bodies reserve stays within the budget, and the heap within
+	// GOMEMLIMIT. Since issue 32's finding 1 a body's buffer grows as its
+	// bytes arrive (readBody), so the heap also holds the buffers bodies
+	// have outgrown, and those of bodies turned away part-way, until a
+	// collection takes them: garbage the budget does not count (it counts
+	// what is live) and GOMEMLIMIT bounds (docs/decisions.md, "Count what
+	// arrived"). Until then a body was allocated once, at its declared
+	// length, and the heap stayed within the budget itself.
+	budget := int64(config.Defaults().HTTP.MaxBytesInFlight)
+	if reservedPeak.Load() > budget {
+		t.Errorf("bytes reserved reached %d, more than http.max_bytes_in_flight (%d)", reservedPeak.Load(), budget)
+	}
+	if gml := parseLimit(t, memLimit); heapPeak.Load() > gml {
+		t.Errorf("Go heap in use reached %d, more than GOMEMLIMIT %s", heapPeak.Load(), memLimit)
 	}
 	if counts["200"] == 0 || counts["503 overloaded"] == 0 || counts["200"]+counts["503 overloaded"] != 64 {
 		t.Errorf("answers %v: want only 200 and 503 overloaded, some of each", counts)
@@ -255,3 +266,20 @@ func memMetrics(url string) (heap, reserved int64) {
 }
 
 func mib[T int | int64](n T) float64 { return float64(n) / (1 << 20) }
+
+// parseLimit reads a GOMEMLIMIT as the runtime does: bytes, or a whole
+// number of KiB, MiB or GiB.
+func parseLimit(t *testing.T, v string) int64 {
+	t.Helper()
+	shift := 0
+	for suffix, s := range map[string]int{"KiB": 10, "MiB": 20, "GiB": 30} {
+		if strings.HasSuffix(v, suffix) {
+			v, shift = strings.TrimSuffix(v, suffix), s
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("GOMEMLIMIT %q: want bytes or whole KiB, MiB or GiB", v)
+	}
+	return n << shift
+}
