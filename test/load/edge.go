@@ -178,7 +178,7 @@ func runEdge(o options) error {
 }
 
 // attackModes are the -mode values besides levels.
-var attackModes = []string{modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood, modeByteHold, modeLookupHold, modeNFCGrowth}
+var attackModes = []string{modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood, modeByteHold, modeLookupHold, modeNFCGrowth, modeWebhookHang}
 
 // edgeWorkload is the measured reports' workload: -edge-w (W1 unless
 // given; W2 carries a 200 KB PDF, so its body needs the byte budget too).

@@ -95,7 +95,7 @@ func runSoak(o options) error {
 	var text strings.Builder
 	res.Print(&text)
 	fmt.Print(text.String())
-	if werr := writeSoakResults(o, began, load, text.String()); werr != nil {
+	if werr := writeSoakResults(o, "Soak (issue 17)", began, load, text.String()); werr != nil {
 		return errors.Join(err, werr)
 	}
 	if err != nil || res.ViolationCount > 0 {
@@ -115,9 +115,9 @@ func runSoak(o options) error {
 
 // writeSoakResults writes the counts to the results file, under how they
 // were taken.
-func writeSoakResults(o options, began time.Time, load float64, counts string) error {
+func writeSoakResults(o options, title string, began time.Time, load float64, counts string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Soak (issue 17): %s\n\n", began.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "# %s: %s\n\n", title, began.UTC().Format(time.RFC3339))
 	for _, a := range []string{
 		"service " + measured(o),
 		"command: `go run -C test/load . " + strings.Join(masked(os.Args[1:]), " ") + "`",

@@ -56,6 +56,10 @@ type WebhookConfig struct {
 	// leave no delivery failed).
 	RetrySchedule []time.Duration
 	Timeout       time.Duration // webhooks.timeout (default 2s)
+	// Quiet makes a soak without faults: a receiver that answers 204 to
+	// every delivery and never goes away, and no SIGKILL; its latency is
+	// the delivery's own.
+	Quiet bool
 	// Drain bounds how long reports and decisions started before the
 	// load stopped may take to get their 200 (default 2m).
 	Drain time.Duration
@@ -101,7 +105,10 @@ func (c *WebhookConfig) complete() error {
 	def(&c.AwayAt, max(time.Second, c.Duration/2-c.Away/2))
 	def(&c.Timeout, 2*time.Second)
 	def(&c.Drain, 2*time.Minute)
-	if c.FailShare == 0 {
+	switch {
+	case c.Quiet:
+		c.FailShare = 0
+	case c.FailShare == 0:
 		c.FailShare = 1.0 / 3
 	}
 	if c.RejectEvery <= 0 {

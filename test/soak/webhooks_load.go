@@ -52,10 +52,14 @@ func (w *whSoak) load(ctx context.Context) error {
 		}()
 	}
 	stop := make(chan struct{})
-	killed := make(chan error, 1)
-	go func() { killed <- w.kills(ctx, stop) }()
-	away := make(chan error, 1)
-	go func() { away <- w.awayOnce(ctx, stop) }()
+	killed, away := make(chan error, 1), make(chan error, 1)
+	if c.Quiet {
+		killed <- nil
+		away <- nil
+	} else {
+		go func() { killed <- w.kills(ctx, stop) }()
+		go func() { away <- w.awayOnce(ctx, stop) }()
+	}
 
 	select {
 	case <-time.After(c.Duration):

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lender/disbursementd/test/proc"
+	"github.com/lender/disbursementd/test/soak"
+)
+
+// runSoak11 runs contract §11's soak in its long form (test/soak's
+// RunWebhooks; the suite's TestWebhookSoakShort is the same for 60 s):
+// -soak11 D of load, 3 replicas on a fresh database of -dsn's server,
+// reports at -soak-c (16 unless given), every stored report decided
+// through the decision API, deliveries to a receiver failing a third and
+// away 30 s once, a replica SIGKILLed every 2 minutes (-soak11-quiet: no
+// faults, for the latency alone). It prints the counts and writes them,
+// with the commit, the command, the machine and the date, to the results
+// file. The counts are correctness figures, valid on a busy machine too;
+// the latencies are not.
+func runSoak11(o options) error {
+	if o.dsn == "" {
+		return errors.New("-soak11 needs a MariaDB server: -dsn or DISB_TEST_MYSQL_DSN (source test/mariadb.sh && start_mariadb)")
+	}
+	conc := 16
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "soak-c" {
+			conc = o.soakConc
+		}
+	})
+	dir, err := os.MkdirTemp("", "disb-soak11-")
+	if err != nil {
+		return err
+	}
+	bin := o.bin
+	if bin == "" {
+		bin = filepath.Join(dir, "disbursementd")
+		if err := proc.Build(o.root, bin); err != nil {
+			return err
+		}
+	}
+	dbName := fmt.Sprintf("disb_soak11_%d", time.Now().Unix())
+	dsn, err := createDatabase(o.dsn, dbName)
+	if err != nil {
+		return err
+	}
+	logDir := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	var files []*os.File
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	began, load := time.Now(), loadAverage()
+	res, err := soak.RunWebhooks(ctx, soak.WebhookConfig{
+		Binary: bin, Dir: dir, DSN: dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
+		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet,
+		Logs: func(name string) io.Writer {
+			f, err := os.Create(filepath.Join(logDir, name+".log"))
+			if err != nil {
+				log.Printf("soak11: %s's log: %v", name, err)
+				return io.Discard
+			}
+			files = append(files, f)
+			return f
+		},
+		Progress: log.Printf,
+	})
+	for _, f := range files {
+		_ = f.Close()
+	}
+	if res == nil {
+		return err
+	}
+	var text strings.Builder
+	res.Print(&text)
+	fmt.Print(text.String())
+	if werr := writeSoakResults(o, "Soak of decisions and webhooks (contract §11, issue 33)", began, load, text.String()); werr != nil {
+		return errors.Join(err, werr)
+	}
+	if err != nil || res.ViolationCount > 0 {
+		log.Printf("soak11: kept for a look: the replicas' logs in %s, the receiver's deliveries in %s, database %s",
+			logDir, filepath.Join(dir, "deliveries.jsonl"), dbName)
+		if err == nil {
+			err = fmt.Errorf("soak11: %d violations", res.ViolationCount)
+		}
+		return err
+	}
+	dropDatabase(o.dsn, dbName)
+	return os.RemoveAll(dir)
+}
