@@ -141,10 +141,11 @@ func (c *WebhookConfig) schedule() string {
 	return strings.Join(parts, ",")
 }
 
-// outboxBound is how long the outbox may take to drain once the load has
-// stopped: three times the schedule's longest step (with its +20 %
-// jitter), plus a lease (webhooks.timeout + 60 s): an attempt in flight
-// on a replica SIGKILLed last is taken over when its lease runs out.
+// outboxBound is how long the outbox may go without draining further
+// once the load has stopped: three times the schedule's longest step
+// (with its +20 % jitter), plus a lease (webhooks.timeout + 60 s): an
+// attempt in flight on a replica SIGKILLed last is taken over when its
+// lease runs out.
 func (c *WebhookConfig) outboxBound() time.Duration {
 	return 3*slices.Max(c.RetrySchedule)*6/5 + c.Timeout + 60*time.Second + 5*time.Second
 }
@@ -168,9 +169,12 @@ func RunWebhooks(ctx context.Context, c WebhookConfig) (*WebhookResult, error) {
 	if err := w.drainOutbox(ctx); err != nil {
 		return w.res, err
 	}
+	// Nothing is delivered from here on: the receiver's log and the
+	// oracle's file hold the same POSTs.
+	w.fleet.stopAll()
+	w.res.Finished = time.Now()
 	if err := w.check(ctx); err != nil {
 		return w.res, err
 	}
-	w.res.Finished = time.Now()
 	return w.res, nil
 }

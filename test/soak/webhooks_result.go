@@ -30,6 +30,9 @@ type WebhookResult struct {
 	AwayFrom    time.Time
 	AwayUntil   time.Time
 	OutboxBound time.Duration
+	// PendingAtStop is the deliveries pending and events not dispatched
+	// when the reports and decisions had drained.
+	PendingAtStop int
 	// OutboxDrained is when no delivery was pending and every event was
 	// dispatched; zero when that did not happen within OutboxBound.
 	OutboxDrained time.Time
@@ -103,9 +106,11 @@ func (r *WebhookResult) Print(w io.Writer) {
 	}
 	p("receiver:           answers 500 to %.0f %% at random; away (listener closed) from %s to %s", 100*r.FailShare, since(r.AwayFrom), since(r.AwayUntil))
 	p("retry schedule:     %s", r.Schedule)
-	drained := "NOT within " + r.OutboxBound.String()
+	drained := fmt.Sprintf("NOT: no progress for %s", r.OutboxBound)
 	if !r.OutboxDrained.IsZero() {
-		drained = fmt.Sprintf("%s after the load stopped (bound %s)", r.OutboxDrained.Sub(r.LoadStopped).Round(100*time.Millisecond), r.OutboxBound)
+		took := r.OutboxDrained.Sub(r.Drained)
+		drained = fmt.Sprintf("%s after the reports and decisions (%d deliveries and events left then: %.0f a second; bound %s without progress)",
+			took.Round(100*time.Millisecond), r.PendingAtStop, float64(r.PendingAtStop)/max(took.Seconds(), 0.001), r.OutboxBound)
 	}
 	p("outbox drained:     %s", drained)
 	p("reports:            %d POSTs (%s), retries %d; %d acknowledged", r.Requests, counts(r.Answers), r.Retries, r.Acknowledged())
@@ -113,7 +118,8 @@ func (r *WebhookResult) Print(w io.Writer) {
 	p("rows:               %d (%d accepted, %d rejected, %d received)", r.Rows, r.Accepted, r.Rejected, r.Rows-r.Accepted-r.Rejected)
 	p("events:             %s", countsInt(r.Events))
 	p("deliveries (table): %s", countsInt(r.Deliveries))
-	p("receiver got:       %d POSTs, %d answered 500", r.Posts, r.Answered500)
+	p("receiver got:       %d POSTs, %d answered 500 (%.0f a second from the load's start to the drain's end)", r.Posts, r.Answered500,
+		float64(r.Posts)/max(r.Finished.Sub(r.LoadStarted).Seconds(), 0.001))
 	p("events delivered:   %d of %d (undelivered %d)", r.EventsDelivered, r.EventsDelivered+r.Undelivered, r.Undelivered)
 	p("decided reports:    %d of %d with both events delivered", r.DecidedFullyDone, r.Accepted+r.Rejected)
 	p("duplicates:         %d webhook-ids answered 2xx more than once (%d extra 2xx)", r.Duplicates, r.DuplicatePosts)
