@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
@@ -64,53 +65,84 @@ func runSoak(o options) error {
 			return err
 		}
 	}
-	logDir := filepath.Join(dir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	logs, err := newSoakLogs(filepath.Join(dir, "logs"))
+	if err != nil {
 		return err
 	}
-	var files []*os.File
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began, load := time.Now(), loadAverage()
 	res, err := soak.Run(ctx, soak.Config{
 		Binary: bin, Dir: dir, DSN: dsn, S3: s3cfg, Env: os.Environ(),
 		Duration: o.soak, Concurrency: o.soakConc, Replicas: max(2, o.replicas), Galera: galera,
-		Logs: func(name string) io.Writer {
-			f, err := os.Create(filepath.Join(logDir, name+".log"))
-			if err != nil {
-				log.Printf("soak: %s's log: %v", name, err)
-				return io.Discard
-			}
-			files = append(files, f)
-			return f
-		},
-		Progress: log.Printf,
+		Logs: logs.writer, Progress: log.Printf,
 	})
-	for _, f := range files {
-		_ = f.Close()
-	}
+	logs.close()
 	if res == nil {
 		return err
 	}
 	var text strings.Builder
 	res.Print(&text)
-	fmt.Print(text.String())
-	if werr := writeSoakResults(o, "Soak (issue 17)", began, load, text.String()); werr != nil {
+	kept := fmt.Sprintf("the replicas' logs in %s, database %s, objects under s3://%s/%s", logs.dir, dbName, s3cfg.Bucket, s3cfg.Prefix)
+	return soakOutcome(o, "Soak (issue 17)", began, load, text.String(), res.ViolationCount, err, kept, func() error {
+		if err := storetest.DeletePrefix(context.Background(), storetest.S3Client(s3cfg), s3cfg); err != nil {
+			log.Printf("soak: clean up s3://%s/%s: %v", s3cfg.Bucket, s3cfg.Prefix, err)
+		}
+		dropDatabase(o.dsn, dbName)
+		return os.RemoveAll(dir)
+	})
+}
+
+// soakLogs writes each process of a soak's log to a file of its own in
+// dir (NAME.log).
+type soakLogs struct {
+	dir   string
+	mu    sync.Mutex
+	files []*os.File
+}
+
+func newSoakLogs(dir string) (*soakLogs, error) {
+	return &soakLogs{dir: dir}, os.MkdirAll(dir, 0o755)
+}
+
+// writer is the soak's Logs: process name's log file.
+func (l *soakLogs) writer(name string) io.Writer {
+	f, err := os.Create(filepath.Join(l.dir, name+".log"))
+	if err != nil {
+		log.Printf("soak: %s's log: %v", name, err)
+		return io.Discard
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.files = append(l.files, f)
+	return f
+}
+
+func (l *soakLogs) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.files {
+		_ = f.Close()
+	}
+}
+
+// soakOutcome prints a soak's counts and writes them to the results file
+// under title. When the soak could not finish (err) or found violations,
+// it says what was kept for a look and returns an error; else it runs
+// clean (drop what the soak made).
+func soakOutcome(o options, title string, began time.Time, load float64, counts string, violations int, err error, kept string, clean func() error) error {
+	fmt.Print(counts)
+	if werr := writeSoakResults(o, title, began, load, counts); werr != nil {
 		return errors.Join(err, werr)
 	}
-	if err != nil || res.ViolationCount > 0 {
-		log.Printf("soak: kept for a look: the replicas' logs in %s, database %s, objects under s3://%s/%s",
-			logDir, dbName, s3cfg.Bucket, s3cfg.Prefix)
+	if err != nil || violations > 0 {
+		log.Printf("%s: kept for a look: %s", title, kept)
 		if err == nil {
-			err = fmt.Errorf("soak: %d disagreements between the answers, the rows and the files", res.ViolationCount)
+			err = fmt.Errorf("%s: %d violations (listed above)", title, violations)
 		}
 		return err
 	}
-	if err := storetest.DeletePrefix(context.Background(), storetest.S3Client(s3cfg), s3cfg); err != nil {
-		log.Printf("soak: clean up s3://%s/%s: %v", s3cfg.Bucket, s3cfg.Prefix, err)
-	}
-	dropDatabase(o.dsn, dbName)
-	return os.RemoveAll(dir)
+	return clean()
 }
 
 // writeSoakResults writes the counts to the results file, under how they

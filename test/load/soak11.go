@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -53,48 +52,27 @@ func runSoak11(o options) error {
 	if err != nil {
 		return err
 	}
-	logDir := filepath.Join(dir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	logs, err := newSoakLogs(filepath.Join(dir, "logs"))
+	if err != nil {
 		return err
 	}
-	var files []*os.File
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began, load := time.Now(), loadAverage()
 	res, err := soak.RunWebhooks(ctx, soak.WebhookConfig{
 		Binary: bin, Dir: dir, DSN: dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
 		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet,
-		Logs: func(name string) io.Writer {
-			f, err := os.Create(filepath.Join(logDir, name+".log"))
-			if err != nil {
-				log.Printf("soak11: %s's log: %v", name, err)
-				return io.Discard
-			}
-			files = append(files, f)
-			return f
-		},
-		Progress: log.Printf,
+		Logs: logs.writer, Progress: log.Printf,
 	})
-	for _, f := range files {
-		_ = f.Close()
-	}
+	logs.close()
 	if res == nil {
 		return err
 	}
 	var text strings.Builder
 	res.Print(&text)
-	fmt.Print(text.String())
-	if werr := writeSoakResults(o, "Soak of decisions and webhooks (contract §11, issue 33)", began, load, text.String()); werr != nil {
-		return errors.Join(err, werr)
-	}
-	if err != nil || res.ViolationCount > 0 {
-		log.Printf("soak11: kept for a look: the replicas' logs in %s, the receiver's deliveries in %s, database %s",
-			logDir, filepath.Join(dir, "deliveries.jsonl"), dbName)
-		if err == nil {
-			err = fmt.Errorf("soak11: %d violations", res.ViolationCount)
-		}
-		return err
-	}
-	dropDatabase(o.dsn, dbName)
-	return os.RemoveAll(dir)
+	kept := fmt.Sprintf("the replicas' logs in %s, the receiver's deliveries in %s, database %s", logs.dir, filepath.Join(dir, "deliveries.jsonl"), dbName)
+	return soakOutcome(o, "Soak of decisions and webhooks (contract §11, issue 33)", began, load, text.String(), res.ViolationCount, err, kept, func() error {
+		dropDatabase(o.dsn, dbName)
+		return os.RemoveAll(dir)
+	})
 }

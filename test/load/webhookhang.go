@@ -8,8 +8,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -85,20 +83,7 @@ func runWebhookHang(o options) error {
 	pending := env.pendingDeliveries()
 	text := hangTable(o, w.name, alone, beside) + fmt.Sprintf("\nThe hanging listeners accepted %d connections; %s.\n", hang.accepted(), pending)
 	fmt.Print(text)
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Attack results: %s (%s)\n\n", o.mode, time.Now().UTC().Format(time.RFC3339))
-	for _, a := range newReport(o, env).about {
-		fmt.Fprintf(&b, "- %s\n", a)
-	}
-	b.WriteString("\n" + text)
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.out, []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nresults written to %s\n", o.out)
-	return nil
+	return writeAttackResults(o, env, text)
 }
 
 // hangTable is the alone and beside rows, medians over the runs.

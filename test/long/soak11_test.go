@@ -3,7 +3,6 @@ package long
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,24 +16,6 @@ import (
 
 // oracleDir holds the standardwebhooks npm package (test/sworacle).
 const oracleDir = "../sworacle"
-
-// requireOracle returns the node that runs test/sworacle's verify.mjs; it
-// skips, or under CI=true fails, when Node.js or the package is missing.
-func requireOracle(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(oracleDir, "node_modules", "standardwebhooks", "package.json"))
-	}
-	if err != nil {
-		msg := "the Standard Webhooks oracle is not installed (source test/node.sh && use_node && bash test/sworacle/install): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true and " + msg)
-		}
-		t.Skip(msg)
-	}
-	return node
-}
 
 // TestWebhookSoakShort is contract §11's soak (issue 33) in its short
 // form (60 s of load; the load tool runs the long one, go run -C
@@ -57,7 +38,13 @@ func TestWebhookSoakShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a soak of a minute: not in -short (CI runs it)")
 	}
-	node := requireOracle(t)
+	node, err := soak.Oracle(oracleDir, "")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and " + err.Error())
+		}
+		t.Skip(err.Error())
+	}
 	dsn := storetest.MustCreateDatabase(t)
 	logs := map[string]*testkit.SyncBuffer{}
 	var mu sync.Mutex

@@ -3,10 +3,8 @@ package soak
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -75,17 +73,11 @@ func (c *WebhookConfig) complete() error {
 	case c.Oracle == "":
 		return errors.New("webhook soak: Oracle (test/sworacle) is required: every delivery is checked by standardwebhooks")
 	}
-	if c.Node == "" {
-		c.Node = "node"
-	}
-	node, err := exec.LookPath(c.Node)
+	node, err := Oracle(c.Oracle, c.Node)
 	if err != nil {
-		return errors.New("webhook soak: the oracle needs Node.js (source test/node.sh && use_node): " + err.Error())
+		return fmt.Errorf("webhook soak: %w", err)
 	}
 	c.Node = node
-	if _, err := os.Stat(filepath.Join(c.Oracle, "node_modules", "standardwebhooks", "package.json")); err != nil {
-		return errors.New("webhook soak: standardwebhooks is not installed in " + c.Oracle + " (bash test/sworacle/install)")
-	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,23 @@ import (
 	"path/filepath"
 	"strings"
 )
+
+// Oracle returns the Node.js that runs dir's verify.mjs (test/sworacle),
+// found as name on PATH ("node" when empty), or an error saying what to
+// install when it or the standardwebhooks package is missing.
+func Oracle(dir, name string) (string, error) {
+	if name == "" {
+		name = "node"
+	}
+	node, err := exec.LookPath(name)
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "standardwebhooks", "package.json"))
+	}
+	if err != nil {
+		return "", errors.New("the Standard Webhooks oracle is not installed (source test/node.sh && use_node && bash test/sworacle/install): " + err.Error())
+	}
+	return node, nil
+}
 
 // checkSignatures runs test/sworacle/verify.mjs --lines once over every
 // POST the receiver got (the endpoint's secret first, then the file).
