@@ -154,7 +154,7 @@ func writeSoakResults(o options, title string, began time.Time, load float64, co
 		"service " + measured(o),
 		"command: `go run -C test/load . " + strings.Join(masked(os.Args[1:]), " ") + "`",
 		"machine: " + machine(),
-		fmt.Sprintf("load average when the run began: %.2f (%s); the counts compare answers with rows and files, so they hold on a busy machine too", load, shared(load)),
+		fmt.Sprintf("load average when the run began: %.2f (%s); the counts are correctness counts (answers against what was stored, decided and delivered), so they hold on a busy machine too; timings do not", load, shared(load)),
 	} {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}
