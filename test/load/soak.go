@@ -44,36 +44,21 @@ func runSoak(o options) error {
 	if !ok {
 		return fmt.Errorf("-soak needs an S3 server: %s and the rest (source test/s3.sh && start_s3)", storetest.EnvS3Endpoint)
 	}
-	dir, err := os.MkdirTemp("", "disb-soak-")
+	pl, err := newSoakPlace(o, "soak", run)
 	if err != nil {
 		return err
 	}
-	bin := o.bin
-	if bin == "" {
-		bin = filepath.Join(dir, "disbursementd")
-		if err := proc.Build(o.root, bin); err != nil {
-			return err
-		}
-	}
-	dbName := fmt.Sprintf("disb_soak_%d", run)
-	dsn, err := createDatabase(o.dsn, dbName)
-	if err != nil {
-		return err
-	}
+	dir, dbName, logs := pl.dir, pl.dbName, pl.logs
 	if galera != nil {
 		if err := galera.ForDatabase(dbName); err != nil {
 			return err
 		}
 	}
-	logs, err := newSoakLogs(filepath.Join(dir, "logs"))
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began, load := time.Now(), loadAverage()
 	res, err := soak.Run(ctx, soak.Config{
-		Binary: bin, Dir: dir, DSN: dsn, S3: s3cfg, Env: os.Environ(),
+		Binary: pl.bin, Dir: dir, DSN: pl.dsn, S3: s3cfg, Env: os.Environ(),
 		Duration: o.soak, Concurrency: o.soakConc, Replicas: max(2, o.replicas), Galera: galera,
 		Logs: logs.writer, Progress: log.Printf,
 	})
@@ -93,16 +78,38 @@ func runSoak(o options) error {
 	})
 }
 
+// soakPlace is where a soak runs: a working directory, the binary there
+// (unless -bin names one), a fresh database disb_NAME_RUN on -dsn's
+// server (its DSN), and the processes' log files in dir/logs.
+type soakPlace struct {
+	dir, bin, dbName, dsn string
+	logs                  *soakLogs
+}
+
+func newSoakPlace(o options, name string, run int64) (p soakPlace, err error) {
+	if p.dir, err = os.MkdirTemp("", "disb-"+name+"-"); err != nil {
+		return p, err
+	}
+	if p.bin = o.bin; p.bin == "" {
+		p.bin = filepath.Join(p.dir, "disbursementd")
+		if err := proc.Build(o.root, p.bin); err != nil {
+			return p, err
+		}
+	}
+	p.dbName = fmt.Sprintf("disb_%s_%d", name, run)
+	if p.dsn, err = createDatabase(o.dsn, p.dbName); err != nil {
+		return p, err
+	}
+	p.logs = &soakLogs{dir: filepath.Join(p.dir, "logs")}
+	return p, os.MkdirAll(p.logs.dir, 0o755)
+}
+
 // soakLogs writes each process of a soak's log to a file of its own in
 // dir (NAME.log).
 type soakLogs struct {
 	dir   string
 	mu    sync.Mutex
 	files []*os.File
-}
-
-func newSoakLogs(dir string) (*soakLogs, error) {
-	return &soakLogs{dir: dir}, os.MkdirAll(dir, 0o755)
 }
 
 // writer is the soak's Logs: process name's log file.

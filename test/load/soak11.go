@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lender/disbursementd/test/proc"
 	"github.com/lender/disbursementd/test/soak"
 )
 
@@ -36,31 +35,16 @@ func runSoak11(o options) error {
 			conc = o.soakConc
 		}
 	})
-	dir, err := os.MkdirTemp("", "disb-soak11-")
+	pl, err := newSoakPlace(o, "soak11", time.Now().Unix())
 	if err != nil {
 		return err
 	}
-	bin := o.bin
-	if bin == "" {
-		bin = filepath.Join(dir, "disbursementd")
-		if err := proc.Build(o.root, bin); err != nil {
-			return err
-		}
-	}
-	dbName := fmt.Sprintf("disb_soak11_%d", time.Now().Unix())
-	dsn, err := createDatabase(o.dsn, dbName)
-	if err != nil {
-		return err
-	}
-	logs, err := newSoakLogs(filepath.Join(dir, "logs"))
-	if err != nil {
-		return err
-	}
+	dir, dbName, logs := pl.dir, pl.dbName, pl.logs
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began, load := time.Now(), loadAverage()
 	res, err := soak.RunWebhooks(ctx, soak.WebhookConfig{
-		Binary: bin, Dir: dir, DSN: dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
+		Binary: pl.bin, Dir: dir, DSN: pl.dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
 		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet,
 		Logs: logs.writer, Progress: log.Printf,
 	})

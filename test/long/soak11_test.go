@@ -46,8 +46,7 @@ func TestWebhookSoakShort(t *testing.T) {
 		t.Skip(err.Error())
 	}
 	dsn := storetest.MustCreateDatabase(t)
-	logs := map[string]*testkit.SyncBuffer{}
-	var mu sync.Mutex
+	logs := &processLogs{}
 	oracle, err := filepath.Abs(oracleDir)
 	if err != nil {
 		t.Fatal(err)
@@ -55,13 +54,7 @@ func TestWebhookSoakShort(t *testing.T) {
 	res, err := soak.RunWebhooks(t.Context(), soak.WebhookConfig{
 		Binary: testkit.BinaryPath(t), Dir: t.TempDir(), DSN: dsn, Env: os.Environ(), Oracle: oracle, Node: node,
 		Duration: 60 * time.Second, Concurrency: 16, Away: 10 * time.Second, KillEvery: 20 * time.Second,
-		Logs: func(name string) io.Writer {
-			mu.Lock()
-			defer mu.Unlock()
-			logs[name] = &testkit.SyncBuffer{}
-			return logs[name]
-		},
-		Progress: t.Logf,
+		Logs: logs.writer, Progress: t.Logf,
 	})
 	if res != nil {
 		var out strings.Builder
@@ -102,7 +95,7 @@ func TestWebhookSoakShort(t *testing.T) {
 	case res.Accepted < 50 || res.Rejected < 20:
 		t.Errorf("only %d accepted and %d rejected reports", res.Accepted, res.Rejected)
 	}
-	for name, l := range logs {
+	for name, l := range logs.by {
 		for _, leak := range testkit.LogLeaks(l.String()) {
 			t.Errorf("%s logged a secret: %s", name, leak)
 		}
@@ -112,4 +105,21 @@ func TestWebhookSoakShort(t *testing.T) {
 			}
 		}
 	}
+}
+
+// processLogs keeps the log of each process of a soak in memory, by name.
+type processLogs struct {
+	mu sync.Mutex
+	by map[string]*testkit.SyncBuffer
+}
+
+// writer is a soak's Logs: a new buffer for process name.
+func (l *processLogs) writer(name string) io.Writer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]*testkit.SyncBuffer{}
+	}
+	l.by[name] = &testkit.SyncBuffer{}
+	return l.by[name]
 }
