@@ -86,6 +86,7 @@ type options struct {
 	soakConc            int
 	soak11              time.Duration // > 0: contract §11's soak for this long (soak11.go)
 	soak11Quiet         bool          // with -soak11: no 500s, no absence, no SIGKILL (the latency at rest)
+	soak11Rate          float64       // with -soak11: new reports a second in all (0: closed loop)
 	galera              bool          // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
 	edgeW               string // the measured reports' workload in an attack mode
@@ -153,6 +154,7 @@ func main() {
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak (-soak11: 16 unless given)")
 	flag.DurationVar(&o.soak11, "soak11", 0, "run contract §11's soak for this long instead (decisions and signed webhooks on 3 replicas of MariaDB from -dsn; e.g. -soak11 10m; needs test/sworacle installed)")
+	flag.Float64Var(&o.soak11Rate, "soak11-rate", 0, "with -soak11: pace the partner's clients to this many new reports a second in all (0: each as soon as the last is answered and decided)")
 	flag.BoolVar(&o.soak11Quiet, "soak11-quiet", false, "with -soak11: a receiver that always answers 204 and stays, and no SIGKILL: the decision-to-delivery latency without faults (e.g. -soak11 2m -soak-c 1 -soak11-quiet)")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
 	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")

@@ -45,7 +45,7 @@ func runSoak11(o options) error {
 	began, load := time.Now(), loadAverage()
 	res, err := soak.RunWebhooks(ctx, soak.WebhookConfig{
 		Binary: pl.bin, Dir: dir, DSN: pl.dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
-		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet,
+		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet, Rate: o.soak11Rate,
 		Logs: logs.writer, Progress: log.Printf,
 	})
 	logs.close()

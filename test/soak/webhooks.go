@@ -40,6 +40,9 @@ type WebhookConfig struct {
 
 	Duration    time.Duration // of load; new reports stop then
 	Concurrency int           // the partner's clients (default 16)
+	// Rate paces the partner's clients to this many new reports a second
+	// in all; 0 sends each as soon as the last is answered (and decided).
+	Rate        float64
 	Deciders    int           // the back office's clients (default 8)
 	Replicas    int           // default 3
 	KillEvery   time.Duration // a replica SIGKILLed (in turn) every this (default 2m)

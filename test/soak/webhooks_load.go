@@ -26,11 +26,24 @@ func (w *whSoak) load(ctx context.Context) error {
 	c.Progress("webhook soak: %s of load at c=%d, %d deciders, from %s", c.Duration, c.Concurrency, c.Deciders, w.res.LoadStarted.Format(time.RFC3339))
 
 	var reporters, deciders sync.WaitGroup
+	var pace <-chan time.Time
+	if c.Rate > 0 {
+		tick := time.NewTicker(time.Duration(float64(time.Second) / c.Rate))
+		defer tick.Stop()
+		pace = tick.C
+	}
 	for k := range c.Concurrency {
 		reporters.Add(1)
 		go func() {
 			defer reporters.Done()
 			for i := 0; !stopped.Load() && ctx.Err() == nil; i++ {
+				if pace != nil {
+					select {
+					case <-pace:
+					case <-ctx.Done():
+						return
+					}
+				}
 				r := w.reports.next()
 				w.send(ctx, r, k+i)
 				if oks := r.answers(); len(oks) > 0 && oks[0].id > 0 {

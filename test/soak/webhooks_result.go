@@ -20,6 +20,7 @@ type Kill struct {
 type WebhookResult struct {
 	*Result
 	Deciders  int
+	Rate      float64 // new reports a second, 0: closed loop
 	FailShare float64
 	Schedule  string
 	Endpoint  string
@@ -67,7 +68,7 @@ type WebhookResult struct {
 }
 
 func newWebhookResult(r *Result, c *WebhookConfig) *WebhookResult {
-	return &WebhookResult{Result: r, Deciders: c.Deciders, FailShare: c.FailShare, Schedule: c.schedule(), OutboxBound: c.outboxBound(),
+	return &WebhookResult{Result: r, Deciders: c.Deciders, Rate: c.Rate, FailShare: c.FailShare, Schedule: c.schedule(), OutboxBound: c.outboxBound(),
 		DecisionAnswers: map[string]int64{}, decisions: map[int64]string{}, Events: map[string]int{}, Deliveries: map[string]int{}}
 }
 
@@ -99,8 +100,12 @@ func (r *WebhookResult) Print(w io.Writer) {
 		return "+" + t.Sub(r.LoadStarted).Round(100*time.Millisecond).String()
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("load:               %s at c=%d on %d replicas, %d deciders; reports and decisions drained in %s",
-		r.LoadStopped.Sub(r.LoadStarted).Round(time.Second), r.Concurrency, r.Replicas, r.Deciders, r.Drained.Sub(r.LoadStopped).Round(100*time.Millisecond))
+	pace := "as fast as answered"
+	if r.Rate > 0 {
+		pace = fmt.Sprintf("paced to %.0f reports/s", r.Rate)
+	}
+	p("load:               %s at c=%d (%s) on %d replicas, %d deciders; reports and decisions drained in %s",
+		r.LoadStopped.Sub(r.LoadStarted).Round(time.Second), r.Concurrency, pace, r.Replicas, r.Deciders, r.Drained.Sub(r.LoadStopped).Round(100*time.Millisecond))
 	for _, k := range r.Kills {
 		p("SIGKILL / restart:  replica %d killed %s, restarted and ready %s", k.Replica, since(k.At), since(k.Restarted))
 	}
