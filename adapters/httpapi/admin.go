@@ -96,6 +96,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.ReportTimeout)
 	defer cancel()
 	receipt, did, err := s.Decisions.Decide(ctx, id, req, by)
+	s.metrics.countDecision(req.Decision, did, err)
 	if err != nil {
 		s.adminError(w, r, err)
 		return

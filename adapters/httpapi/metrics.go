@@ -40,6 +40,7 @@ type Metrics struct {
 	// ReportsReplayed counts reports answered with the first answer of an
 	// earlier report (Idempotent-Replayed): 200s that stored nothing.
 	ReportsReplayed prometheus.Counter
+	decisions       *prometheus.CounterVec // metrics_decisions.go
 	receiving       prometheus.Gauge
 	sweep           sweepMetrics
 	bytesReserved   prometheus.Gauge
@@ -83,11 +84,12 @@ func NewMetrics() *Metrics {
 	m.ReportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
 		Help: "Reports answered with the answer of the same report sent before (Idempotent-Replayed: true); nothing stored."})
 	m.sweep = newSweepMetrics()
+	m.decisions = newDecisionCounter()
 	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
 		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
 		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.LookupsThrottled, m.LookupsDelayed, m.MissingFiles, m.BodiesTooSlow, m.receiving,
-		m.bytesReserved, m.ReportsReplayed, m.ready,
+		m.bytesReserved, m.ReportsReplayed, m.ready, m.decisions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

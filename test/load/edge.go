@@ -160,10 +160,15 @@ func runEdge(o options) error {
 	} else {
 		fmt.Print(text)
 	}
-	rep := newReport(o, env)
+	return writeAttackResults(o, env, text)
+}
+
+// writeAttackResults writes an attack mode's text to the results file,
+// under how it was measured.
+func writeAttackResults(o options, env *environment, text string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Attack results: %s (%s)\n\n", o.mode, time.Now().UTC().Format(time.RFC3339))
-	for _, a := range rep.about {
+	for _, a := range newReport(o, env).about {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}
 	b.WriteString("\n" + text)
@@ -178,7 +183,7 @@ func runEdge(o options) error {
 }
 
 // attackModes are the -mode values besides levels.
-var attackModes = []string{modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood, modeByteHold, modeLookupHold, modeNFCGrowth}
+var attackModes = []string{modeSlowBody, modeLoginFlood, modeListFlood, modeTIFFFlood, modeByteHold, modeLookupHold, modeNFCGrowth, modeWebhookHang}
 
 // edgeWorkload is the measured reports' workload: -edge-w (W1 unless
 // given; W2 carries a 200 KB PDF, so its body needs the byte budget too).

@@ -14,6 +14,8 @@
 //	go run -C test/load . -mode nfc-growth -env GOMEMLIMIT=768MiB -mem-max 1GiB
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
 //	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
+//	go run -C test/load . -soak11 10m                  # contract §11's soak: decisions and signed webhooks (MariaDB)
+//	go run -C test/load . -mode webhook-hang -runs 3   # reports beside 5 webhook endpoints that never answer
 //
 // It builds and starts disbursementd in a temp directory, adds a user,
 // takes a token, and drives W1 (full report, no file), W2 (with a 200 KB
@@ -82,7 +84,10 @@ type options struct {
 	tiffTimeout         time.Duration // a tiff-flood client's timeout
 	soak                time.Duration // > 0: issue 17's soak for this long (soak.go) instead of measuring
 	soakConc            int
-	galera              bool // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
+	soak11              time.Duration // > 0: contract §11's soak for this long (soak11.go)
+	soak11Quiet         bool          // with -soak11: no 500s, no absence, no SIGKILL (the latency at rest)
+	soak11Rate          float64       // with -soak11: new reports a second in all (0: closed loop)
+	galera              bool          // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
 	edgeW               string // the measured reports' workload in an attack mode
 	edgeLookups         int    // the measured partner's look-up clients beside its reports
@@ -136,7 +141,7 @@ func main() {
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
-	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold or nfc-growth (reports and look-ups alone, then beside that attack; see edge.go)")
+	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold, nfc-growth (reports and look-ups alone, then beside that attack; see edge.go) or webhook-hang (reports alone, then beside 5 webhook endpoints that never answer; webhookhang.go, with -runs)")
 	flag.IntVar(&o.edgeConc, "edge-c", 32, "concurrency of the measured reports, with -mode slow-body or login-flood")
 	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
 	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
@@ -147,7 +152,10 @@ func main() {
 	flag.IntVar(&o.tiffConc, "tiff-c", 4, "clients sending finding 4's TIFF, with -mode tiff-flood")
 	flag.DurationVar(&o.tiffTimeout, "tiff-timeout", 10*time.Second, "a TIFF client's timeout, with -mode tiff-flood")
 	flag.DurationVar(&o.soak, "soak", 0, "run issue 17's soak for this long instead (MariaDB from -dsn, S3 from test/s3.sh's variables; e.g. -soak 10m)")
-	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak")
+	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak (-soak11: 16 unless given)")
+	flag.DurationVar(&o.soak11, "soak11", 0, "run contract §11's soak for this long instead (decisions and signed webhooks on 3 replicas of MariaDB from -dsn; e.g. -soak11 10m; needs test/sworacle installed)")
+	flag.Float64Var(&o.soak11Rate, "soak11-rate", 0, "with -soak11: pace the partner's clients to this many new reports a second in all (0: each as soon as the last is answered and decided)")
+	flag.BoolVar(&o.soak11Quiet, "soak11-quiet", false, "with -soak11: a receiver that always answers 204 and stays, and no SIGKILL: the decision-to-delivery latency without faults (e.g. -soak11 2m -soak-c 1 -soak11-quiet)")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
 	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")
 	flag.StringVar(&o.edgeW, "edge-w", "W1", "the measured reports' workload in an attack mode: W1, W2, V1 or V2")
@@ -165,9 +173,10 @@ func main() {
 	flag.Float64Var(&o.nfcMiB, "nfc-mib", 31.9, "size of each such body in MiB, with -mode nfc-growth")
 	flag.StringVar(&o.memMax, "mem-max", "", "run the service in a memory cgroup of this limit (e.g. 1GiB, the shipped container's); with -env GOMEMLIMIT=768MiB")
 	flag.Parse()
-	if o.soak > 0 {
+	if o.soak > 0 || o.soak11 > 0 {
 		o.store = "mysql"
 	}
+	o.env = append(modeSettings(o.mode), o.env...)
 	o.concurrency, o.w3Concurrency = ints(conc), ints(w3conc)
 	if err := o.complete(); err != nil {
 		log.Fatal(err)
@@ -176,6 +185,10 @@ func main() {
 	switch {
 	case o.soak > 0:
 		measure = runSoak
+	case o.soak11 > 0:
+		measure = runSoak11
+	case o.mode == modeWebhookHang:
+		measure = runWebhookHang
 	case o.mode != modeLevels:
 		measure = runEdge
 	}
@@ -200,6 +213,8 @@ func (o *options) complete() error {
 		switch {
 		case o.soak > 0:
 			name = "soak-" + o.store + ".md"
+		case o.soak11 > 0:
+			name = "soak11-" + o.store + ".md"
 		case o.mode != modeLevels:
 			name = o.mode + "-" + o.store + ".md"
 		}

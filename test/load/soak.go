@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
@@ -43,86 +44,124 @@ func runSoak(o options) error {
 	if !ok {
 		return fmt.Errorf("-soak needs an S3 server: %s and the rest (source test/s3.sh && start_s3)", storetest.EnvS3Endpoint)
 	}
-	dir, err := os.MkdirTemp("", "disb-soak-")
+	pl, err := newSoakPlace(o, "soak", run)
 	if err != nil {
 		return err
 	}
-	bin := o.bin
-	if bin == "" {
-		bin = filepath.Join(dir, "disbursementd")
-		if err := proc.Build(o.root, bin); err != nil {
-			return err
-		}
-	}
-	dbName := fmt.Sprintf("disb_soak_%d", run)
-	dsn, err := createDatabase(o.dsn, dbName)
-	if err != nil {
-		return err
-	}
+	dir, dbName, logs := pl.dir, pl.dbName, pl.logs
 	if galera != nil {
 		if err := galera.ForDatabase(dbName); err != nil {
 			return err
 		}
 	}
-	logDir := filepath.Join(dir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return err
-	}
-	var files []*os.File
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	began, load := time.Now(), loadAverage()
 	res, err := soak.Run(ctx, soak.Config{
-		Binary: bin, Dir: dir, DSN: dsn, S3: s3cfg, Env: os.Environ(),
+		Binary: pl.bin, Dir: dir, DSN: pl.dsn, S3: s3cfg, Env: os.Environ(),
 		Duration: o.soak, Concurrency: o.soakConc, Replicas: max(2, o.replicas), Galera: galera,
-		Logs: func(name string) io.Writer {
-			f, err := os.Create(filepath.Join(logDir, name+".log"))
-			if err != nil {
-				log.Printf("soak: %s's log: %v", name, err)
-				return io.Discard
-			}
-			files = append(files, f)
-			return f
-		},
-		Progress: log.Printf,
+		Logs: logs.writer, Progress: log.Printf,
 	})
-	for _, f := range files {
-		_ = f.Close()
-	}
+	logs.close()
 	if res == nil {
 		return err
 	}
 	var text strings.Builder
 	res.Print(&text)
-	fmt.Print(text.String())
-	if werr := writeSoakResults(o, began, load, text.String()); werr != nil {
+	kept := fmt.Sprintf("the replicas' logs in %s, database %s, objects under s3://%s/%s", logs.dir, dbName, s3cfg.Bucket, s3cfg.Prefix)
+	return soakOutcome(o, "Soak (issue 17)", began, load, text.String(), res.ViolationCount, err, kept, func() error {
+		if err := storetest.DeletePrefix(context.Background(), storetest.S3Client(s3cfg), s3cfg); err != nil {
+			log.Printf("soak: clean up s3://%s/%s: %v", s3cfg.Bucket, s3cfg.Prefix, err)
+		}
+		dropDatabase(o.dsn, dbName)
+		return os.RemoveAll(dir)
+	})
+}
+
+// soakPlace is where a soak runs: a working directory, the binary there
+// (unless -bin names one), a fresh database disb_NAME_RUN on -dsn's
+// server (its DSN), and the processes' log files in dir/logs.
+type soakPlace struct {
+	dir, bin, dbName, dsn string
+	logs                  *soakLogs
+}
+
+func newSoakPlace(o options, name string, run int64) (p soakPlace, err error) {
+	if p.dir, err = os.MkdirTemp("", "disb-"+name+"-"); err != nil {
+		return p, err
+	}
+	if p.bin = o.bin; p.bin == "" {
+		p.bin = filepath.Join(p.dir, "disbursementd")
+		if err := proc.Build(o.root, p.bin); err != nil {
+			return p, err
+		}
+	}
+	p.dbName = fmt.Sprintf("disb_%s_%d", name, run)
+	if p.dsn, err = createDatabase(o.dsn, p.dbName); err != nil {
+		return p, err
+	}
+	p.logs = &soakLogs{dir: filepath.Join(p.dir, "logs")}
+	return p, os.MkdirAll(p.logs.dir, 0o755)
+}
+
+// soakLogs writes each process of a soak's log to a file of its own in
+// dir (NAME.log).
+type soakLogs struct {
+	dir   string
+	mu    sync.Mutex
+	files []*os.File
+}
+
+// writer is the soak's Logs: process name's log file.
+func (l *soakLogs) writer(name string) io.Writer {
+	f, err := os.Create(filepath.Join(l.dir, name+".log"))
+	if err != nil {
+		log.Printf("soak: %s's log: %v", name, err)
+		return io.Discard
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.files = append(l.files, f)
+	return f
+}
+
+func (l *soakLogs) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.files {
+		_ = f.Close()
+	}
+}
+
+// soakOutcome prints a soak's counts and writes them to the results file
+// under title. When the soak could not finish (err) or found violations,
+// it says what was kept for a look and returns an error; else it runs
+// clean (drop what the soak made).
+func soakOutcome(o options, title string, began time.Time, load float64, counts string, violations int, err error, kept string, clean func() error) error {
+	fmt.Print(counts)
+	if werr := writeSoakResults(o, title, began, load, counts); werr != nil {
 		return errors.Join(err, werr)
 	}
-	if err != nil || res.ViolationCount > 0 {
-		log.Printf("soak: kept for a look: the replicas' logs in %s, database %s, objects under s3://%s/%s",
-			logDir, dbName, s3cfg.Bucket, s3cfg.Prefix)
+	if err != nil || violations > 0 {
+		log.Printf("%s: kept for a look: %s", title, kept)
 		if err == nil {
-			err = fmt.Errorf("soak: %d disagreements between the answers, the rows and the files", res.ViolationCount)
+			err = fmt.Errorf("%s: %d violations (listed above)", title, violations)
 		}
 		return err
 	}
-	if err := storetest.DeletePrefix(context.Background(), storetest.S3Client(s3cfg), s3cfg); err != nil {
-		log.Printf("soak: clean up s3://%s/%s: %v", s3cfg.Bucket, s3cfg.Prefix, err)
-	}
-	dropDatabase(o.dsn, dbName)
-	return os.RemoveAll(dir)
+	return clean()
 }
 
 // writeSoakResults writes the counts to the results file, under how they
 // were taken.
-func writeSoakResults(o options, began time.Time, load float64, counts string) error {
+func writeSoakResults(o options, title string, began time.Time, load float64, counts string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Soak (issue 17): %s\n\n", began.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "# %s: %s\n\n", title, began.UTC().Format(time.RFC3339))
 	for _, a := range []string{
 		"service " + measured(o),
 		"command: `go run -C test/load . " + strings.Join(masked(os.Args[1:]), " ") + "`",
 		"machine: " + machine(),
-		fmt.Sprintf("load average when the run began: %.2f (%s); the counts compare answers with rows and files, so they hold on a busy machine too", load, shared(load)),
+		fmt.Sprintf("load average when the run began: %.2f (%s); the counts are correctness counts (answers against what was stored, decided and delivered), so they hold on a busy machine too; timings do not", load, shared(load)),
 	} {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}

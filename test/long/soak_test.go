@@ -2,12 +2,10 @@ package long
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -110,16 +108,10 @@ func runSoak(t *testing.T, cfg soak.Config, compared string) (*soak.Result, map[
 	t.Helper()
 	cfg.S3 = storetest.S3Config(t)
 	t.Cleanup(func() { storetest.DeleteS3Prefix(t, storetest.S3Client(cfg.S3), cfg.S3) })
-	logs := map[string]*testkit.SyncBuffer{}
-	var mu sync.Mutex
+	logs := &processLogs{}
 	cfg.Binary, cfg.Dir, cfg.Env = testkit.BinaryPath(t), t.TempDir(), os.Environ()
 	cfg.Duration, cfg.Concurrency = 60*time.Second, 32
-	cfg.Logs = func(name string) io.Writer {
-		mu.Lock()
-		defer mu.Unlock()
-		logs[name] = &testkit.SyncBuffer{}
-		return logs[name]
-	}
+	cfg.Logs = logs.writer
 	cfg.Progress = t.Logf
 	res, err := soak.Run(t.Context(), cfg)
 	if res != nil {
@@ -133,5 +125,5 @@ func runSoak(t *testing.T, cfg soak.Config, compared string) (*soak.Result, map[
 	if res.ViolationCount > 0 {
 		t.Errorf("%d disagreements between %s (listed above)", res.ViolationCount, compared)
 	}
-	return res, logs
+	return res, logs.by
 }

@@ -19,7 +19,7 @@ import (
 // finish (each until its 200), within Drain.
 func (s *soak) load(ctx context.Context) error {
 	c := s.c
-	s.reports = newMix()
+	s.reports = newMix(fileShare)
 	var stopped atomic.Bool
 	s.arm()
 	s.res.LoadStarted = time.Now()

@@ -52,16 +52,19 @@ type report struct {
 
 // mix makes the reports and keeps them for the comparison.
 type mix struct {
-	run     string
-	files   [][]byte
-	mu      sync.Mutex
-	reports []*report
+	run       string
+	fileShare float64 // of the reports, with a PDF
+	files     [][]byte
+	mu        sync.Mutex
+	reports   []*report
 }
 
-func newMix() *mix {
+// newMix makes a mix whose reports carry a file in fileShare of cases.
+func newMix(fileShare float64) *mix {
 	return &mix{
-		run:   strconv.FormatInt(time.Now().Unix()%1_000_000, 36),
-		files: [][]byte{fixture.PDF(8 << 10), fixture.PDF(24 << 10), fixture.PDF(48 << 10)},
+		run:       strconv.FormatInt(time.Now().Unix()%1_000_000, 36),
+		fileShare: fileShare,
+		files:     [][]byte{fixture.PDF(8 << 10), fixture.PDF(24 << 10), fixture.PDF(48 << 10)},
 	}
 }
 
@@ -79,7 +82,7 @@ func (m *mix) next() *report {
 		r.key = fmt.Sprintf("soak-%s-%d", m.run, r.n)
 	}
 	var file []byte
-	if rand.Float64() < fileShare {
+	if rand.Float64() < m.fileShare {
 		r.withFile, file = true, m.files[rand.IntN(len(m.files))]
 	}
 	switch x := rand.Float64(); {
