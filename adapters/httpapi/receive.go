@@ -121,14 +121,18 @@ var errBodyTooSlow = errors.New("body too slow")
 // enough unless more arrives: the start plus window at first, then each
 // byte moves it 1/rate later, but never past window from now. Before each
 // read a timer is armed for due; it moves the connection's read deadline
-// into the past, which ends the read under way. The server's own
-// deadlines (http.read_timeout) are never moved later.
+// into the past, which ends the read under way. The time the server
+// spends between reads (allocating a body's next buffer, or waiting for a
+// CPU on a loaded machine) is its own, not the client's: due moves on by
+// it, so only the time a read waits for bytes counts against the client.
+// The server's own deadlines (http.read_timeout) are never moved later.
 type rateGuard struct {
 	r      io.Reader
 	rc     *http.ResponseController
 	window time.Duration
 	rate   int64 // bytes per second, > 0
 	due    time.Time
+	last   time.Time // when the last read returned (or the guard began)
 	timer  *time.Timer
 
 	mu  sync.Mutex
@@ -138,7 +142,8 @@ type rateGuard struct {
 // newRateGuard guards r; window is Limits.BodyRateGrace, the time a body
 // may take before its first bytes count and the most it may run ahead.
 func newRateGuard(w http.ResponseWriter, r io.Reader, rate int64, window time.Duration) *rateGuard {
-	g := &rateGuard{r: r, rc: http.NewResponseController(w), window: window, rate: rate, due: time.Now().Add(window)}
+	now := time.Now()
+	g := &rateGuard{r: r, rc: http.NewResponseController(w), window: window, rate: rate, due: now.Add(window), last: now}
 	g.timer = time.AfterFunc(time.Hour, g.expire)
 	g.timer.Stop()
 	return g
@@ -165,11 +170,18 @@ func (g *rateGuard) Read(p []byte) (int, error) {
 	if g.tooSlow() {
 		return 0, errBodyTooSlow
 	}
-	g.timer.Reset(time.Until(g.due))
+	now := time.Now()
+	if away := g.due.Add(now.Sub(g.last)); away.Before(now.Add(g.window)) { // the server's time away
+		g.due = away
+	} else {
+		g.due = now.Add(g.window)
+	}
+	g.timer.Reset(g.due.Sub(now))
 	n, err := g.r.Read(p)
 	g.timer.Stop()
+	g.last = time.Now()
 	if n > 0 {
-		g.due = g.earned(g.due, int64(n), time.Now())
+		g.due = g.earned(g.due, int64(n), g.last)
 	}
 	if err != nil && g.tooSlow() {
 		return n, errBodyTooSlow

@@ -28,6 +28,7 @@ func TestOneAnswerPerError(t *testing.T) {
 	// The non-error answers and the constant statuses they may write.
 	fixed := map[string][]string{
 		"server.go":     {"StatusMethodNotAllowed", "StatusNotFound"},
+		"routes.go":     {"StatusMethodNotAllowed", "StatusNotFound"},
 		"probes.go":     {"StatusInternalServerError", "StatusServiceUnavailable"},
 		"middleware.go": {"StatusInternalServerError"},
 	}
