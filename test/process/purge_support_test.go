@@ -5,11 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/test/storetest"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
 // purgeRig is the real binary on driver's store (SQLite in its own
-// directory, or the MySQL dsn) with one partner, for the purge tests.
+// directory, or a new database of the test MariaDB) with one partner,
+// for the purge tests.
 type purgeRig struct {
 	driver, dsn, dir string
 	env              []string
@@ -18,13 +20,14 @@ type purgeRig struct {
 	tok              string
 }
 
-// startPurgeRig starts a purgeRig and waits until it is ready; dsn is
-// ignored for SQLite.
-func startPurgeRig(t *testing.T, driver, dsn string) *purgeRig {
+// startPurgeRig starts a purgeRig and waits until it is ready; on MySQL
+// it skips or fails without a test server, as ServerDSN says.
+func startPurgeRig(t *testing.T, driver string) *purgeRig {
 	t.Helper()
-	r := &purgeRig{driver: driver, dsn: dsn, dir: t.TempDir(), env: testkit.BaseEnv()}
+	r := &purgeRig{driver: driver, dir: t.TempDir(), env: testkit.BaseEnv()}
 	if driver == "mysql" {
-		r.env = append(r.env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
+		r.dsn = storetest.MustCreateDatabase(t)
+		r.env = append(r.env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+r.dsn)
 	} else {
 		r.dsn = filepath.Join(r.dir, "data", "disbursement.db")
 	}

@@ -10,19 +10,17 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
-	"github.com/lender/disbursementd/test/storetest"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
 func TestReportsPurgeSQLite(t *testing.T) {
 	t.Parallel()
-	purgeFlow(t, "sqlite", "")
+	purgeFlow(t, "sqlite")
 }
 
 func TestReportsPurgeMySQL(t *testing.T) {
 	t.Parallel()
-	storetest.ServerDSN(t)
-	purgeFlow(t, "mysql", storetest.MustCreateDatabase(t))
+	purgeFlow(t, "mysql")
 }
 
 // purgeFlow: reports received years ago (their receipt time moved back
@@ -31,8 +29,8 @@ func TestReportsPurgeMySQL(t *testing.T) {
 // its file stay; a retention shorter than idempotency.ttl, or none, is
 // refused; afterwards reconcile finds nothing missing and nothing
 // orphaned.
-func purgeFlow(t *testing.T, driver, dsn string) {
-	rig := startPurgeRig(t, driver, dsn)
+func purgeFlow(t *testing.T, driver string) {
+	rig := startPurgeRig(t, driver)
 	dir, env, p, in, tok := rig.dir, rig.env, rig.p, rig.in, rig.tok
 	type stored struct {
 		id   int64
