@@ -75,6 +75,18 @@ func hang(ctx context.Context, _ ports.WebhookRequest) ports.WebhookResult {
 	return ports.WebhookResult{Error: domain.AttemptTimeout}
 }
 
+// heldUntil is an answer that waits until release is closed (or ctx is
+// done), as a receiver that answers late, and then answers res.
+func heldUntil(release <-chan struct{}, res ports.WebhookResult) func(context.Context, ports.WebhookRequest) ports.WebhookResult {
+	return func(ctx context.Context, _ ports.WebhookRequest) ports.WebhookResult {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return res
+	}
+}
+
 // observer records what the worker tells the metrics.
 type observer struct {
 	mu        sync.Mutex

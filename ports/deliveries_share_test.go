@@ -61,13 +61,7 @@ func TestDeliveryWorkersBoundedInTotal(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, options())
 	release := make(chan struct{})
-	r.send.answer = func(ctx context.Context, req ports.WebhookRequest) ports.WebhookResult {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return ports.WebhookResult{StatusCode: 200}
-	}
+	r.send.answer = heldUntil(release, ports.WebhookResult{StatusCode: 200})
 	for i := range 6 {
 		p := string(rune('a' + i))
 		r.endpoint("we_"+p, p)
@@ -97,13 +91,7 @@ func TestDeliveryLostLeaseIsAtLeastOnce(t *testing.T) {
 	t.Parallel()
 	a := newRig(t, options())
 	answerA := make(chan struct{})
-	a.send.answer = func(ctx context.Context, req ports.WebhookRequest) ports.WebhookResult {
-		select {
-		case <-answerA:
-		case <-ctx.Done():
-		}
-		return ports.WebhookResult{StatusCode: 500, Error: domain.AttemptHTTPStatus}
-	}
+	a.send.answer = heldUntil(answerA, ports.WebhookResult{StatusCode: 500, Error: domain.AttemptHTTPStatus})
 	a.endpoint("we_a", "p")
 	a.event("p", 1)
 	a.start(t)

@@ -1,7 +1,6 @@
 package gormstore_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
-	"github.com/lender/disbursementd/test/storetest"
 )
 
 // TestEventPlansSQLite and TestEventPlansMySQL: a page of GET /v1/events
@@ -21,33 +19,16 @@ import (
 // after a cursor and before the list delay's bound; on planRows events of
 // 6 partners (one with half of them), with statistics.
 func TestEventPlansSQLite(t *testing.T) {
-	path := storetest.SQLitePath(t)
-	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{})
-	eventPlans(t, st, gormstore.SQLite, path)
+	eventPlans(t, gormstore.SQLite)
 }
 
 func TestEventPlansMySQL(t *testing.T) {
-	dsn := storetest.MustCreateDatabase(t)
-	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
-	eventPlans(t, st, gormstore.MySQL, dsn)
+	eventPlans(t, gormstore.MySQL)
 }
 
-func eventPlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
-	db, err := storetest.OpenDB(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer storetest.CloseDB(db)
-	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	seedPlanRows(t, db, base)
-	seedPlanEvents(t, db, base)
-	analyze := "ANALYZE"
-	if driver == gormstore.MySQL {
-		analyze = "ANALYZE TABLE " + gormstore.StagingTable + ", report_events PERSISTENT FOR ALL"
-	}
-	if err := db.Exec(analyze).Error; err != nil {
-		t.Fatal(err)
-	}
+func eventPlans(t *testing.T, driver string) {
+	st, db := planStore(t, driver, func(db *gorm.DB) { seedPlanEvents(t, db, planBase) }, "report_events")
+	base := planBase
 	after := ports.EventPosition{CreatedAt: base.Add(15 * 24 * time.Hour), Seq: 3001}
 	before := base.Add(25 * 24 * time.Hour)
 	for _, tt := range []struct {
@@ -63,10 +44,10 @@ func eventPlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			query, args := st.EventListStatement(tt.f)
-			plan := eventPlan(t, db, driver, query, args)
-			t.Logf("%s\n%s\n%s", tt.name, query, strings.Join(plan, "\n"))
+			plan, _ := explain(t, db, driver, query, args)
+			t.Logf("%s\n%s\n%s", tt.name, query, plan)
 			events, other := 0, 0
-			for _, step := range plan {
+			for _, step := range strings.Split(plan, "\n") {
 				switch {
 				case strings.Contains(step, "TEMP B-TREE"), strings.Contains(step, "filesort"):
 					t.Errorf("sorts its rows: %s", step)
@@ -115,55 +96,4 @@ func seedPlanEvents(t *testing.T, db *gorm.DB, base time.Time) {
 	if err := db.Exec("UPDATE report_events SET created_at = ? WHERE type <> 'report.received'", base.AddDate(0, 0, 1)).Error; err != nil {
 		t.Fatal(err)
 	}
-}
-
-// eventPlan is query's plan, a step a line: SQLite's details, or
-// MariaDB's EXPLAIN rows as "column=value" pairs.
-func eventPlan(t *testing.T, db *gorm.DB, driver, query string, args []any) []string {
-	t.Helper()
-	if driver == gormstore.SQLite {
-		var steps []struct {
-			ID, Parent, Notused int
-			Detail              string
-		}
-		if err := db.Raw("EXPLAIN QUERY PLAN "+query, args...).Scan(&steps).Error; err != nil {
-			t.Fatal(err)
-		}
-		out := make([]string, len(steps))
-		for i, s := range steps {
-			out[i] = s.Detail
-		}
-		return out
-	}
-	rows, err := db.Raw("EXPLAIN "+query, args...).Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		var line []string
-		for i, c := range cols {
-			v := "NULL"
-			switch x := vals[i].(type) {
-			case nil:
-			case []byte:
-				v = string(x)
-			default:
-				v = fmt.Sprint(x)
-			}
-			line = append(line, c+"="+v)
-		}
-		out = append(out, strings.Join(line, " "))
-	}
-	return out
 }

@@ -1,13 +1,10 @@
 package gormstore_test
 
 import (
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/ports"
-	"github.com/lender/disbursementd/test/storetest"
 )
 
 // TestArchivePlansSQLite and TestArchivePlansMySQL: every statement of
@@ -17,34 +14,17 @@ import (
 // uses. The plans are logged for the lead's note (go test -v).
 func TestArchivePlansSQLite(t *testing.T) {
 	t.Parallel()
-	path := storetest.SQLitePath(t)
-	st := storetest.MustOpen(t, gormstore.SQLite, path, gormstore.Options{})
-	archivePlans(t, st, gormstore.SQLite, path)
+	archivePlans(t, gormstore.SQLite)
 }
 
 func TestArchivePlansMySQL(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.MustCreateDatabase(t)
-	st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{})
-	archivePlans(t, st, gormstore.MySQL, dsn)
+	archivePlans(t, gormstore.MySQL)
 }
 
-func archivePlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
-	db, err := storetest.OpenDB(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer storetest.CloseDB(db)
-	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	seedPlanRows(t, db, base)
-	analyze := "ANALYZE"
-	if driver == gormstore.MySQL {
-		analyze = "ANALYZE TABLE " + gormstore.StagingTable + " PERSISTENT FOR ALL"
-	}
-	if err := db.Exec(analyze).Error; err != nil {
-		t.Fatal(err)
-	}
-	day := base.AddDate(0, 0, 20)
+func archivePlans(t *testing.T, driver string) {
+	st, db := planStore(t, driver, nil)
+	day := planBase.AddDate(0, 0, 20)
 	// Each shape names the index it must read through ("" is the primary
 	// key): a range on the id alone would pass the scan check while
 	// reading the whole table for a filter no index serves.
@@ -67,30 +47,21 @@ func archivePlans(t *testing.T, st *gormstore.Store, driver, dsn string) {
 		{"a day of one partner", ports.ArchiveFilter{User: "p0", From: day, To: day.AddDate(0, 0, 1), Limit: 51}, "ix_staging_user_received_id"},
 		{"a small partner", ports.ArchiveFilter{User: "p5", Limit: 51}, "ix_staging_user_id"},
 	}
-	run := func(name, query string, args []any, index string) {
-		t.Run(name, func(t *testing.T) {
-			plan, full := explain(t, db, driver, query, args)
-			t.Logf("%s\n%s\n%s", name, query, plan)
-			if full != "" {
-				t.Errorf("%s reads without an index: %s\n%s", name, full, plan)
-			}
-			want := map[string]string{gormstore.SQLite: "INDEX " + index + " (", gormstore.MySQL: "key=" + index + " "}[driver]
-			if index == "" {
-				want = map[string]string{gormstore.SQLite: "USING INTEGER PRIMARY KEY", gormstore.MySQL: "key=PRIMARY "}[driver]
-			}
-			if !strings.Contains(plan, want) {
-				t.Errorf("%s does not read through %q:\n%s", name, want, plan)
-			}
-		})
-	}
-	run("find one report", gormstore.FindQuery(st), []any{int64(4321)}, "")
+	// A sort is not what this test holds an archive page to (it never
+	// was): the index each shape reads through is.
+	checks := []planCase{{name: "find one report", query: gormstore.FindQuery(st), args: []any{int64(4321)}, index: primaryKey, mayHaveSort: true}}
 	for _, tt := range cases {
 		q, args, err := gormstore.ArchiveQuery(st, tt.f)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		run(tt.name, q, args, tt.index)
+		index := tt.index
+		if index == "" {
+			index = primaryKey
+		}
+		checks = append(checks, planCase{name: tt.name, query: q, args: args, index: index, mayHaveSort: true})
 	}
+	checkPlans(t, db, driver, checks)
 	if _, _, err := gormstore.ArchiveQuery(st, ports.ArchiveFilter{IdempotencyKey: "key-00042", Limit: 51}); err == nil {
 		t.Error("a key without a partner: no error (no index starts with the key)")
 	}

@@ -11,53 +11,37 @@ import (
 // runs them in test/fakes. Without a server the MariaDB and Galera tests
 // skip, but under CI=true, where they fail.
 
-func TestDecisionStoreSQLite(t *testing.T) {
+func TestDecisionStoreSQLite(t *testing.T) { onSQLite(t, storetest.RunDecisionStore) }
+func TestDecisionStoreMySQL(t *testing.T)  { onMySQL(t, storetest.RunDecisionStore) }
+func TestDecisionStoreGalera(t *testing.T) { onGalera(t, storetest.RunDecisionStore) }
+func TestEventStoreSQLite(t *testing.T)    { onSQLite(t, storetest.RunEventStore) }
+func TestEventStoreMySQL(t *testing.T)     { onMySQL(t, storetest.RunEventStore) }
+func TestEventStoreGalera(t *testing.T)    { onGalera(t, storetest.RunEventStore) }
+func TestWebhookStoreSQLite(t *testing.T)  { onSQLite(t, storetest.RunWebhookStore) }
+func TestWebhookStoreMySQL(t *testing.T)   { onMySQL(t, storetest.RunWebhookStore) }
+func TestWebhookStoreGalera(t *testing.T)  { onGalera(t, storetest.RunWebhookStore) }
+
+// outboxSuite is a store suite of contract §11.
+type outboxSuite func(*testing.T, func(testing.TB) storetest.OutboxHarness)
+
+// onSQLite runs suite, in parallel, on SQLite stores.
+func onSQLite(t *testing.T, suite outboxSuite) {
 	t.Parallel()
-	storetest.RunDecisionStore(t, storetest.SQLiteOutboxHarness)
+	suite(t, storetest.SQLiteOutboxHarness)
 }
 
-func TestDecisionStoreMySQL(t *testing.T) {
+// onMySQL runs suite, in parallel, on databases of the test MariaDB (it
+// skips or fails, as ServerDSN says, without one).
+func onMySQL(t *testing.T, suite outboxSuite) {
 	storetest.ServerDSN(t)
 	t.Parallel()
-	storetest.RunDecisionStore(t, storetest.MySQLOutboxHarness)
+	suite(t, storetest.MySQLOutboxHarness)
 }
 
-func TestDecisionStoreGalera(t *testing.T) {
+// onGalera runs suite, in parallel, on the test Galera cluster (it skips
+// or fails, as GaleraDSNs says, without one).
+func onGalera(t *testing.T, suite outboxSuite) {
 	storetest.GaleraDSNs(t)
 	t.Parallel()
-	storetest.RunDecisionStore(t, storetest.GaleraOutboxHarness)
-}
-
-func TestEventStoreSQLite(t *testing.T) {
-	t.Parallel()
-	storetest.RunEventStore(t, storetest.SQLiteOutboxHarness)
-}
-
-func TestEventStoreMySQL(t *testing.T) {
-	storetest.ServerDSN(t)
-	t.Parallel()
-	storetest.RunEventStore(t, storetest.MySQLOutboxHarness)
-}
-
-func TestEventStoreGalera(t *testing.T) {
-	storetest.GaleraDSNs(t)
-	t.Parallel()
-	storetest.RunEventStore(t, storetest.GaleraOutboxHarness)
-}
-
-func TestWebhookStoreSQLite(t *testing.T) {
-	t.Parallel()
-	storetest.RunWebhookStore(t, storetest.SQLiteOutboxHarness)
-}
-
-func TestWebhookStoreMySQL(t *testing.T) {
-	storetest.ServerDSN(t)
-	t.Parallel()
-	storetest.RunWebhookStore(t, storetest.MySQLOutboxHarness)
-}
-
-func TestWebhookStoreGalera(t *testing.T) {
-	storetest.GaleraDSNs(t)
-	t.Parallel()
-	storetest.RunWebhookStore(t, storetest.GaleraOutboxHarness)
+	suite(t, storetest.GaleraOutboxHarness)
 }

@@ -27,12 +27,7 @@ import (
 // here: this test counts, it does not time.
 func TestLoginFloodSparesReports(t *testing.T) {
 	t.Parallel()
-	storetest.ServerDSN(t)
-	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
-	in := testkit.MustStart(t, func(c *config.Config) {
-		c.Store.Driver, c.Store.DSN, c.Throttle.Backend = "mysql", dsn, "database"
-	})
-	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
+	in, stmts := startLoggedThrottle(t, nil)
 	tok := in.Token(t, testkit.Partner, testkit.Password)
 
 	const floodConc, floodEach, reports, reportConc = 200, 10, 100, 8
@@ -110,7 +105,7 @@ func TestLoginFloodSparesReports(t *testing.T) {
 		return false
 	}
 	isThrottle := func(q string) bool {
-		return dml(q) && (strings.Contains(q, "login_attempts") || strings.Contains(q, "login_throttle_keys"))
+		return dml(q) && namesThrottleTable(q)
 	}
 	isReport := func(q string) bool {
 		return dml(q) && (strings.Contains(q, "partner_disbursement_staging") || strings.Contains(q, "idempotency"))

@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/lender/disbursementd/config"
-	"github.com/lender/disbursementd/test/storetest"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
@@ -18,20 +16,16 @@ import (
 // sent to the server.
 func TestRefusedLoginCostsTwoStatements(t *testing.T) {
 	t.Parallel()
-	storetest.ServerDSN(t)
-	stmts, dsn := storetest.MustStatementLog(t, storetest.MustCreateDatabase(t))
-	in := testkit.MustStart(t, func(c *config.Config) {
-		c.Store.Driver, c.Store.DSN, c.Throttle.Backend = "mysql", dsn, "database"
+	in, stmts := startLoggedThrottle(t, func(c *config.Config) {
 		c.Throttle.UserFailures, c.Throttle.AddrFailures = 3, 8
 	})
-	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 
 	// throttleStatements counts the statements sent so far on the
 	// connections that carried a throttle statement.
 	throttleStatements := func() (n int) {
 		for _, conn := range stmts.Connections() {
 			for _, q := range conn {
-				if strings.Contains(q, "login_attempts") || strings.Contains(q, "login_throttle_keys") {
+				if namesThrottleTable(q) {
 					n += len(conn)
 					break
 				}

@@ -8,14 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
-	"github.com/lender/disbursementd/test/proc"
-	"github.com/lender/disbursementd/test/testkit"
 )
 
 // TestMemoryHoldsUnderTextThatGrows: issue 32, finding 6. Six partners at
@@ -32,35 +29,10 @@ func TestMemoryHoldsUnderTextThatGrows(t *testing.T) { // not parallel: see load
 	if testing.Short() {
 		t.Skip("a memory test of six 32 MiB bodies at once")
 	}
-	limit, memLimit := shippedMemory(t)
-	dir := t.TempDir()
-	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
-	bin := testkit.BinaryPath(t)
-	cg, why := newMemCgroup(t, limit)
-	if cg != nil {
-		bin = cg.wrap(t, bin)
-	} else {
-		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
-	}
-	// Six partners (a NIT each): one partner's share of the bytes in
-	// flight holds one such body at a time, and the bodies are to be read
-	// at once.
-	for i := range 6 {
-		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", fmt.Sprintf("8001234%02d", i)); err != nil {
-			t.Fatalf("users add: %v\n%s", err, out)
-		}
-	}
-	logs := &testkit.SyncBuffer{}
-	p, err := proc.Start(bin, dir, env, logs)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, logs.String())
-	}
-	t.Cleanup(p.Kill)
-	in := &testkit.Instance{URL: p.URL}
-	toks := make([]string, 6)
-	for i := range toks {
-		toks[i] = in.Token(t, fmt.Sprintf("%s-%d", testkit.Partner, i), testkit.Password)
-	}
+	// Six partners: one partner's share of the bytes in flight holds one
+	// such body at a time, and the bodies are to be read at once.
+	r := startMemRun(t, 6)
+	p, toks := r.p, r.toks
 
 	report := fixture.DecimalsAsStrings(fixture.Minimal(time.Now(), "CR-NFC-MEM"))
 	report["Observaciones"] = strings.Repeat("\U0001D160", 319<<20/10/4)
@@ -69,21 +41,7 @@ func TestMemoryHoldsUnderTextThatGrows(t *testing.T) { // not parallel: see load
 		t.Fatal(err)
 	}
 	heapBefore, _ := memMetrics(p.URL)
-	stop := make(chan struct{})
-	var heapPeak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			heap, _ := memMetrics(p.URL)
-			heapPeak.Store(max(heapPeak.Load(), heap))
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	stop := r.sample()
 	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 6}}
 	var mu sync.Mutex
 	counts := map[string]int{}
@@ -101,23 +59,12 @@ func TestMemoryHoldsUnderTextThatGrows(t *testing.T) { // not parallel: see load
 		}()
 	}
 	wg.Wait()
-	close(stop)
-	<-sampled
-	hwm := procStatus(p.PID(), "VmHWM")
-	var cgPeak, ooms int64
-	if cg != nil {
-		cgPeak, ooms = max(cg.peak(), cg.usage()), cg.ooms()
-	}
+	peaks := stop()
+	hwm, cgPeak := r.checkLimit(t)
 	t.Logf("%d-byte bodies: %v; peak RSS %.0f MiB, cgroup peak %.0f MiB, Go heap in use %.0f MiB before and %.0f MiB at most",
-		len(body), counts, mib(hwm), mib(cgPeak), mib(heapBefore), mib(heapPeak.Load()))
-	if ooms > 0 {
-		t.Errorf("the kernel killed %d processes in the cgroup", ooms)
-	}
-	if hwm >= limit || cgPeak >= limit {
-		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
-	}
-	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); heapPeak.Load() > heapBefore+budget {
-		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", heapPeak.Load(), heapBefore, budget)
+		len(body), counts, mib(hwm), mib(cgPeak), mib(heapBefore), mib(peaks.heap.Load()))
+	if budget := int64(config.Defaults().HTTP.MaxBytesInFlight); peaks.heap.Load() > heapBefore+budget {
+		t.Errorf("Go heap in use reached %d, more than %d before and http.max_bytes_in_flight (%d)", peaks.heap.Load(), heapBefore, budget)
 	}
 	if counts["422 too_long"] == 0 || counts["422 too_long"]+counts["503 overloaded"] != 12 {
 		t.Errorf("answers %v: want 422 too_long naming Observaciones (or 503 overloaded) only", counts)

@@ -12,13 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/test/fixture"
-	"github.com/lender/disbursementd/test/proc"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
@@ -37,55 +35,15 @@ const recommendedGOMEMLIMIT = "768MiB"
 // held to the limit. It must survive, answer each request 200 or 503
 // overloaded with Retry-After, and stay under the limit.
 func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTests
-	limit, memLimit := shippedMemory(t)
-	dir := t.TempDir()
-	env := testkit.BaseEnv("GOMEMLIMIT=" + memLimit)
-	bin := testkit.BinaryPath(t)
-	cg, why := newMemCgroup(t, limit)
-	if cg != nil {
-		bin = cg.wrap(t, bin)
-	} else {
-		t.Logf("no cgroup (%v): the peak is the process's VmHWM", why)
-	}
-	for i := range 4 {
-		if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", fmt.Sprintf("%s-%d", testkit.Partner, i), "--nit", fmt.Sprintf("8001234%02d", i)); err != nil {
-			t.Fatalf("users add: %v\n%s", err, out)
-		}
-	}
-	logs := &testkit.SyncBuffer{}
-	p, err := proc.Start(bin, dir, env, logs)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, logs.String())
-	}
-	t.Cleanup(p.Kill)
-	in := &testkit.Instance{URL: p.URL}
-	toks := make([]string, 4)
-	for i := range toks {
-		toks[i] = in.Token(t, fmt.Sprintf("%s-%d", testkit.Partner, i), testkit.Password)
-	}
+	r := startMemRun(t, 4)
+	p, toks, logs, limit, memLimit := r.p, r.toks, r.logs, r.limit, r.memLimit
 
 	plain := testkit.MustJSON(fixture.DecimalsAsStrings(fixture.FullV1(time.Now(), "CR-MEM", scanPDF(19<<20))))
 	escaped := bytes.ReplaceAll(plain, []byte("/"), []byte(`\/`))
 	t.Logf("bodies: %.1f MiB, %.1f MiB with \\/", mib(len(plain)), mib(len(escaped)))
 
 	heapBefore, _ := memMetrics(p.URL)
-	stop := make(chan struct{})
-	var heapPeak, rssPeak, reservedPeak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			rssPeak.Store(max(rssPeak.Load(), procStatus(p.PID(), "VmRSS")))
-			heap, reserved := memMetrics(p.URL)
-			heapPeak.Store(max(heapPeak.Load(), heap))
-			reservedPeak.Store(max(reservedPeak.Load(), reserved))
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	stop := r.sample()
 
 	client := &http.Client{Timeout: 45 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: 64}}
 	var mu sync.Mutex
@@ -108,8 +66,7 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	close(stop)
-	<-sampled
+	peaks := stop()
 
 	resp, err := http.Get(p.URL + "/healthz")
 	if err == nil {
@@ -118,19 +75,9 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	if err != nil || resp.StatusCode != 200 {
 		t.Errorf("the service did not survive the run: /healthz %v %v\n%s", err, resp, logs.String())
 	}
-	hwm := procStatus(p.PID(), "VmHWM")
-	var cgPeak, ooms int64
-	if cg != nil {
-		cgPeak, ooms = max(cg.peak(), cg.usage()), cg.ooms()
-	}
+	hwm, cgPeak := r.checkLimit(t)
 	t.Logf("limit %.0f MiB, GOMEMLIMIT %s, %s: %v; peak RSS %.0f MiB (sampled %.0f), cgroup peak %.0f MiB; sampled: Go heap in use %.0f MiB before, %.0f MiB at most, bytes reserved %.0f MiB at most",
-		mib(limit), memLimit, elapsed.Round(time.Millisecond), counts, mib(hwm), mib(rssPeak.Load()), mib(cgPeak), mib(heapBefore), mib(heapPeak.Load()), mib(reservedPeak.Load()))
-	if ooms > 0 {
-		t.Errorf("the kernel killed %d processes in the cgroup", ooms)
-	}
-	if hwm >= limit || cgPeak >= limit {
-		t.Errorf("peak RSS %d, cgroup peak %d: not under the limit %d", hwm, cgPeak, limit)
-	}
+		mib(limit), memLimit, elapsed.Round(time.Millisecond), counts, mib(hwm), mib(peaks.rss.Load()), mib(cgPeak), mib(heapBefore), mib(peaks.heap.Load()), mib(peaks.reserved.Load()))
 	// What the bodies reserve stays within the budget, and the heap within
 	// GOMEMLIMIT. Since issue 32's finding 1 a body's buffer grows as its
 	// bytes arrive (readBody), so the heap also holds the buffers bodies
@@ -140,11 +87,11 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	// arrived"). Until then a body was allocated once, at its declared
 	// length, and the heap stayed within the budget itself.
 	budget := int64(config.Defaults().HTTP.MaxBytesInFlight)
-	if reservedPeak.Load() > budget {
-		t.Errorf("bytes reserved reached %d, more than http.max_bytes_in_flight (%d)", reservedPeak.Load(), budget)
+	if peaks.reserved.Load() > budget {
+		t.Errorf("bytes reserved reached %d, more than http.max_bytes_in_flight (%d)", peaks.reserved.Load(), budget)
 	}
-	if gml := parseLimit(t, memLimit); heapPeak.Load() > gml {
-		t.Errorf("Go heap in use reached %d, more than GOMEMLIMIT %s", heapPeak.Load(), memLimit)
+	if gml := parseLimit(t, memLimit); peaks.heap.Load() > gml {
+		t.Errorf("Go heap in use reached %d, more than GOMEMLIMIT %s", peaks.heap.Load(), memLimit)
 	}
 	if counts["200"] == 0 || counts["503 overloaded"] == 0 || counts["200"]+counts["503 overloaded"] != 64 {
 		t.Errorf("answers %v: want only 200 and 503 overloaded, some of each", counts)

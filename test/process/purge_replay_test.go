@@ -2,7 +2,6 @@ package process
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,13 +14,12 @@ import (
 
 func TestReplayAfterPurgeSQLite(t *testing.T) {
 	t.Parallel()
-	replayAfterPurge(t, "sqlite", "")
+	replayAfterPurge(t, "sqlite")
 }
 
 func TestReplayAfterPurgeMySQL(t *testing.T) {
 	t.Parallel()
-	storetest.ServerDSN(t)
-	replayAfterPurge(t, "mysql", storetest.MustCreateDatabase(t))
+	replayAfterPurge(t, "mysql")
 }
 
 // replayAfterPurge: issue 32's noted item. Reports the retention purge
@@ -32,21 +30,9 @@ func TestReplayAfterPurgeMySQL(t *testing.T) {
 // "400"; /v1: a problem), not 503 file_store_failed nor a 200 naming a
 // report that is gone, and nothing is stored again; with a new
 // Idempotency-Key the report is stored anew.
-func replayAfterPurge(t *testing.T, driver, dsn string) {
-	dir := t.TempDir()
-	env := testkit.BaseEnv()
-	if driver == "mysql" {
-		env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
-	} else {
-		dsn = filepath.Join(dir, "data", "disbursement.db")
-	}
-	if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
-		t.Fatalf("users add: %v\n%s", err, out)
-	}
-	p := testkit.StartProcess(t, dir, env)
-	p.MustWaitReady(t)
-	in := &testkit.Instance{URL: p.URL}
-	tok := in.Token(t, testkit.Partner, testkit.Password)
+func replayAfterPurge(t *testing.T, driver string) {
+	rig := startPurgeRig(t, driver)
+	dir, env, in, tok := rig.dir, rig.env, rig.in, rig.tok
 	today := time.Now().UTC()
 	bearer := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + tok}
 	type sent struct {
@@ -94,13 +80,7 @@ func replayAfterPurge(t *testing.T, driver, dsn string) {
 		id, _ := strconv.ParseInt(fmt.Sprint(got.Body["id"]), 10, 64)
 		ids = append(ids, id)
 	}
-	db := testkit.MustSQL(t, driver, dsn)
-	longAgo := time.Now().UTC().Add(-2000 * 24 * time.Hour)
-	for _, id := range ids {
-		if _, err := db.Exec("UPDATE partner_disbursement_staging SET received_at = ? WHERE id = ?", longAgo, id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rig.age(t, ids...)
 	if out, err := testkit.CLI(t, dir, env, "", "reports", "purge", "--older-than", "1825d"); err != nil || !strings.Contains(out, "deleted 4 reports and 2 files") {
 		t.Fatalf("purge: %v\n%s", err, out)
 	}
@@ -119,7 +99,7 @@ func replayAfterPurge(t *testing.T, driver, dsn string) {
 			t.Errorf("%s: %s %s; want a 410 problem", r.name, got.Header.Get("Content-Type"), got.Raw)
 		}
 	}
-	if n := storetest.CountReports(t, driver, dsn); n != 0 {
+	if n := storetest.CountReports(t, driver, rig.dsn); n != 0 {
 		t.Errorf("%d reports stored by the refused replays, want 0", n)
 	}
 	if got := reports[1].send("a new key"); got.Status != 200 {

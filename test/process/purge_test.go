@@ -10,19 +10,17 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
-	"github.com/lender/disbursementd/test/storetest"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
 func TestReportsPurgeSQLite(t *testing.T) {
 	t.Parallel()
-	purgeFlow(t, "sqlite", "")
+	purgeFlow(t, "sqlite")
 }
 
 func TestReportsPurgeMySQL(t *testing.T) {
 	t.Parallel()
-	storetest.ServerDSN(t)
-	purgeFlow(t, "mysql", storetest.MustCreateDatabase(t))
+	purgeFlow(t, "mysql")
 }
 
 // purgeFlow: reports received years ago (their receipt time moved back
@@ -31,21 +29,9 @@ func TestReportsPurgeMySQL(t *testing.T) {
 // its file stay; a retention shorter than idempotency.ttl, or none, is
 // refused; afterwards reconcile finds nothing missing and nothing
 // orphaned.
-func purgeFlow(t *testing.T, driver, dsn string) {
-	dir := t.TempDir()
-	env := testkit.BaseEnv()
-	if driver == "mysql" {
-		env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
-	} else {
-		dsn = filepath.Join(dir, "data", "disbursement.db")
-	}
-	if out, err := testkit.CLI(t, dir, env, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); err != nil {
-		t.Fatalf("users add: %v\n%s", err, out)
-	}
-	p := testkit.StartProcess(t, dir, env)
-	p.MustWaitReady(t)
-	in := &testkit.Instance{URL: p.URL}
-	tok := in.Token(t, testkit.Partner, testkit.Password)
+func purgeFlow(t *testing.T, driver string) {
+	rig := startPurgeRig(t, driver)
+	dir, env, p, in, tok := rig.dir, rig.env, rig.p, rig.in, rig.tok
 	type stored struct {
 		id   int64
 		file string
@@ -61,13 +47,7 @@ func purgeFlow(t *testing.T, driver, dsn string) {
 		all = append(all, stored{id, name})
 	}
 	p.Kill()
-	db := testkit.MustSQL(t, driver, dsn)
-	longAgo := time.Now().UTC().Add(-2000 * 24 * time.Hour)
-	for _, s := range all[:3] {
-		if _, err := db.Exec("UPDATE partner_disbursement_staging SET received_at = ? WHERE id = ?", longAgo, s.id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rig.age(t, all[0].id, all[1].id, all[2].id)
 	uploads := filepath.Join(dir, "data", "uploads")
 	// One old file is in quarantine (moved there by an earlier restore).
 	if err := os.MkdirAll(filepath.Join(uploads, ".quarantine"), 0o750); err != nil {

@@ -155,6 +155,31 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// oneArg parses p's flags and returns its one positional argument, which
+// may stand before or after them: "" when there is none or more than one.
+// When the flags do not parse it returns false and the exit code (the
+// flag package has said why).
+func oneArg(p picked) (string, int, bool) {
+	args := p.args
+	var arg string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		arg, args = args[0], args[1:]
+	}
+	if err := p.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", ExitOK, false
+		}
+		return "", ExitUsage, false
+	}
+	switch {
+	case arg == "" && p.fs.NArg() == 1:
+		arg = p.fs.Arg(0)
+	case p.fs.NArg() > 0:
+		arg = ""
+	}
+	return arg, ExitOK, true
+}
+
 func loadConfig(path string, io IO) (*config.Config, int) {
 	cfg, err := config.Load(path)
 	if err == nil {

@@ -41,36 +41,33 @@ func backoffice(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "%s: --name NAME is required\n", who)
 		return ExitUsage
 	}
-	c, closeStore, code := openDecisions(ctx, *p.cfgPath, io, who)
-	if closeStore == nil {
-		return code
-	}
-	defer closeStore()
-	switch p.name {
-	case "add":
-		secret, err := c.backoffice.Add(ctx, *name)
-		if err != nil {
-			return cliErr(io, who, err)
+	return withDecisions(ctx, *p.cfgPath, io, who, func(c s11Cases) int {
+		switch p.name {
+		case "add":
+			secret, err := c.backoffice.Add(ctx, *name)
+			if err != nil {
+				return cliErr(io, who, err)
+			}
+			fmt.Fprintf(io.Stdout, "added back-office client %s; its decisions are recorded as backoffice:%s.\n", *name, *name)
+			fmt.Fprintln(io.Stdout, "Its secret follows, shown this once (send it as Authorization: Bearer SECRET):")
+			fmt.Fprintln(io.Stdout, secret)
+		case "remove":
+			if err := c.backoffice.Remove(ctx, *name); err != nil {
+				return cliErr(io, who, err)
+			}
+			fmt.Fprintf(io.Stdout, "removed back-office client %s; its secret is refused from now on\n", *name)
+		default:
+			clients, err := c.backoffice.List(ctx)
+			if err != nil {
+				return cliErr(io, who, err)
+			}
+			tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tCREATED_AT")
+			for _, cl := range clients {
+				fmt.Fprintf(tw, "%s\t%s\n", cl.Name, cl.CreatedAt.UTC().Format(time.RFC3339))
+			}
+			_ = tw.Flush()
 		}
-		fmt.Fprintf(io.Stdout, "added back-office client %s; its decisions are recorded as backoffice:%s.\n", *name, *name)
-		fmt.Fprintln(io.Stdout, "Its secret follows, shown this once (send it as Authorization: Bearer SECRET):")
-		fmt.Fprintln(io.Stdout, secret)
-	case "remove":
-		if err := c.backoffice.Remove(ctx, *name); err != nil {
-			return cliErr(io, who, err)
-		}
-		fmt.Fprintf(io.Stdout, "removed back-office client %s; its secret is refused from now on\n", *name)
-	default:
-		clients, err := c.backoffice.List(ctx)
-		if err != nil {
-			return cliErr(io, who, err)
-		}
-		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCREATED_AT")
-		for _, cl := range clients {
-			fmt.Fprintf(tw, "%s\t%s\n", cl.Name, cl.CreatedAt.UTC().Format(time.RFC3339))
-		}
-		_ = tw.Flush()
-	}
-	return ExitOK
+		return ExitOK
+	})
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/user"
@@ -51,21 +50,22 @@ func cliUser() string {
 	return clean[:min(len(clean), 64)]
 }
 
-// openDecisions opens the configured store (its schema migrated, as the
-// users commands do) and returns the use cases of contract §11 on it; on
-// failure it has said why, as who, and returns the exit code.
-func openDecisions(ctx context.Context, cfgPath string, io IO, who string) (s11Cases, func(), int) {
+// withDecisions opens the configured store (its schema migrated, as the
+// users commands do), runs run with the use cases of contract §11 on it,
+// closes it, and returns run's exit code; when the store or the use cases
+// cannot be had it has said why, as who, and returns the exit code.
+func withDecisions(ctx context.Context, cfgPath string, io IO, who string, run func(s11Cases) int) int {
 	cfg, st, code := openConfiguredStore(ctx, cfgPath, io, true)
 	if st == nil {
-		return s11Cases{}, nil, code
+		return code
 	}
+	defer func() { _ = st.Close() }()
 	c, err := s11UseCases(cfg, st, sysclock.Clock{}, nil)
 	if err != nil {
-		_ = st.Close()
 		fmt.Fprintf(io.Stderr, "%s: %v\n", who, err)
-		return s11Cases{}, nil, ExitUsage
+		return ExitUsage
 	}
-	return c, func() { _ = st.Close() }, ExitOK
+	return run(c)
 }
 
 // reportsDecideOne runs "reports accept ID" and "reports reject ID
@@ -81,12 +81,9 @@ func reportsDecideOne(ctx context.Context, p picked, io IO) int {
 	if !ok {
 		return code
 	}
-	c, closeStore, code := openDecisions(ctx, *p.cfgPath, io, "disbursementd reports "+p.name)
-	if closeStore == nil {
-		return code
-	}
-	defer closeStore()
-	return decideOne(ctx, c.decisions, id, req, domain.DecidedByCLI(cliUser()), io)
+	return withDecisions(ctx, *p.cfgPath, io, "disbursementd reports "+p.name, func(c s11Cases) int {
+		return decideOne(ctx, c.decisions, id, req, domain.DecidedByCLI(cliUser()), io)
+	})
 }
 
 // decideOne makes one decision and says what it did.
@@ -137,20 +134,11 @@ func flagOf(member string) string {
 // reportID reads the one report id of a command (before or after its
 // flags) and parses the flags; on failure it has said why.
 func reportID(p picked, io IO) (int64, int, bool) {
-	args := p.args
-	var id string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args = args[0], args[1:]
+	id, code, ok := oneArg(p)
+	if !ok {
+		return 0, code, false
 	}
-	if err := p.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, ExitOK, false
-		}
-		return 0, ExitUsage, false
-	}
-	if id == "" && p.fs.NArg() == 1 {
-		id = p.fs.Arg(0)
-	} else if p.fs.NArg() > 0 || id == "" {
+	if id == "" {
 		fmt.Fprintf(io.Stderr, "disbursementd reports %s: want one report id (see disbursementd reports %s --help)\n", p.name, p.name)
 		return 0, ExitUsage, false
 	}

@@ -59,12 +59,9 @@ func reportsDecideFile(ctx context.Context, p picked, io IO) int {
 		fmt.Fprintf(io.Stderr, "disbursementd reports decide: %v\n", err)
 		return ExitUsage
 	}
-	c, closeStore, code := openDecisions(ctx, *p.cfgPath, io, "disbursementd reports decide")
-	if closeStore == nil {
-		return code
-	}
-	defer closeStore()
-	return decideFile(ctx, c.decisions, data, domain.DecidedByCLI(cliUser()), io)
+	return withDecisions(ctx, *p.cfgPath, io, "disbursementd reports decide", func(c s11Cases) int {
+		return decideFile(ctx, c.decisions, data, domain.DecidedByCLI(cliUser()), io)
+	})
 }
 
 func readDecisionFile(name string, in IO) ([]byte, error) {

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"strings"
@@ -59,77 +57,62 @@ func webhooksRun(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "%s: --since %q: want YYYY-MM-DD or an RFC 3339 date-time\n", who, *since)
 		return ExitUsage
 	}
-	c, closeStore, code := openDecisions(ctx, *p.cfgPath, io, who)
-	if closeStore == nil {
-		return code
-	}
-	defer closeStore()
-	switch p.name {
-	case "disable":
-		if err := c.endpoints.Disable(ctx, id, *reason); err != nil {
-			return cliErr(io, who, err)
-		}
-		fmt.Fprintf(io.Stdout, "endpoint %s disabled\n", id)
-	case "enable":
-		if err := c.endpoints.Enable(ctx, id); err != nil {
-			return cliErr(io, who, err)
-		}
-		fmt.Fprintf(io.Stdout, "endpoint %s enabled\n", id)
-	case "redeliver":
-		n, err := c.redelivery.Since(ctx, at, *endpoint)
-		if err != nil {
-			return cliErr(io, who, err)
-		}
-		fmt.Fprintf(io.Stdout, "%d deliveries made due (events since %s); running servers attempt them within webhooks.poll_interval\n", n, domain.ReceiptTime(at))
-	default:
-		es, err := c.endpoints.All(ctx)
-		if err != nil {
-			return cliErr(io, who, err)
-		}
-		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tPARTNER\tSTATUS\tURL\tEVENT_TYPES\tCREATED_AT\tLAST_SUCCESS\tDISABLED_REASON")
-		for _, e := range es {
-			if *partner != "" && e.PartnerUser != *partner {
-				continue
+	return withDecisions(ctx, *p.cfgPath, io, who, func(c s11Cases) int {
+		switch p.name {
+		case "disable":
+			if err := c.endpoints.Disable(ctx, id, *reason); err != nil {
+				return cliErr(io, who, err)
 			}
-			types := "all"
-			if len(e.EventTypes) > 0 {
-				names := make([]string, len(e.EventTypes))
-				for i, t := range e.EventTypes {
-					names[i] = string(t)
+			fmt.Fprintf(io.Stdout, "endpoint %s disabled\n", id)
+		case "enable":
+			if err := c.endpoints.Enable(ctx, id); err != nil {
+				return cliErr(io, who, err)
+			}
+			fmt.Fprintf(io.Stdout, "endpoint %s enabled\n", id)
+		case "redeliver":
+			n, err := c.redelivery.Since(ctx, at, *endpoint)
+			if err != nil {
+				return cliErr(io, who, err)
+			}
+			fmt.Fprintf(io.Stdout, "%d deliveries made due (events since %s); running servers attempt them within webhooks.poll_interval\n", n, domain.ReceiptTime(at))
+		default:
+			es, err := c.endpoints.All(ctx)
+			if err != nil {
+				return cliErr(io, who, err)
+			}
+			tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPARTNER\tSTATUS\tURL\tEVENT_TYPES\tCREATED_AT\tLAST_SUCCESS\tDISABLED_REASON")
+			for _, e := range es {
+				if *partner != "" && e.PartnerUser != *partner {
+					continue
 				}
-				types = strings.Join(names, ",")
+				types := "all"
+				if len(e.EventTypes) > 0 {
+					names := make([]string, len(e.EventTypes))
+					for i, t := range e.EventTypes {
+						names[i] = string(t)
+					}
+					types = strings.Join(names, ",")
+				}
+				last := "never"
+				if !e.LastSuccessAt.IsZero() {
+					last = domain.ReceiptTime(e.LastSuccessAt)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.PartnerUser, e.Status, shownURL(e.URL), types,
+					domain.ReceiptTime(e.CreatedAt), last, orDash(e.DisabledReason))
 			}
-			last := "never"
-			if !e.LastSuccessAt.IsZero() {
-				last = domain.ReceiptTime(e.LastSuccessAt)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.PartnerUser, e.Status, shownURL(e.URL), types,
-				domain.ReceiptTime(e.CreatedAt), last, orDash(e.DisabledReason))
+			_ = tw.Flush()
 		}
-		_ = tw.Flush()
-	}
-	return ExitOK
+		return ExitOK
+	})
 }
 
 // endpointArg parses the flags and, for disable and enable, reads the one
 // endpoint id; on failure it has said why.
 func endpointArg(p picked, io IO) (string, int, bool) {
-	args := p.args
-	var id string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args = args[0], args[1:]
-	}
-	if err := p.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", ExitOK, false
-		}
-		return "", ExitUsage, false
-	}
-	if id == "" && p.fs.NArg() == 1 {
-		id = p.fs.Arg(0)
-	} else if p.fs.NArg() > 0 {
-		id = ""
+	id, code, ok := oneArg(p)
+	if !ok {
+		return "", code, false
 	}
 	byID := p.name == "disable" || p.name == "enable"
 	if byID != (id != "") {
