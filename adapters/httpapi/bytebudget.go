@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"sync"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // heldPerBodyByte is what a report holds in memory for each byte of its
@@ -34,10 +32,10 @@ type byteBudget struct {
 	share int64
 	used  int64
 	by    map[string]int64
-	gauge prometheus.Gauge // used, for /metrics
+	gauge func(used int64) // told used at each change, for /metrics
 }
 
-func newByteBudget(max, share int64, gauge prometheus.Gauge) *byteBudget {
+func newByteBudget(max, share int64, gauge func(used int64)) *byteBudget {
 	return &byteBudget{max: max, share: share, by: map[string]int64{}, gauge: gauge}
 }
 
@@ -77,7 +75,7 @@ func (r *reservation) cover(n int64) bool {
 	b.used += more
 	b.by[r.partner] += more
 	r.held = want
-	b.gauge.Set(float64(b.used))
+	b.gauge(b.used)
 	return true
 }
 
@@ -95,5 +93,5 @@ func (r *reservation) release() {
 		delete(b.by, r.partner)
 	}
 	r.held = 0
-	b.gauge.Set(float64(b.used))
+	b.gauge(b.used)
 }

@@ -140,9 +140,8 @@ func (s *Server) noteReceipt(w http.ResponseWriter, r *http.Request, receipt dom
 	if receipt.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 		ri.detail = "idempotent replay"
-		s.metrics.ReportsReplayed.Inc()
+		s.metrics.ReportReplayed()
 		return
 	}
-	s.metrics.ReportsStored.Inc()
-	s.metrics.FileBytes.Add(float64(receipt.FileSize))
+	s.metrics.ReportStored(receipt.FileSize)
 }

@@ -115,7 +115,7 @@ func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) er
 // away for load or shutdown.
 func (s *Server) countRefused(status int, de *domain.Error, reason string) {
 	if status >= 500 && de.Code != codeOverloaded && de.Code != codeShuttingDown {
-		s.metrics.StoreErrors.Inc()
+		s.metrics.StoreError()
 	}
-	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
+	s.metrics.ReportRefused(reason)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -46,7 +47,7 @@ var v1Headers = map[string]string{"Authorization": "Bearer good", "Content-Type"
 func TestNewRefusesHalfOfV1(t *testing.T) {
 	for _, s := range []Server{{Validator: &fakeV1{}}, {Lookup: &fakeV1{}}} {
 		s.Limits = testLimits(Limits{})
-		if _, err := New(s, NewMetrics()); err == nil {
+		if _, err := New(s, metrics.New()); err == nil {
 			t.Errorf("New with Validator %v and Lookup %v: no error", s.Validator != nil, s.Lookup != nil)
 		}
 	}
@@ -170,11 +171,11 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 	} {
 		l := testLimits(Limits{})
 		zero(&l)
-		if _, err := New(Server{Limits: l}, NewMetrics()); err == nil {
+		if _, err := New(Server{Limits: l}, metrics.New()); err == nil {
 			t.Errorf("New with %s 0: no error", name)
 		}
 	}
-	if _, err := New(Server{Limits: testLimits(Limits{})}, NewMetrics()); err != nil {
+	if _, err := New(Server{Limits: testLimits(Limits{})}, metrics.New()); err != nil {
 		t.Fatalf("New with every limit set: %v", err)
 	}
 }

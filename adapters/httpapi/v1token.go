@@ -40,7 +40,7 @@ func (s *Server) handleV1Token(w http.ResponseWriter, r *http.Request) {
 	ri.client = s.clientAddr(r)
 	at, err := s.tokenRequest(w, r)
 	if err != nil {
-		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
+		s.metrics.Exchange("malformed")
 		ri.outcome, ri.detail = "malformed", asDomain(err).Message
 		s.tokenError(w, r, err)
 		return

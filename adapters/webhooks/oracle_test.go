@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/adapters/webhooks"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -115,7 +116,7 @@ func TestSignaturesAgainstStandardWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sender.Close() })
-	obs, err := webhooks.NewMetrics(prometheus.NewRegistry())
+	obs, err := metrics.NewDeliveries(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
