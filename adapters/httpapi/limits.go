@@ -58,9 +58,23 @@ func (l *Limits) check() error {
 	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
 		return fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
 			l.MinBodyRate, l.BodyRateGrace)
-	case l.MaxBytesInFlight < 2*heldPerBodyByte*l.MaxBody:
-		return fmt.Errorf("httpapi: the bytes in flight (%d) must hold the reservations of two of the largest bodies (2 × %d × %d)",
-			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
+	}
+	if err := CheckBytesInFlight(l.MaxBytesInFlight, l.MaxBody); err != nil {
+		return fmt.Errorf("httpapi: the bytes in flight: %w", err)
+	}
+	return nil
+}
+
+// CheckBytesInFlight refuses a budget of bytes in flight (maxBytes) that
+// cannot hold the reservations of two of the largest bodies (maxBody
+// bytes each): a report reserves heldPerBodyByte times its body, and one
+// partner, which may hold a quarter of the budget or one such
+// reservation (partnerShare), must leave room for another's. The
+// configuration's check asks it (http.max_bytes_in_flight).
+func CheckBytesInFlight(maxBytes, maxBody int64) error {
+	if maxBytes < 2*heldPerBodyByte*maxBody {
+		return fmt.Errorf("%d bytes is less than %d × the largest body (%d bytes): a report reserves %d× its body, and one partner, which may hold a quarter of the budget or one such reservation, must leave room for another's",
+			maxBytes, 2*heldPerBodyByte, maxBody, heldPerBodyByte)
 	}
 	return nil
 }

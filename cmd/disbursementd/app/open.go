@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rsa"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/s3upload"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -44,25 +42,6 @@ func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) 
 	}
 	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, clock), domain.DefaultCatalogue())
 	return st, settingError(err)
-}
-
-// CheckConfig asks the adapters whether they can use the configuration,
-// without connecting or creating anything: the rules are theirs (the
-// store's TLS settings: gormstore.Check), the configuration checks only
-// what it owns. Every command runs it after loading the configuration
-// (config check included).
-func CheckConfig(cfg *config.Config) error {
-	return settingError(gormstore.Check(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, sysclock.Clock{})))
-}
-
-// settingError gives an adapter's refusal of one setting the
-// configuration's shape: the key, its variable and the reason.
-func settingError(err error) error {
-	var se *gormstore.SettingError
-	if errors.As(err, &se) {
-		return config.KeyError(se.Key, se.Reason)
-	}
-	return err
 }
 
 // StoreOptions are the store's options as the configuration gives them:
