@@ -37,10 +37,11 @@ type ReportStore interface {
 	// hash, nonce and state), so an expired or abandoned record is taken
 	// over only once.
 	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
-	// ReportExists reports whether the report id is still stored: the
-	// retention purge deletes reports whose idempotency records may
-	// outlive them.
-	ReportExists(ctx context.Context, id int64) (bool, error)
+	// StoredReceipt returns the receipt of report id as stored now (its
+	// state and decision included), for a replay's answer; an error of
+	// kind domain.ErrNotFound when it is no longer stored: the retention
+	// purge deletes reports whose idempotency records may outlive them.
+	StoredReceipt(ctx context.Context, id int64) (domain.StoredReceipt, error)
 	// Ping checks that the store answers and can serve: a store that
 	// answers but cannot read or write (a Galera node outside the Primary
 	// component) fails it.

@@ -83,7 +83,7 @@ func TestSubmitRetriesWhenTheRecordIsGone(t *testing.T) {
 		return nil
 	})
 	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
-	if err != nil || r.ReportID != 1 || r.Replayed || gone != 0 {
+	if err != nil || r.ID != 1 || r.Replayed || gone != 0 {
 		t.Fatalf("Submit = %+v, %v (gone answers left %d); want the report stored", r, err, gone)
 	}
 	if store.Count() != 1 || up.Count() != 1 {

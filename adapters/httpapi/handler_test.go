@@ -100,7 +100,7 @@ type harness struct {
 
 func newHarness(t *testing.T, limits Limits) *harness {
 	t.Helper()
-	h := &harness{reports: &fakeReports{receipt: domain.Receipt{ReportID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}},
+	h := &harness{reports: &fakeReports{receipt: domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}}},
 		tokens: &fakeTokens{}, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, nil))
 	srv, err := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,

@@ -136,7 +136,7 @@ func submission(r *http.Request, p ports.Principal, members []domain.RawField, b
 // answered; it sets Idempotent-Replayed on a replay.
 func (s *Server) noteReceipt(w http.ResponseWriter, r *http.Request, receipt domain.Receipt) {
 	ri := info(r)
-	ri.reportID = receipt.ReportID
+	ri.reportID = receipt.ID
 	if receipt.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 		ri.detail = "idempotent replay"
