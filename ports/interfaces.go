@@ -216,20 +216,20 @@ type PasswordHasher interface {
 type LoginThrottle interface {
 	// Take reserves one attempt for key when fewer than limit were
 	// reserved in the window before now. A key of a kind it does not know
-	// is an error. Check and reservation are one
+	// is an error. Check and take are one
 	// atomic step, however many callers race, on every replica that shares
 	// the adapter. now is the caller's clock; an adapter shared by
 	// replicas dates attempts by its shared store's clock instead, so
 	// replicas whose clocks differ still share one window. When the budget is spent nothing is reserved and the
-	// reservation says how long until a slot frees.
-	Take(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
+	// slot's verdict says how long until one frees.
+	Take(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Slot, error)
 	// Check tells whether key's budget has a slot left, as Take would,
-	// and reserves nothing: a read, never a write or a lock. OK, or the
+	// and takes nothing: a read, never a write or a lock. OK, or the
 	// RetryAfter of a spent budget; a Take after it may still be refused
 	// (others took the slot in between).
-	Check(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
-	// Cancel gives a reservation back: the attempt does not count.
-	Cancel(ctx context.Context, r Reservation) error
+	Check(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Verdict, error)
+	// Cancel gives a slot back: the attempt does not count.
+	Cancel(ctx context.Context, s Slot) error
 }
 
 // ThrottleKind is what a login budget is kept per.
@@ -262,12 +262,19 @@ type ThrottleKey struct {
 	Value string
 }
 
-// Reservation is the answer of LoginThrottle.Take.
-type Reservation struct {
-	Key        ThrottleKey
-	ID         string        // the adapter's handle, for Cancel
-	OK         bool          // a slot was reserved
+// Verdict is what a login budget says of one more attempt: the answer of
+// LoginThrottle.Check, which takes nothing.
+type Verdict struct {
+	OK         bool          // the budget has a slot left (Check) or gave one (Take)
 	RetryAfter time.Duration // when not OK: until the oldest attempt leaves the window
+}
+
+// Slot is the answer of LoginThrottle.Take: its verdict and, when OK, the
+// slot it took, which Cancel gives back.
+type Slot struct {
+	Verdict
+	Key ThrottleKey
+	ID  string // the adapter's handle, for Cancel
 }
 
 // TokenCache remembers tokens whose signature was verified, so a reused

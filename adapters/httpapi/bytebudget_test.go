@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// TestByteBudgetBoundsBytesAndPartners: reservations never pass the
+// TestByteBudgetBoundsBytesAndPartners: holds never pass the
 // budget in all, nor one partner's share (here half); a refused cover
-// changes nothing; a release gives back all a reservation held.
+// changes nothing; a release gives back all a hold held.
 func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 	b := newByteBudget(100, 50, func(int64) {})
-	a1, a2, c1 := b.reservation("a"), b.reservation("a"), b.reservation("c")
+	a1, a2, c1 := b.hold("a"), b.hold("a"), b.hold("c")
 	if !a1.cover(20) || a1.held != 20*heldPerBodyByte {
 		t.Fatalf("a's first 20 bytes: held %d", a1.held)
 	}
@@ -27,7 +27,7 @@ func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 	if !a1.cover(25) || !c1.cover(25) || b.used != 100 {
 		t.Fatalf("growing to 25 each: used %d", b.used)
 	}
-	if c2 := b.reservation("d"); c2.cover(1) {
+	if c2 := b.hold("d"); c2.cover(1) {
 		t.Fatal("covered past the budget")
 	}
 	a1.release()
@@ -42,7 +42,7 @@ func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 }
 
 // TestPartnerShare: one partner holds a quarter of the budget, or one
-// largest body's reservation when that is more: at the shipped 384 MiB
+// largest body's hold when that is more: at the shipped 384 MiB
 // and 32 MiB bodies, 96 MiB, so no fewer than four partners fill it.
 func TestPartnerShare(t *testing.T) {
 	for _, c := range []struct{ total, body, want int64 }{

@@ -37,7 +37,7 @@ type Limits struct {
 	// MaxBytesInFlight bounds the memory that report bodies and what is
 	// decoded from them hold at once (byteBudget; 503 beyond), reserved as
 	// the bytes arrive. It must hold two of the largest bodies'
-	// reservations, so that one partner (who may hold partnerShare of it)
+	// holds, so that one partner (who may hold partnerShare of it)
 	// can still send one beside another's.
 	MaxBytesInFlight int64
 }
@@ -66,14 +66,14 @@ func (l *Limits) check() error {
 }
 
 // CheckBytesInFlight refuses a budget of bytes in flight (maxBytes) that
-// cannot hold the reservations of two of the largest bodies (maxBody
+// cannot take the holds of two of the largest bodies (maxBody
 // bytes each): a report reserves heldPerBodyByte times its body, and one
 // partner, which may hold a quarter of the budget or one such
-// reservation (partnerShare), must leave room for another's. The
+// hold (partnerShare), must leave room for another's. The
 // configuration's check asks it (http.max_bytes_in_flight).
 func CheckBytesInFlight(maxBytes, maxBody int64) error {
 	if maxBytes < 2*heldPerBodyByte*maxBody {
-		return fmt.Errorf("%d bytes is less than %d × the largest body (%d bytes): a report reserves %d× its body, and one partner, which may hold a quarter of the budget or one such reservation, must leave room for another's",
+		return fmt.Errorf("%d bytes is less than %d × the largest body (%d bytes): a report reserves %d× its body, and one partner, which may hold a quarter of the budget or one such hold, must leave room for another's",
 			maxBytes, 2*heldPerBodyByte, maxBody, heldPerBodyByte)
 	}
 	return nil

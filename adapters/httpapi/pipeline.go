@@ -86,7 +86,7 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		return
 	}
 	partner := partnerOf(principal)
-	res := s.bytes.reservation(partner)
+	res := s.bytes.hold(partner)
 	defer res.release()
 	body, err := s.receive(w, r, partner, res)
 	defer s.reclaim.after(len(body))

@@ -15,7 +15,7 @@ import (
 // is in (partner is partnerOf's key). The body's bytes are reserved in
 // res as they arrive, a buffer at a time (readBody), whatever length the
 // body declares.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *reservation) ([]byte, error) {
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *hold) ([]byte, error) {
 	return s.receiveBody(w, r, intake{
 		gate: s.receiving, key: partner, limit: s.Limits.MaxBody,
 		read: func(body io.Reader) ([]byte, error) {
