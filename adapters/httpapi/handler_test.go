@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/metrics"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -105,7 +106,7 @@ func newHarness(t *testing.T, limits Limits) *harness {
 	log := slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, nil))
 	srv, err := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,
 		JWKS: func() ([]byte, error) { return []byte(`{"keys":[]}`), nil }, OpenAPI: []byte("openapi: 3.1.0\n"),
-		Log: log, Limits: testLimits(limits)}, metrics.New())
+		Log: log, Clock: sysclock.Clock{}, Limits: testLimits(limits)}, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +457,7 @@ func TestPanicAnswersByTheStatusRule(t *testing.T) {
 	h.tokens.issued = ports.Issued{}
 	panicky := &panicReports{}
 	srv, err := New(Server{Reports: panicky, Exchange: panicky, Auth: h.tokens, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Limits: h.srv.Limits}, metrics.New())
+		Clock: sysclock.Clock{}, Limits: h.srv.Limits}, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -56,7 +55,7 @@ type Server struct {
 	Limits     Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
-	// Clock dates the log gate's windows (the system's when nil).
+	// Clock dates the look-up rate's turns (required).
 	Clock ports.Clock
 	// MetricsElsewhere leaves /metrics out of Handler: the caller serves
 	// Metrics.Handler on an internal listener (http.metrics_addr).
@@ -85,6 +84,8 @@ func New(s Server, m Meter) (*Server, error) {
 	switch {
 	case m == nil:
 		return nil, errors.New("httpapi: New needs a Meter (the service's metrics)")
+	case s.Log == nil || s.Clock == nil:
+		return nil, errors.New("httpapi: New needs a Log and a Clock")
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
 	case s.Events != nil && (s.Lookup == nil || s.Redeliver == nil || s.Endpoints == nil),
@@ -95,12 +96,6 @@ func New(s Server, m Meter) (*Server, error) {
 	}
 	s.metrics = m
 	s.readyAt = new(atomic.Int64)
-	if s.Log == nil {
-		s.Log = slog.Default()
-	}
-	if s.Clock == nil {
-		s.Clock = wallClock{}
-	}
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
 	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.BytesReserved)
@@ -182,10 +177,6 @@ func (rt *routes) problemNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", rt.allow(r.URL.Path))
 	writeProblem(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "Método no permitido", nil)
 }
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
 
 // routes registers handlers and remembers each path's methods, so a 405
 // names what the path really allows; notAllowed answers a 405.

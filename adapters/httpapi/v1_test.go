@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/adapters/metrics"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -181,7 +185,16 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 			t.Errorf("New with %s 0: no error", name)
 		}
 	}
-	if _, err := New(Server{Limits: testLimits(Limits{})}, metrics.New()); err != nil {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if _, err := New(Server{Limits: testLimits(Limits{}), Log: log, Clock: sysclock.Clock{}}, metrics.New()); err != nil {
 		t.Fatalf("New with every limit set: %v", err)
+	}
+	// Nothing is defaulted: a missing logger or clock is refused, as the
+	// use cases' constructors refuse theirs.
+	for name, s := range map[string]Server{"Log": {Clock: sysclock.Clock{}}, "Clock": {Log: log}} {
+		s.Limits = testLimits(Limits{})
+		if _, err := New(s, metrics.New()); err == nil || !strings.Contains(err.Error(), "Log and a Clock") {
+			t.Errorf("New without %s = %v, want it refused", name, err)
+		}
 	}
 }
