@@ -86,8 +86,9 @@ func PrepareSchema(ctx context.Context, cfg *config.Config, st *gormstore.Store,
 }
 
 // OpenUploads opens the configured upload store: the directory
-// uploads.dir, or the bucket uploads.s3.bucket.
-func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
+// uploads.dir (dating quarantined files by clock), or the bucket
+// uploads.s3.bucket.
+func OpenUploads(ctx context.Context, cfg *config.Config, clock ports.Clock) (Uploads, error) {
 	if cfg.Uploads.Backend == "s3" {
 		s3 := cfg.Uploads.S3
 		s, err := s3upload.Open(ctx, s3upload.Config{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Prefix: s3.Prefix, Region: s3.Region,
@@ -102,7 +103,7 @@ func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
 			return nil, fmt.Errorf("uploads.dir: %w", err)
 		}
 	}
-	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFree())})
+	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFree()), Clock: clock})
 	if err != nil {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}
@@ -126,7 +127,7 @@ func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys
 			return nil, fmt.Errorf("auth.public_keys_file (%s): %w", config.EnvName("auth.public_keys_file"), err)
 		}
 	}
-	keys, err := jwtkeys.New(priv, trusted)
+	keys, err := jwtkeys.New(priv, trusted, clock)
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}

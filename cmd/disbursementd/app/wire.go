@@ -62,7 +62,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	} else {
 		close(migrated)
 	}
-	if m.Uploads, err = OpenUploads(bg, cfg); err != nil {
+	if m.Uploads, err = OpenUploads(bg, cfg, m.Clock); err != nil {
 		return wired{}, err
 	}
 	m.closers = append(m.closers, m.Uploads)
