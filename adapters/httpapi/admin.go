@@ -17,7 +17,7 @@ const AdminPrefix = "/admin/v1/"
 // The challenge and message of a refused back-office secret: a realm of
 // its own, so a partner's client never takes it for the partner API's.
 const (
-	challengeAdmin = `Bearer realm="disbursementd-admin"`
+	challengeAdmin = `Bearer realm="` + realm + `-admin"`
 	msgAdminToken  = "Se requiere el secreto de un cliente de back office (Authorization: Bearer bo_…); un token de socio no sirve aquí"
 )
 

@@ -29,7 +29,7 @@ func internalError(w http.ResponseWriter, report bool) {
 		writeRaw(w, http.StatusInternalServerError, []byte(`{"status":"500","message":"`+msgInternal+`"}`+"\n"))
 		return
 	}
-	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`+"\n"))
+	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"`+msgInternalShort+`"}`+"\n"))
 }
 
 // writeNoContent answers 204: done, nothing to say.
@@ -45,7 +45,7 @@ func (s *Server) handleJWKS(w http.ResponseWriter, r *http.Request) {
 	data, err := s.JWKS()
 	if err != nil {
 		info(r).err = err
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"status": 500, "message": "Error interno"})
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"status": 500, "message": msgInternalShort})
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")

@@ -86,9 +86,12 @@ func authorizationToken(r *http.Request) (string, string) {
 }
 
 // The challenges of a refused /v1 request (contract §8).
+// realm names the service in every WWW-Authenticate challenge.
+const realm = "disbursementd"
+
 const (
-	challengeMissing = `Bearer realm="disbursementd"`
-	challengeInvalid = `Bearer realm="disbursementd", error="invalid_token"`
+	challengeMissing = `Bearer realm="` + realm + `"`
+	challengeInvalid = challengeMissing + `, error="invalid_token"`
 )
 
 // v1ReportError answers a failed POST /v1/reports, counted in the

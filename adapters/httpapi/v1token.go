@@ -26,7 +26,7 @@ type v1TokenReply struct {
 const (
 	formContentType = "application/x-www-form-urlencoded"
 	// basicChallenge is on every 401 of POST /v1/token.
-	basicChallenge = `Basic realm="disbursementd"`
+	basicChallenge = `Basic realm="` + realm + `"`
 )
 
 // handleV1Token is POST /v1/token: the partner's credentials through the

@@ -269,7 +269,7 @@ var knownNames = sync.OnceValue(func() map[string]string {
 	for _, f := range domain.DefaultCatalogue().Fields {
 		names[f.Partner], names[f.Internal] = f.Partner, f.Internal
 	}
-	for _, n := range []string{"Base64String", "FileName", "ContentType", "Extension"} {
+	for _, n := range domain.FileDtoMembers {
 		names[n] = n
 	}
 	return names
