@@ -49,19 +49,37 @@ func TestSubmitStoresOnceAndReplays(t *testing.T) {
 	}
 }
 
+// keyedFirst is the reports use case on fakes and the first answer to a
+// report with a file and Idempotency-Key k-1: the replay tests' start.
+func keyedFirst(t *testing.T) replayCase {
+	t.Helper()
+	c := replayCase{clock: fakes.NewClock(t0), sub: submission(withFile("CR-1"), "k-1")}
+	c.store, c.up = fixtures(c.clock)
+	c.svc = newReports(t, c.store, c.up, c.clock)
+	var err error
+	if c.first, err = c.svc.Submit(context.Background(), c.sub); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// replayCase is what keyedFirst made.
+type replayCase struct {
+	svc   *ports.Reports
+	store *fakes.ReportStore
+	up    *fakes.Uploads
+	clock *fakes.Clock
+	sub   ports.Submission
+	first domain.Receipt
+}
+
 // TestSubmitReturnsTheStoredReceipt: the first answer and a replay (a
 // second later) carry the same receipt as stored, the one every surface
 // shows: its credit number, its first receipt time and key, its state;
 // the replay's is read from the store (StoredReceipt), not made up.
 func TestSubmitReturnsTheStoredReceipt(t *testing.T) {
-	clock := fakes.NewClock(t0)
-	store, up := fixtures(clock)
-	svc := newReports(t, store, up, clock)
-	sub := submission(withFile("CR-1"), "k-1")
-	first, err := svc.Submit(context.Background(), sub)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := keyedFirst(t)
+	svc, clock, sub, first := c.svc, c.clock, c.sub, c.first
 	want := domain.StoredReceipt{ID: 1, CreditNumber: "CR-1", FileName: "partner_CR-1_20261126T100000000Z.pdf",
 		ReceivedAt: t0, IdempotencyKey: "k-1", Status: domain.StatusReceived}
 	if first.StoredReceipt != want || first.FileSize == 0 {
