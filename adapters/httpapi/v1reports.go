@@ -67,11 +67,11 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 			// Contract §10: a replay repeats the first answer's Location,
 			// with the receipt as its row holds it now.
 			w.Header().Set("Location", reportLocation(receipt.ID))
-			status := http.StatusCreated
 			if receipt.Replayed {
-				status = http.StatusOK
+				writeJSON(w, http.StatusOK, receiptOf(receipt.StoredReceipt))
+				return nil
 			}
-			writeJSON(w, status, receiptOf(receipt.StoredReceipt))
+			writeJSON(w, http.StatusCreated, receiptOf(receipt.StoredReceipt))
 			return nil
 		})
 }
