@@ -103,7 +103,6 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_STORE_MAX_IDLE_CONNS", "-1", "store.max_idle_conns"},
 		{"DISB_STORE_BUSY_TIMEOUT", "0s", "store.busy_timeout"},
 		{"DISB_STORE_READBACK_TIMEOUT", "0s", "store.readback_timeout"},
-		{"DISB_STORE_LOCK_WAIT_TIMEOUT", "500ms", "store.lock_wait_timeout"},
 		{"DISB_LOGIN_TIMEOUT", "0s", "login.timeout"},
 		{"DISB_IDEMPOTENCY_WAIT", "-1s", "idempotency.wait"},
 		{"DISB_STORE_MAX_BATCH", "1001", "store.max_batch"},
@@ -279,9 +278,11 @@ func TestRetentionSettings(t *testing.T) {
 	if c.Uploads.QuarantineRetention != 30*24*time.Hour || c.Retention.Reports != 0 {
 		t.Fatalf("defaults: quarantine %s, reports %s", c.Uploads.QuarantineRetention, c.Retention.Reports)
 	}
+	// retention.reports below idempotency.ttl is the purge's refusal
+	// (ports.CheckRetention), which config check asks:
+	// TestConfigCheckAsksTheAdapters.
 	for env, key := range map[string]string{
 		"DISB_UPLOADS_QUARANTINE_RETENTION=23h": "uploads.quarantine_retention",
-		"DISB_RETENTION_REPORTS=1h":             "retention.reports",
 	} {
 		t.Run(key, func(t *testing.T) {
 			t.Chdir(t.TempDir())

@@ -16,8 +16,8 @@ import (
 
 // Values the "0 = auto" settings stand for.
 const (
-	// staleMargin is added to http.report_timeout to give the stale bound.
-	staleMargin = 5 * time.Second
+	// StaleMargin is added to http.report_timeout to give the stale bound.
+	StaleMargin = 5 * time.Second
 	// maxSQLiteReaders caps SQLite's read pool: one database file, one
 	// writer; more readers than this only wait on the same file.
 	maxSQLiteReaders = 4
@@ -70,7 +70,7 @@ func (h HTTPConfig) ReceivingPerPartner() int {
 // StaleBound is the age past which the sweep may take what a report left
 // for a crash's leftover (contract §7): http.report_timeout and a margin,
 // longer than any report can take.
-func (h HTTPConfig) StaleBound() time.Duration { return h.ReportTimeout + staleMargin }
+func (h HTTPConfig) StaleBound() time.Duration { return h.ReportTimeout + StaleMargin }
 
 // PoolSize is the connections of the pool that reads use: on MySQL
 // store.max_open_conns, the one pool; on SQLite at most 4 readers beside

@@ -78,11 +78,6 @@ func (c *Config) finishReceiving() error {
 	if h.ReceivingPerPartner() > h.Receiving() {
 		return keyError("http.max_receiving_per_partner", "%d is more than http.max_receiving (%d)", h.ReceivingPerPartner(), h.Receiving())
 	}
-	// A report reserves twice its body (httpapi), and one partner may
-	// hold half of the bytes in flight: the largest body must fit there.
-	if h.MaxBytesInFlight < 4*h.MaxBodyBytes {
-		return keyError("http.max_bytes_in_flight", "%s is less than 4 x http.max_body_bytes (%s): a report reserves twice its body, and one partner, which may hold a quarter of it or one such reservation, must leave room for another's", h.MaxBytesInFlight, h.MaxBodyBytes)
-	}
 	if h.MinBodyRate <= 0 {
 		return keyError("http.min_body_rate", "%s, want a size above 0 (bytes per second)", h.MinBodyRate)
 	}
@@ -131,9 +126,6 @@ func (c *Config) finishStore() error {
 	}
 	if s.ReadbackTimeout <= 0 {
 		return keyError("store.readback_timeout", "%s, want more than 0", s.ReadbackTimeout)
-	}
-	if s.LockWaitTimeout < time.Second {
-		return keyError("store.lock_wait_timeout", "%s, want at least 1s (MySQL counts whole seconds)", s.LockWaitTimeout)
 	}
 	if s.Driver == "mysql" && s.LockWaitTimeout >= c.HTTP.ReportTimeout {
 		return keyError("store.lock_wait_timeout", "%s, want it below http.report_timeout (%s): a report that waits on a lock must fail before its answer is due", s.LockWaitTimeout, c.HTTP.ReportTimeout)
@@ -206,9 +198,6 @@ func (c *Config) finishRest() error {
 	}
 	if err := domainRule("idempotency.ttl", domain.CheckKeyTTL(c.Idempotency.TTL)); err != nil {
 		return err
-	}
-	if r := c.Retention.Reports; r != 0 && r < c.Idempotency.TTL {
-		return keyError("retention.reports", "%s, want 0 (keep forever) or at least idempotency.ttl (%s): a retry's answer names its report", r, c.Idempotency.TTL)
 	}
 	if err := firstErr(
 		between("throttle.max_entries", c.Throttle.MaxEntries, 1, 100_000_000),

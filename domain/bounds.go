@@ -202,7 +202,17 @@ const (
 	// MaxAttemptsListed is how many of an endpoint's newest attempts are
 	// kept and listed.
 	MaxAttemptsListed = 100
+	// MaxReasonCodeLen is the longest configured reason code
+	// (decisions.reason_codes), in bytes of a-z, 0-9 and _.
+	MaxReasonCodeLen = 64
+	// SecretOverlap is how long a rotated webhook secret keeps signing
+	// beside the new one (§11: 24 h).
+	SecretOverlap = 24 * time.Hour
 )
+
+// MaxQuoted is the most characters of something a client sent (a key, a
+// value) that a message quotes (Clip).
+const MaxQuoted = 64
 
 // The words of those bounds.
 var (
@@ -212,7 +222,7 @@ var (
 		En: "1 to " + strconv.Itoa(MaxReasonChars) + " characters",
 	}
 	// ReasonCodesBound is what decisions.reason_codes must hold.
-	ReasonCodesBound = Bound{En: "one or more codes, each 1 to 64 of a-z, 0-9 and _ starting with a letter, none twice"}
+	ReasonCodesBound = Bound{En: "one or more codes, each 1 to " + strconv.Itoa(MaxReasonCodeLen) + " of a-z, 0-9 and _ starting with a letter, none twice"}
 	// WebhookURLBound is what a webhook endpoint's URL must be.
 	WebhookURLBound = Bound{
 		Es: "una URL https de hasta " + strconv.Itoa(MaxWebhookURLBytes) + " bytes, sin usuario ni contraseña ni fragmento, hacia una dirección pública",

@@ -141,10 +141,6 @@ func InvalidReport(problems []Problem) *Error {
 	return &Error{Kind: ErrInvalidInput, Code: "invalid_report", Message: msg, Problems: problems}
 }
 
-// MaxQuoted is the most characters of something a client sent (a key, a
-// value) that a message quotes.
-const MaxQuoted = 64
-
 // Clip cuts s to MaxQuoted characters, marking the cut with "…", so that
 // no answer grows with what a client sent.
 func Clip(s string) string {

@@ -6,6 +6,18 @@ import (
 	"github.com/lender/disbursementd/domain/filecheck"
 )
 
+// The members of a FileDto, as the specification writes them (a report
+// may write them in any case).
+const (
+	FileDtoBase64      = "Base64String"
+	FileDtoName        = "FileName"
+	FileDtoContentType = "ContentType"
+	FileDtoExtension   = "Extension"
+)
+
+// FileDtoMembers lists them.
+var FileDtoMembers = []string{FileDtoBase64, FileDtoName, FileDtoContentType, FileDtoExtension}
+
 // parseFile reads a FileDto object: Base64String (required), and the
 // optional FileName, ContentType and Extension, which must agree with the
 // content. Member names are case-insensitive; other members are ignored.
@@ -20,13 +32,13 @@ func parseFile(raw RawValue, rules FileRules, stop <-chan struct{}) (*File, *fie
 		k := strings.ToLower(m.Key)
 		var dst *string
 		switch k {
-		case "base64string":
+		case strings.ToLower(FileDtoBase64):
 			dst = &b64
-		case "filename":
+		case strings.ToLower(FileDtoName):
 			dst = &name
-		case "contenttype":
+		case strings.ToLower(FileDtoContentType):
 			dst = &ctype
-		case "extension":
+		case strings.ToLower(FileDtoExtension):
 			dst = &ext
 		default:
 			continue

@@ -41,16 +41,13 @@ type IdempotencyRecord struct {
 // only ReportID and FileName, from the first submission's record; the
 // stored row has the rest.
 type Receipt struct {
-	ReportID int64
-	FileName string
+	// StoredReceipt is the report's receipt as stored, the one shape
+	// every surface shows: as this submission stored it (received), or,
+	// on a replay, as its row holds it now (its state and decision
+	// included).
+	StoredReceipt
 	FileSize int64 // bytes written by this submission (0 on a replay)
 	Replayed bool  // true when this is the first answer again
-	// Set when this submission stored the report: the receipt time (to
-	// the millisecond, as the row keeps it), the credit number and the
-	// Idempotency-Key header ("" when none was sent).
-	ReceivedAt     time.Time
-	CreditNumber   string
-	IdempotencyKey string
 }
 
 // FileRow is a staging row that names a file (for the crash sweep).

@@ -73,7 +73,7 @@ func DecisionConflict(id int64, has ReportStatus) *Error {
 
 // reasonCodeForm is what a configured reason code may look like: a
 // lower-case word that a partner's program can switch on.
-var reasonCodeForm = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var reasonCodeForm = regexp.MustCompile(`^[a-z][a-z0-9_]{0,` + strconv.Itoa(MaxReasonCodeLen-1) + `}$`)
 
 // DefaultReasonCodes is contract §11's default list of reason codes.
 var DefaultReasonCodes = []string{"monto_no_coincide", "credito_no_encontrado", "documento_ilegible",
@@ -84,8 +84,8 @@ var DefaultReasonCodes = []string{"monto_no_coincide", "credito_no_encontrado", 
 type DecisionRules struct{ codes []string }
 
 // NewDecisionRules returns the rules for codes: at least one, each a
-// lower-case word of 1 to 64 of a-z, 0-9 and _ starting with a letter,
-// none twice.
+// lower-case word of 1 to MaxReasonCodeLen of a-z, 0-9 and _ starting
+// with a letter, none twice.
 func NewDecisionRules(codes []string) (DecisionRules, error) {
 	if len(codes) == 0 {
 		return DecisionRules{}, &Error{Kind: ErrInvalidInput, Code: "invalid_reason_codes", Message: "no reason codes: " + ReasonCodesBound.En}

@@ -150,7 +150,7 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 	if len(pairs) == 0 {
 		return out, invalid.WithCause(errors.New("user name or password empty or over its limit"))
 	}
-	slots := []Reservation{addrSlot}
+	slots := []Slot{addrSlot}
 	release := func() {
 		for _, r := range slots {
 			a.cancel(ctx, r)

@@ -290,17 +290,17 @@ type countingThrottle struct {
 	checks, takes, cancels int
 }
 
-func (c *countingThrottle) Check(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Reservation, error) {
+func (c *countingThrottle) Check(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Verdict, error) {
 	c.checks++
 	return c.LoginThrottle.Check(ctx, k, limit, w, now)
 }
 
-func (c *countingThrottle) Take(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Reservation, error) {
+func (c *countingThrottle) Take(ctx context.Context, k ports.ThrottleKey, limit int, w time.Duration, now time.Time) (ports.Slot, error) {
 	c.takes++
 	return c.LoginThrottle.Take(ctx, k, limit, w, now)
 }
 
-func (c *countingThrottle) Cancel(ctx context.Context, r ports.Reservation) error {
+func (c *countingThrottle) Cancel(ctx context.Context, r ports.Slot) error {
 	c.cancels++
 	return c.LoginThrottle.Cancel(ctx, r)
 }

@@ -34,42 +34,45 @@ func addrKey(addr string) string {
 	return p.String()
 }
 
-// check refuses an attempt whose key's budget is spent, reserving
+// check refuses an attempt whose key's budget is spent, taking
 // nothing; errors as take's.
 func (a *Auth) check(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) error {
 	if a.o.Throttle == nil || rule.Limit <= 0 {
 		return nil
 	}
-	_, err := a.throttle(ctx, a.o.Throttle.Check, key, which, rule, now)
-	return err
+	v, err := a.o.Throttle.Check(ctx, key, rule.Limit, rule.Window, now)
+	return refusal(v, err, which)
 }
 
-// take reserves a slot of key's budget; a spent budget is ErrThrottled,
+// take takes a slot of key's budget; a spent budget is ErrThrottled,
 // with Detail naming which budget (user or address) and RetryAfter.
-func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
+func (a *Auth) take(ctx context.Context, key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Slot, error) {
 	if a.o.Throttle == nil || rule.Limit <= 0 {
-		return Reservation{}, nil
+		return Slot{}, nil
 	}
-	return a.throttle(ctx, a.o.Throttle.Take, key, which, rule, now)
+	s, err := a.o.Throttle.Take(ctx, key, rule.Limit, rule.Window, now)
+	if err := refusal(s.Verdict, err, which); err != nil {
+		return Slot{}, err
+	}
+	return s, nil
 }
 
-// throttle runs op (Check or Take) on key's budget.
-func (a *Auth) throttle(ctx context.Context, op func(context.Context, ThrottleKey, int, time.Duration, time.Time) (Reservation, error),
-	key ThrottleKey, which string, rule ThrottleRule, now time.Time) (Reservation, error) {
-	r, err := op(ctx, key, rule.Limit, rule.Window, now)
+// refusal is the answer to a budget's verdict v (or to the throttle's
+// failure err): nil when OK.
+func refusal(v Verdict, err error, which string) error {
 	if err != nil {
-		return Reservation{}, domain.Unavailable("login throttle unavailable").WithCause(err)
+		return domain.Unavailable("login throttle unavailable").WithCause(err)
 	}
-	if !r.OK {
-		return Reservation{}, domain.Throttled(which, r.RetryAfter)
+	if !v.OK {
+		return domain.Throttled(which, v.RetryAfter)
 	}
-	return r, nil
+	return nil
 }
 
-func (a *Auth) cancel(ctx context.Context, r Reservation) {
-	if r.ID != "" {
-		// Best effort: a reservation that stays counts as a failure and
-		// ages out with the window.
-		_ = a.o.Throttle.Cancel(context.WithoutCancel(ctx), r)
+func (a *Auth) cancel(ctx context.Context, s Slot) {
+	if s.ID != "" {
+		// Best effort: a slot that stays counts as a failure and ages
+		// out with the window.
+		_ = a.o.Throttle.Cancel(context.WithoutCancel(ctx), s)
 	}
 }

@@ -37,10 +37,11 @@ type ReportStore interface {
 	// hash, nonce and state), so an expired or abandoned record is taken
 	// over only once.
 	DeleteKey(ctx context.Context, rec domain.IdempotencyRecord) error
-	// ReportExists reports whether the report id is still stored: the
-	// retention purge deletes reports whose idempotency records may
-	// outlive them.
-	ReportExists(ctx context.Context, id int64) (bool, error)
+	// StoredReceipt returns the receipt of report id as stored now (its
+	// state and decision included), for a replay's answer; an error of
+	// kind domain.ErrNotFound when it is no longer stored: the retention
+	// purge deletes reports whose idempotency records may outlive them.
+	StoredReceipt(ctx context.Context, id int64) (domain.StoredReceipt, error)
 	// Ping checks that the store answers and can serve: a store that
 	// answers but cannot read or write (a Galera node outside the Primary
 	// component) fails it.
@@ -206,67 +207,6 @@ type PasswordHasher interface {
 	// NeedsRehash reports whether hash was made with other parameters
 	// than Hash uses now (e.g. an imported PHP hash of a lower cost).
 	NeedsRehash(hash string) bool
-}
-
-// LoginThrottle keeps login budgets: the attempts a key (a user name or a
-// client address) made within a sliding window. The rule (limit, window)
-// is the caller's; the adapter keeps the counts, in memory or shared by
-// every replica, apart for each kind of key.
-type LoginThrottle interface {
-	// Take reserves one attempt for key when fewer than limit were
-	// reserved in the window before now. A key of a kind it does not know
-	// is an error. Check and reservation are one
-	// atomic step, however many callers race, on every replica that shares
-	// the adapter. now is the caller's clock; an adapter shared by
-	// replicas dates attempts by its shared store's clock instead, so
-	// replicas whose clocks differ still share one window. When the budget is spent nothing is reserved and the
-	// reservation says how long until a slot frees.
-	Take(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
-	// Check tells whether key's budget has a slot left, as Take would,
-	// and reserves nothing: a read, never a write or a lock. OK, or the
-	// RetryAfter of a spent budget; a Take after it may still be refused
-	// (others took the slot in between).
-	Check(ctx context.Context, key ThrottleKey, limit int, window time.Duration, now time.Time) (Reservation, error)
-	// Cancel gives a reservation back: the attempt does not count.
-	Cancel(ctx context.Context, r Reservation) error
-}
-
-// ThrottleKind is what a login budget is kept per.
-type ThrottleKind uint8
-
-// The kinds of login budget.
-const (
-	ThrottleUser ThrottleKind = iota + 1 // a user name, byte for byte
-	ThrottleAddr                         // a client address (an IPv6 one by its /64)
-)
-
-// ThrottleKinds lists every kind, for adapters that keep each apart.
-var ThrottleKinds = []ThrottleKind{ThrottleUser, ThrottleAddr}
-
-// String names the kind: "user", "addr".
-func (k ThrottleKind) String() string {
-	switch k {
-	case ThrottleUser:
-		return "user"
-	case ThrottleAddr:
-		return "addr"
-	}
-	return "unknown"
-}
-
-// ThrottleKey names one budget: its kind and what it counts, a user name
-// or an address.
-type ThrottleKey struct {
-	Kind  ThrottleKind
-	Value string
-}
-
-// Reservation is the answer of LoginThrottle.Take.
-type Reservation struct {
-	Key        ThrottleKey
-	ID         string        // the adapter's handle, for Cancel
-	OK         bool          // a slot was reserved
-	RetryAfter time.Duration // when not OK: until the oldest attempt leaves the window
 }
 
 // TokenCache remembers tokens whose signature was verified, so a reused

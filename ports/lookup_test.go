@@ -43,7 +43,7 @@ func storedReports(t *testing.T, n int) (*fakes.ReportStore, []int64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, r.ReportID)
+		ids = append(ids, r.ID)
 		other := submission(fixture.Minimal(t0, fmt.Sprintf("CR-%d", i)), "")
 		other.Principal.User = "other"
 		if _, err := reports.Submit(context.Background(), other); err != nil {

@@ -47,6 +47,18 @@ func NewPurge(store PurgeStore, uploads UploadInventory, clock Clock, batch int,
 	return &Purge{store: store, uploads: uploads, clock: clock, batch: batch, minAge: minAge}, nil
 }
 
+// CheckRetention refuses a retention of reports below minAge
+// (idempotency.ttl: a retry's answer names its report) as
+// domain.ErrInvalidInput. The purge asks it before each run, and the
+// configuration's check (retention.reports) before any.
+func CheckRetention(retention, minAge time.Duration) error {
+	if retention < minAge {
+		return domain.NewError(domain.ErrInvalidInput, "retention_too_short",
+			fmt.Sprintf("a retention of %s is below %s (idempotency.ttl: a retry's answer names its report)", retention, minAge))
+	}
+	return nil
+}
+
 // PurgeReport is what one purge found and did.
 type PurgeReport struct {
 	Before   time.Time // reports received before this were purged
@@ -65,9 +77,8 @@ type PurgeReport struct {
 // past that point is purged by the next run; a younger one never is.
 // A file that cannot be deleted is a Failure; the run goes on.
 func (p *Purge) Run(ctx context.Context, olderThan time.Duration, apply bool) (PurgeReport, error) {
-	if olderThan < p.minAge {
-		return PurgeReport{}, domain.NewError(domain.ErrInvalidInput, "retention_too_short",
-			fmt.Sprintf("a retention of %s is below %s (idempotency.ttl: a retry's answer names its report)", olderThan, p.minAge))
+	if err := CheckRetention(olderThan, p.minAge); err != nil {
+		return PurgeReport{}, err
 	}
 	rep := PurgeReport{Before: p.clock.Now().UTC().Add(-olderThan)}
 	for after := int64(0); ; {

@@ -201,8 +201,11 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 		return existing, err
 	})
 	if err == nil && !done {
-		return domain.Receipt{ReportID: id, FileName: staged.FileName, FileSize: staged.FileSize, ReceivedAt: staged.ReceivedAt,
-			CreditNumber: staged.Report.Text("numero_credito"), IdempotencyKey: staged.IdempotencyKey}, nil
+		// The answer of the request that stored the report shows the
+		// state it was stored in, as its report.received event does.
+		return domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: id, CreditNumber: staged.Report.Text("numero_credito"),
+			FileName: staged.FileName, ReceivedAt: staged.ReceivedAt, IdempotencyKey: staged.IdempotencyKey,
+			Status: domain.StatusReceived}, FileSize: staged.FileSize}, nil
 	}
 	if staged.FileName != "" && !unknown {
 		if rmErr := s.uploads.Remove(context.WithoutCancel(ctx), staged.FileName); rmErr != nil && err != nil {
@@ -262,7 +265,8 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 }
 
 // replay is the first answer again, from its record. The record's report
-// is looked for first: one the retention purge deleted while its record
+// is read first (its receipt as stored now, which the answer shows): one
+// the retention purge deleted while its record
 // lives (a retention shorter than the idempotency.ttl of its day) is
 // domain.ErrGone report_purged, never a 200 naming a report that is
 // not there, and it is not stored again under the same key. When the
@@ -270,12 +274,13 @@ func (s *Reports) settle(ctx context.Context, rec domain.IdempotencyRecord, atte
 // file that is not there (503 instead; the cause, logged, names the row
 // and the file).
 func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (domain.Receipt, error) {
-	switch stored, err := s.st.ReportExists(ctx, rec.ReportID); {
-	case err != nil:
-		return domain.Receipt{}, storeFailed(err)
-	case !stored:
+	stored, err := s.st.StoredReceipt(ctx, rec.ReportID)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
 		return domain.Receipt{}, domain.NewError(domain.ErrGone, "report_purged", domain.MsgReportPurged).
 			WithCause(fmt.Errorf("the record of key %s names report %d, which is no longer stored", rec.KeyHash[:min(12, len(rec.KeyHash))], rec.ReportID))
+	case err != nil:
+		return domain.Receipt{}, storeFailed(err)
 	}
 	if rec.FileName != "" {
 		ok, err := s.uploads.Exists(ctx, rec.FileName)
@@ -286,5 +291,5 @@ func (s *Reports) replay(ctx context.Context, rec domain.IdempotencyRecord) (dom
 			return domain.Receipt{}, domain.NewError(domain.ErrUnavailable, "file_store_failed", domain.MsgFileFailed).WithCause(err)
 		}
 	}
-	return domain.Receipt{ReportID: rec.ReportID, FileName: rec.FileName, Replayed: true}, nil
+	return domain.Receipt{StoredReceipt: stored, Replayed: true}, nil
 }

@@ -36,8 +36,8 @@ func TestReplayOfAPurgedReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clock.Add(time.Second)             // the record lives (a retention shorter than its TTL)
-			store.DeleteReport(first.ReportID) // the purge: the row, then its file
+			clock.Add(time.Second)       // the record lives (a retention shorter than its TTL)
+			store.DeleteReport(first.ID) // the purge: the row, then its file
 			if first.FileName != "" {
 				if err := up.Remove(ctx, first.FileName); err != nil {
 					t.Fatal(err)
@@ -52,7 +52,7 @@ func TestReplayOfAPurgedReport(t *testing.T) {
 				t.Fatalf("%d rows stored, %d files kept; want nothing stored again", store.Count(), up.Count())
 			}
 			again, err := svc.Submit(ctx, submission(tt.body, "a new key"))
-			if err != nil || again.Replayed || again.ReportID == first.ReportID {
+			if err != nil || again.Replayed || again.ID == first.ID {
 				t.Fatalf("with a new key: %+v, %v; want it stored anew", again, err)
 			}
 		})

@@ -37,15 +37,58 @@ func TestSubmitStoresOnceAndReplays(t *testing.T) {
 	svc := newReports(t, store, up, clock)
 	sub := submission(withFile("CR-1"), "")
 	first, err := svc.Submit(context.Background(), sub)
-	if err != nil || first.ReportID != 1 || first.FileName != "partner_CR-1_20261126T100000000Z.pdf" || first.Replayed {
+	if err != nil || first.ID != 1 || first.FileName != "partner_CR-1_20261126T100000000Z.pdf" || first.Replayed {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
 	again, err := svc.Submit(context.Background(), sub)
-	if err != nil || again.ReportID != first.ReportID || again.FileName != first.FileName || !again.Replayed {
+	if err != nil || again.ID != first.ID || again.FileName != first.FileName || !again.Replayed {
 		t.Fatalf("replay = %+v, %v", again, err)
 	}
 	if store.Count() != 1 || up.Count() != 1 {
 		t.Fatalf("%d rows %d files, want 1 and 1", store.Count(), up.Count())
+	}
+}
+
+// keyedFirst is the reports use case on fakes and the first answer to a
+// report with a file and Idempotency-Key k-1: the replay tests' start.
+func keyedFirst(t *testing.T) replayCase {
+	t.Helper()
+	c := replayCase{clock: fakes.NewClock(t0), sub: submission(withFile("CR-1"), "k-1")}
+	c.store, c.up = fixtures(c.clock)
+	c.svc = newReports(t, c.store, c.up, c.clock)
+	var err error
+	if c.first, err = c.svc.Submit(context.Background(), c.sub); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// replayCase is what keyedFirst made.
+type replayCase struct {
+	svc   *ports.Reports
+	store *fakes.ReportStore
+	up    *fakes.Uploads
+	clock *fakes.Clock
+	sub   ports.Submission
+	first domain.Receipt
+}
+
+// TestSubmitReturnsTheStoredReceipt: the first answer and a replay (a
+// second later) carry the same receipt as stored, the one every surface
+// shows: its credit number, its first receipt time and key, its state;
+// the replay's is read from the store (StoredReceipt), not made up.
+func TestSubmitReturnsTheStoredReceipt(t *testing.T) {
+	c := keyedFirst(t)
+	svc, clock, sub, first := c.svc, c.clock, c.sub, c.first
+	want := domain.StoredReceipt{ID: 1, CreditNumber: "CR-1", FileName: "partner_CR-1_20261126T100000000Z.pdf",
+		ReceivedAt: t0, IdempotencyKey: "k-1", Status: domain.StatusReceived}
+	if first.StoredReceipt != want || first.FileSize == 0 {
+		t.Fatalf("first = %+v, want %+v and its file's size", first, want)
+	}
+	clock.Add(time.Second)
+	again, err := svc.Submit(context.Background(), sub)
+	if err != nil || !again.Replayed || again.StoredReceipt != want || again.FileSize != 0 {
+		t.Fatalf("replay = %+v, %v; want %+v", again, err, want)
 	}
 }
 
@@ -211,7 +254,7 @@ func TestSubmitConcurrentDuplicates(t *testing.T) {
 			got, errs := submitConcurrently(svc, submission(body, ""), 20)
 			replays := 0
 			for i := range got {
-				if errs[i] != nil || got[i].ReportID != 1 || got[i].FileName != got[0].FileName {
+				if errs[i] != nil || got[i].ID != 1 || got[i].FileName != got[0].FileName {
 					t.Errorf("submission %d: %+v %v", i, got[i], errs[i])
 				}
 				if got[i].Replayed {
@@ -293,7 +336,7 @@ func TestSubmitFindsRecordsOfVersion1(t *testing.T) {
 	for key, want := range map[string]int64{"": 41, "k-1": 42} {
 		sub.IdempotencyKey = key
 		r, err := svc.Submit(context.Background(), sub)
-		if err != nil || !r.Replayed || r.ReportID != want {
+		if err != nil || !r.Replayed || r.ID != want {
 			t.Errorf("key %q: retry of a 1.0.0 report = %+v, %v; want the first answer (%d)", key, r, err, want)
 		}
 	}

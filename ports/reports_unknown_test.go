@@ -41,14 +41,8 @@ func TestSubmitOutcomeUnknownSaysSo(t *testing.T) {
 // has gone (removed by hand, lost with a disk) is not answered 200 naming
 // it: the replay looks for the file first and answers 503.
 func TestReplayNeverNamesAMissingFile(t *testing.T) {
-	clock := fakes.NewClock(t0)
-	store, up := fixtures(clock)
-	svc := newReports(t, store, up, clock)
-	sub := submission(withFile("CR-1"), "k-1")
-	first, err := svc.Submit(context.Background(), sub)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := keyedFirst(t)
+	svc, store, up, sub, first := c.svc, c.store, c.up, c.sub, c.first
 	if again, err := svc.Submit(context.Background(), sub); err != nil || !again.Replayed {
 		t.Fatalf("replay with the file there = %+v, %v", again, err)
 	}
@@ -83,7 +77,7 @@ func TestSubmitRetriesWhenTheRecordIsGone(t *testing.T) {
 		return nil
 	})
 	r, err := newReports(t, store, up, clock).Submit(context.Background(), submission(withFile("CR-1"), "k-1"))
-	if err != nil || r.ReportID != 1 || r.Replayed || gone != 0 {
+	if err != nil || r.ID != 1 || r.Replayed || gone != 0 {
 		t.Fatalf("Submit = %+v, %v (gone answers left %d); want the report stored", r, err, gone)
 	}
 	if store.Count() != 1 || up.Count() != 1 {

@@ -26,7 +26,7 @@ func TestSubmitReceiptToTheMillisecond(t *testing.T) {
 	if !r.ReceivedAt.Equal(want) || r.CreditNumber != "CR-MS-1" || r.IdempotencyKey != "key-1" {
 		t.Fatalf("receipt = %+v; want received at %s, CR-MS-1, key-1", r, want)
 	}
-	if row, _ := store.Row(r.ReportID); !row.ReceivedAt.Equal(want) {
+	if row, _ := store.Row(r.ID); !row.ReceivedAt.Equal(want) {
 		t.Fatalf("the row says %s, the receipt %s", row.ReceivedAt, r.ReceivedAt)
 	}
 }

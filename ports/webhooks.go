@@ -52,17 +52,13 @@ type WebhookEndpoints struct {
 	overlap time.Duration
 }
 
-// SecretOverlap is how long a rotated secret keeps signing beside the new
-// one (contract §11: 24 h).
-const SecretOverlap = 24 * time.Hour
-
 // NewWebhookEndpoints returns the use case on store, with the URL rules
 // and the most endpoints a partner may have (webhooks.max_endpoints).
 func NewWebhookEndpoints(store EndpointStore, rules domain.WebhookURLRules, clock Clock, max int) (*WebhookEndpoints, error) {
 	if store == nil || clock == nil || max < 1 {
 		return nil, errors.New("ports: NewWebhookEndpoints needs a store, a clock and a maximum of endpoints above 0")
 	}
-	return &WebhookEndpoints{store: store, rules: rules, clock: clock, max: max, overlap: SecretOverlap}, nil
+	return &WebhookEndpoints{store: store, rules: rules, clock: clock, max: max, overlap: domain.SecretOverlap}, nil
 }
 
 // MsgEndpointNotFound is the message of an endpoint that is not the
@@ -127,7 +123,7 @@ func (s *WebhookEndpoints) Delete(ctx context.Context, user, id string) error {
 }
 
 // RotateSecret gives user's endpoint id a new secret and returns the
-// endpoint with it; the old one signs too for SecretOverlap.
+// endpoint with it; the old one signs too for domain.SecretOverlap.
 // domain.ErrNotFound.
 func (s *WebhookEndpoints) RotateSecret(ctx context.Context, user, id string) (domain.Endpoint, error) {
 	if !domain.ValidEndpointID(id) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -19,7 +20,7 @@ func BenchmarkSave200K(b *testing.B) {
 	file := fixture.File(data)
 	for _, c := range []int{1, 32} {
 		b.Run(map[int]string{1: "c1", 32: "c32"}[c], func(b *testing.B) {
-			s, err := Open(b.TempDir(), Options{})
+			s, err := Open(b.TempDir(), Options{Clock: sysclock.Clock{}})
 			if err != nil {
 				b.Fatal(err)
 			}

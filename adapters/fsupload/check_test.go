@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/test/fixture"
 )
 
@@ -16,7 +17,7 @@ func TestCheckFailsBelowMinFreeBytes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// More than any disk has: the state a full disk puts the store in.
-	s, err := Open(dir, Options{MinFreeBytes: math.MaxInt64})
+	s, err := Open(dir, Options{MinFreeBytes: math.MaxInt64, Clock: sysclock.Clock{}})
 	if err != nil {
 		t.Fatalf("Open must not refuse a full disk (a state for readiness): %v", err)
 	}
@@ -25,7 +26,7 @@ func TestCheckFailsBelowMinFreeBytes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "bytes free") {
 		t.Fatalf("Check on a disk below the minimum = %v; want an error naming %s and its free space", err, dir)
 	}
-	ok, err := Open(dir, Options{MinFreeBytes: 1})
+	ok, err := Open(dir, Options{MinFreeBytes: 1, Clock: sysclock.Clock{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestSaveFollowsAReplacedDirectory(t *testing.T) {
 	if err := os.Mkdir(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(dir, Options{})
+	s, err := Open(dir, Options{Clock: sysclock.Clock{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (s *Store) Quarantine(_ context.Context, name string) error {
 	case err != nil:
 		return fmt.Errorf("quarantine %s in %s: %w", name, s.path, err)
 	}
-	now := time.Now()
+	now := s.opt.Clock.Now()
 	if err := h.root.Chtimes(quarantined(name), now, now); err != nil {
 		return fmt.Errorf("date %s in quarantine: %w", name, err)
 	}

@@ -41,6 +41,8 @@ type Options struct {
 	// MinFreeBytes is the free space below which Check fails (0: no
 	// minimum).
 	MinFreeBytes int64
+	// Clock dates a file's move to quarantine (required).
+	Clock ports.Clock
 }
 
 // handle is one opening of the upload directory.
@@ -72,6 +74,9 @@ const writeBlock = 256 << 10
 // error says which. Free space is left to Check: a full disk is a state
 // to report, not a reason to refuse to start.
 func Open(dir string, opt Options) (*Store, error) {
+	if opt.Clock == nil {
+		return nil, errors.New("fsupload: Open needs Options.Clock")
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("upload directory %s: %w", dir, err)

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/test/fixture"
 )
 
 func mustOpen(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Open(dir, Options{})
+	s, err := Open(dir, Options{Clock: sysclock.Clock{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestSaveRefusesBadNames(t *testing.T) {
 
 func TestOpenAndCheckSayWhatIsWrong(t *testing.T) {
 	t.Parallel()
-	if _, err := Open(filepath.Join(t.TempDir(), "missing"), Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := Open(filepath.Join(t.TempDir(), "missing"), Options{Clock: sysclock.Clock{}}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("missing dir: %v", err)
 	}
 	if os.Geteuid() == 0 {
@@ -98,7 +99,7 @@ func TestOpenAndCheckSayWhatIsWrong(t *testing.T) {
 	dir := t.TempDir()
 	_ = os.Chmod(dir, 0o500)
 	defer os.Chmod(dir, 0o700)
-	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "not writable") {
+	if _, err := Open(dir, Options{Clock: sysclock.Clock{}}); err == nil || !strings.Contains(err.Error(), "not writable") {
 		t.Fatalf("read-only dir: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func (o Options) check(driver string) error {
 	case o.ReadbackTimeout <= 0:
 		return fmt.Errorf("gormstore: the read-back bound (%s) must be above 0", o.ReadbackTimeout)
 	case driver == MySQL && o.LockWaitTimeout < time.Second:
-		return fmt.Errorf("gormstore: the lock wait bound (%s) must be at least 1s", o.LockWaitTimeout)
+		return &SettingError{"store.lock_wait_timeout", fmt.Sprintf("%s, want at least 1s (MySQL counts whole seconds)", o.LockWaitTimeout)}
 	case driver == SQLite && o.BusyTimeout <= 0:
 		return fmt.Errorf("gormstore: SQLite's busy timeout (%s) must be above 0", o.BusyTimeout)
 	}

@@ -142,14 +142,18 @@ func (s *Store) readKey(ctx context.Context, query, user, keyHash string) (domai
 	return r.toDomain(), nil
 }
 
-// ReportExists reports whether the staging row id is still stored (one
-// look-up of the primary key).
-func (s *Store) ReportExists(ctx context.Context, id int64) (bool, error) {
-	var n int64
-	if err := s.read.orm.WithContext(ctx).Table(StagingTable).Where("id = ?", id).Limit(1).Count(&n).Error; err != nil {
-		return false, fmt.Errorf("report %d exists: %w", id, err)
+// StoredReceipt returns the receipt of staging row id as stored now (one
+// look-up of the primary key); domain.ErrNotFound when it is gone.
+func (s *Store) StoredReceipt(ctx context.Context, id int64) (domain.StoredReceipt, error) {
+	var rc receiptCols
+	err := s.read.orm.WithContext(ctx).Raw("SELECT "+receiptNames+" FROM "+StagingTable+" WHERE id = ?", id).Row().Scan(rc.dest()...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return domain.StoredReceipt{}, fmt.Errorf("report %d: %w", id, domain.ErrNotFound)
+	case err != nil:
+		return domain.StoredReceipt{}, fmt.Errorf("receipt of report %d: %w", id, err)
 	}
-	return n > 0, nil
+	return rc.receipt()
 }
 
 // DeleteKey removes the record if it is still rec, state included. A

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // MySQL's answers that say a transaction was rolled back and may simply
@@ -25,14 +25,14 @@ const (
 
 // isConflict says whether err means the transaction lost to another one
 // and was rolled back whole: a deadlock or a certification failure
-// (1213), or SQLite finding the database locked by another process.
+// (1213), or SQLite finding the database locked by another process
+// (SQLITE_BUSY and its extended codes, matched by code, not by text).
 func isConflict(err error) bool {
 	var me *mysqldrv.MySQLError
 	if errors.As(err, &me) {
 		return me.Number == erDeadlock
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+	return errors.Is(err, sqlite3.BUSY)
 }
 
 // isLockWait says whether err is a lock wait that timed out: the

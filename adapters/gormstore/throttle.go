@@ -30,8 +30,8 @@ import (
 //   - A refused Take is one non-locking read: no write, no transaction,
 //     no row lock. Only a Take the read found room for locks the key's
 //     row (MySQL: the upsert's row lock; SQLite: BEGIN IMMEDIATE), counts
-//     again and reserves in the same transaction, so the check and the
-//     reservation are one step however many Takes race on however many
+//     again and takes the slot in the same transaction, so the check and the
+//     take are one step however many Takes race on however many
 //     replicas. Within one replica, Takes of one key wait on an in-process
 //     gate first, so they neither race each other to the row lock nor
 //     pay for the locking path when the read would have refused them.
@@ -43,7 +43,7 @@ type Throttle struct {
 	q       throttleSQL
 	gates   [gateStripes]chan struct{}
 	maxKeys int64
-	// taken counts, per kind, the reservations since this replica last
+	// taken counts, per kind, the slots taken since this replica last
 	// counted that kind's key rows.
 	taken [len(keyKinds)]atomic.Int64
 }
@@ -98,21 +98,21 @@ func (t *Throttle) Close() error { return t.p.close() }
 // Take reserves one attempt for key when fewer than limit were reserved
 // in the window before the database's now. The caller's now is not used:
 // see the type's invariants.
-func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
+func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Slot, error) {
 	kh, err := checkedKey(key, limit, window)
 	if err != nil {
-		return ports.Reservation{}, err
+		return ports.Slot{}, err
 	}
 	gate := t.gates[gateOf(kh)]
 	select {
 	case gate <- struct{}{}:
 	case <-ctx.Done():
-		return ports.Reservation{}, fmt.Errorf("throttle take: %w", ctx.Err())
+		return ports.Slot{}, fmt.Errorf("throttle take: %w", ctx.Err())
 	}
 	r, err := t.takeGated(ctx, kh, limit, window)
 	<-gate
 	if err != nil {
-		return ports.Reservation{}, fmt.Errorf("throttle take: %w", err)
+		return ports.Slot{}, fmt.Errorf("throttle take: %w", err)
 	}
 	r.Key = key
 	if r.OK {
@@ -123,30 +123,28 @@ func (t *Throttle) Take(ctx context.Context, key ports.ThrottleKey, limit int, w
 
 // Check is Take's first step alone: one non-locking read of the key's
 // newest attempts in the window, by the database's clock.
-func (t *Throttle) Check(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Reservation, error) {
+func (t *Throttle) Check(ctx context.Context, key ports.ThrottleKey, limit int, window time.Duration, _ time.Time) (ports.Verdict, error) {
 	kh, err := checkedKey(key, limit, window)
 	if err != nil {
-		return ports.Reservation{}, err
+		return ports.Verdict{}, err
 	}
 	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
 	if err != nil {
-		return ports.Reservation{}, fmt.Errorf("throttle check: %w", err)
-	}
-	if len(held) >= limit {
-		r := refused(held, limit, now, window)
-		r.Key = key
-		return r, nil
-	}
-	return ports.Reservation{Key: key, OK: true}, nil
-}
-
-func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
-	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
-	if err != nil {
-		return ports.Reservation{}, fmt.Errorf("read attempts: %w", err)
+		return ports.Verdict{}, fmt.Errorf("throttle check: %w", err)
 	}
 	if len(held) >= limit {
 		return refused(held, limit, now, window), nil
+	}
+	return ports.Verdict{OK: true}, nil
+}
+
+func (t *Throttle) takeGated(ctx context.Context, kh string, limit int, window time.Duration) (ports.Slot, error) {
+	held, now, err := t.held(t.p.orm.WithContext(ctx), kh, limit, window)
+	if err != nil {
+		return ports.Slot{}, fmt.Errorf("read attempts: %w", err)
+	}
+	if len(held) >= limit {
+		return ports.Slot{Verdict: refused(held, limit, now, window)}, nil
 	}
 	for tries := 0; ; tries++ {
 		r, err := t.reserve(ctx, kh, limit, window)
@@ -179,16 +177,16 @@ func (t *Throttle) held(db *gorm.DB, kh string, limit int, window time.Duration)
 
 // refused is the answer when held fills the budget: the oldest of the
 // limit newest attempts is the one whose leaving frees a slot.
-func refused(held []int64, limit int, now int64, window time.Duration) ports.Reservation {
-	return ports.Reservation{RetryAfter: time.Duration(held[limit-1] + int64(window) - now)}
+func refused(held []int64, limit int, now int64, window time.Duration) ports.Verdict {
+	return ports.Verdict{RetryAfter: time.Duration(held[limit-1] + int64(window) - now)}
 }
 
 // reserve is the locking path: lock the key's row, count again, reserve.
 // It also deletes the key's own expired attempts when it sees some (under
 // the lock it holds anyway), so a key's rows stay near its budget even
 // between sweeps.
-func (t *Throttle) reserve(ctx context.Context, kh string, limit int, window time.Duration) (ports.Reservation, error) {
-	var r ports.Reservation
+func (t *Throttle) reserve(ctx context.Context, kh string, limit int, window time.Duration) (ports.Slot, error) {
+	var r ports.Slot
 	var opts *sql.TxOptions
 	if t.driver == MySQL {
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
@@ -202,7 +200,7 @@ func (t *Throttle) reserve(ctx context.Context, kh string, limit int, window tim
 			return fmt.Errorf("count attempts: %w", err)
 		}
 		if len(held) >= limit {
-			r = refused(held, limit, now, window)
+			r.Verdict = refused(held, limit, now, window)
 			return nil
 		}
 		id := attemptID()
@@ -248,8 +246,8 @@ func (t *Throttle) newest(tx *gorm.DB, kh string, limit int, window time.Duratio
 	return held, now, stale, rows.Err()
 }
 
-// Cancel gives a reservation back: the attempt does not count.
-func (t *Throttle) Cancel(ctx context.Context, r ports.Reservation) error {
+// Cancel gives a slot back: the attempt does not count.
+func (t *Throttle) Cancel(ctx context.Context, r ports.Slot) error {
 	if r.ID == "" {
 		return nil
 	}

@@ -12,10 +12,10 @@ const maxEvictBatch = 1000
 
 // afterReserve keeps the key rows of kh's kind near MaxKeys (contract §7,
 // "Bounded memory", as the memory throttle's least-recently-used bound):
-// every MaxKeys/8 reservations of a kind, a replica counts that kind's
+// every MaxKeys/8 slots taken of a kind, a replica counts that kind's
 // rows and, past the bound, evicts those whose window ends first with
 // their attempts. Between counts a kind can pass the bound by at most
-// MaxKeys/8 rows per replica. Only reservations pay for it (a refused
+// MaxKeys/8 rows per replica. Only slots taken pay for it (a refused
 // Take never writes), and only once in MaxKeys/8 of them. It is best
 // effort: a failure leaves the rows to the next count and to Prune.
 func (t *Throttle) afterReserve(ctx context.Context, kh string) {

@@ -18,7 +18,7 @@ type throttleSQL struct {
 	held string // key, window ns, limit → at_ns, now of the newest attempts in the window (no lock)
 	// lockKey (key, window ns) creates or extends the key's row, taking its
 	// lock. It always changes the row (expires_ns moves by at least 1), so
-	// every reservation writes it: two Takes of one key on two nodes of a
+	// every slot taken writes it: two Takes of one key on two nodes of a
 	// Galera cluster, where a row lock holds on one node only, conflict at
 	// certification, and the loser runs again and counts the winner's.
 	lockKey   string

@@ -17,7 +17,7 @@ const AdminPrefix = "/admin/v1/"
 // The challenge and message of a refused back-office secret: a realm of
 // its own, so a partner's client never takes it for the partner API's.
 const (
-	challengeAdmin = `Bearer realm="disbursementd-admin"`
+	challengeAdmin = `Bearer realm="` + realm + `-admin"`
 	msgAdminToken  = "Se requiere el secreto de un cliente de back office (Authorization: Bearer bo_…); un token de socio no sirve aquí"
 )
 
@@ -96,7 +96,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.ReportTimeout)
 	defer cancel()
 	receipt, did, err := s.Decisions.Decide(ctx, id, req, by)
-	s.metrics.countDecision(req.Decision, did, err)
+	s.countDecision(req.Decision, did, err)
 	if err != nil {
 		s.adminError(w, r, err)
 		return

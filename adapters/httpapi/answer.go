@@ -10,7 +10,11 @@ import (
 
 // msgInternal is the safe message of every 500: the error itself goes to
 // the log only.
-const msgInternal = "Error interno; intente de nuevo más tarde"
+const msgInternal = msgInternalShort + "; intente de nuevo más tarde"
+
+// msgInternalShort is the message of a 500 outside a report's answer
+// and /v1 (the original specification's).
+const msgInternalShort = "Error interno"
 
 // codeUnreadable marks an error the adapter built about a token request
 // it could not read (unreadable): its message is the service's own ASCII
@@ -107,7 +111,7 @@ func (s *Server) answerOf(r *http.Request, err error, on surface) errorAnswer {
 		case on == onLogin:
 			// HTTP requires a challenge on a 401; the credentials travel
 			// in the body, so it only names the realm.
-			a.challenge = `Bearer realm="disbursementd"`
+			a.challenge = challengeMissing
 		case on == onV1Token:
 			a.challenge = basicChallenge
 		}

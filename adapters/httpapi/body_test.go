@@ -51,7 +51,7 @@ func always(int64) bool { return true }
 
 // TestReadBodyCoversEachBufferFirst: a body asks to cover each buffer
 // before allocating it, doubling from firstStep up to its declared length
-// or, when it declares none, up to the limit: the reservation grows with
+// or, when it declares none, up to the limit: the hold grows with
 // what has arrived (issue 32, finding 1), never with what is declared. A
 // refusal stops the read with errOverBudget.
 func TestReadBodyCoversEachBufferFirst(t *testing.T) {

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"sync"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // heldPerBodyByte is what a report holds in memory for each byte of its
@@ -19,13 +17,13 @@ const heldPerBodyByte = 2
 // from them, hold at once (contract §10, "Bytes in flight"): a report
 // reserves heldPerBodyByte times each buffer its body is read into,
 // before the buffer is allocated, as the body arrives (readBody), and
-// gives the reservation back when it has been answered. What a body
+// gives the hold back when it has been answered. What a body
 // declares reserves nothing: a client that declares 32 MiB and sends
-// 60 KiB holds what 64 KiB needs. A reservation that does not fit is
+// 60 KiB holds what 64 KiB needs. A hold that does not fit is
 // refused, never waited for: the report gets 503 overloaded at once, as
 // when http.max_in_flight is full. One partner (partnerOf: its NIT, every
 // user name of it together) holds at most share, a quarter of the budget
-// or one largest body's reservation if that is more (partnerShare), so
+// or one largest body's hold if that is more (partnerShare), so
 // that a handful of its names cannot add up to the whole. A partner's
 // entry exists only while it holds bytes.
 type byteBudget struct {
@@ -34,35 +32,35 @@ type byteBudget struct {
 	share int64
 	used  int64
 	by    map[string]int64
-	gauge prometheus.Gauge // used, for /metrics
+	gauge func(used int64) // told used at each change, for /metrics
 }
 
-func newByteBudget(max, share int64, gauge prometheus.Gauge) *byteBudget {
+func newByteBudget(max, share int64, gauge func(used int64)) *byteBudget {
 	return &byteBudget{max: max, share: share, by: map[string]int64{}, gauge: gauge}
 }
 
 // partnerShare is the most of a budget of total bytes one partner may
 // hold when the largest body is maxBody bytes: a quarter, or one largest
-// body's reservation when that is more (it is at most half: New refuses a
+// body's hold when that is more (it is at most half: New refuses a
 // budget below two of them).
 func partnerShare(total, maxBody int64) int64 { return max(total/4, heldPerBodyByte*maxBody) }
 
-// reservation is one report's share of the budget.
-type reservation struct {
+// hold is one report's share of the budget.
+type hold struct {
 	b       *byteBudget
 	partner string
 	held    int64
 }
 
-func (b *byteBudget) reservation(partner string) *reservation {
-	return &reservation{b: b, partner: partner}
+func (b *byteBudget) hold(partner string) *hold {
+	return &hold{b: b, partner: partner}
 }
 
-// cover makes the reservation hold what a body buffer of n bytes needs
+// cover makes the hold cover what a body buffer of n bytes needs
 // (never less than it holds); false, and nothing changed, when that does
-// not fit in the budget beside the other reservations, or in its
+// not fit in the budget beside the other holds, or in its
 // partner's share.
-func (r *reservation) cover(n int64) bool {
+func (r *hold) cover(n int64) bool {
 	want := n * heldPerBodyByte
 	if want <= r.held {
 		return true
@@ -77,13 +75,13 @@ func (r *reservation) cover(n int64) bool {
 	b.used += more
 	b.by[r.partner] += more
 	r.held = want
-	b.gauge.Set(float64(b.used))
+	b.gauge(b.used)
 	return true
 }
 
-// release gives the reservation back; the report's body and what was
+// release gives the hold back; the report's body and what was
 // decoded from it are no longer used.
-func (r *reservation) release() {
+func (r *hold) release() {
 	if r.held == 0 {
 		return
 	}
@@ -95,5 +93,5 @@ func (r *reservation) release() {
 		delete(b.by, r.partner)
 	}
 	r.held = 0
-	b.gauge.Set(float64(b.used))
+	b.gauge(b.used)
 }

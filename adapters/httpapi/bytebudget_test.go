@@ -7,17 +7,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 )
 
-// TestByteBudgetBoundsBytesAndPartners: reservations never pass the
+// TestByteBudgetBoundsBytesAndPartners: holds never pass the
 // budget in all, nor one partner's share (here half); a refused cover
-// changes nothing; a release gives back all a reservation held.
+// changes nothing; a release gives back all a hold held.
 func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
-	b := newByteBudget(100, 50, prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"}))
-	a1, a2, c1 := b.reservation("a"), b.reservation("a"), b.reservation("c")
+	b := newByteBudget(100, 50, func(int64) {})
+	a1, a2, c1 := b.hold("a"), b.hold("a"), b.hold("c")
 	if !a1.cover(20) || a1.held != 20*heldPerBodyByte {
 		t.Fatalf("a's first 20 bytes: held %d", a1.held)
 	}
@@ -30,7 +27,7 @@ func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 	if !a1.cover(25) || !c1.cover(25) || b.used != 100 {
 		t.Fatalf("growing to 25 each: used %d", b.used)
 	}
-	if c2 := b.reservation("d"); c2.cover(1) {
+	if c2 := b.hold("d"); c2.cover(1) {
 		t.Fatal("covered past the budget")
 	}
 	a1.release()
@@ -45,7 +42,7 @@ func TestByteBudgetBoundsBytesAndPartners(t *testing.T) {
 }
 
 // TestPartnerShare: one partner holds a quarter of the budget, or one
-// largest body's reservation when that is more: at the shipped 384 MiB
+// largest body's hold when that is more: at the shipped 384 MiB
 // and 32 MiB bodies, 96 MiB, so no fewer than four partners fill it.
 func TestPartnerShare(t *testing.T) {
 	for _, c := range []struct{ total, body, want int64 }{
@@ -78,7 +75,7 @@ func TestBytesInFlightAreBounded(t *testing.T) {
 		}
 	}()
 	<-h.reports.started
-	if got := gaugeValue(t, h.srv.metrics.bytesReserved); got != float64(len(big)*heldPerBodyByte) {
+	if got := metricValue(t, h.srv, "disbursementd_report_bytes_reserved"); got != float64(len(big)*heldPerBodyByte) {
 		t.Errorf("bytes reserved while the report is held: %v, want %d", got, len(big)*heldPerBodyByte)
 	}
 	for _, c := range []struct {
@@ -107,10 +104,10 @@ func TestBytesInFlightAreBounded(t *testing.T) {
 	if status, code, _ := post(t, h.url+"/v1/reports/validate", v1Headers, big, true); status != 200 {
 		t.Errorf("once the held report was answered: %d %s", status, code)
 	}
-	if got := gaugeValue(t, h.srv.metrics.bytesReserved); got != 0 {
+	if got := metricValue(t, h.srv, "disbursementd_report_bytes_reserved"); got != 0 {
 		t.Errorf("bytes reserved after every report was answered: %v", got)
 	}
-	if n := counterValue(t, h.srv.metrics.Overloaded); n != 4 {
+	if n := metricValue(t, h.srv, "disbursementd_reports_overloaded_total"); n != 4 {
 		t.Errorf("reports_overloaded_total = %v, want 4", n)
 	}
 }
@@ -135,13 +132,4 @@ func post(t *testing.T, url string, headers map[string]string, body string, chun
 	var out struct{ Code string }
 	_ = json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, out.Code, resp
-}
-
-func gaugeValue(t *testing.T, g prometheus.Gauge) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := g.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetGauge().GetValue()
 }

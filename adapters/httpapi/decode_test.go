@@ -9,30 +9,6 @@ import (
 	"github.com/lender/disbursementd/domain"
 )
 
-func TestDecodeObject(t *testing.T) {
-	ms, err := DecodeObject([]byte(`{"a":"x","a":1.50,"b":null,"c":true,"d":[1],"e":{"Base64String":"QQ==","n":{"deep":1}},"f":-0,"g":1e400}`), 256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct {
-		key  string
-		kind domain.RawKind
-		text string
-	}{{"a", domain.RawString, "x"}, {"a", domain.RawNumber, "1.50"}, {"b", domain.RawNull, ""}, {"c", domain.RawBool, ""},
-		{"d", domain.RawArray, ""}, {"e", domain.RawObject, ""}, {"f", domain.RawNumber, "-0"}, {"g", domain.RawNumber, "1e400"}}
-	if len(ms) != len(want) {
-		t.Fatalf("%d members, want %d", len(ms), len(want))
-	}
-	for i, w := range want {
-		if ms[i].Key != w.key || ms[i].Value.Kind != w.kind || ms[i].Value.Text != w.text {
-			t.Errorf("member %d = %+v, want %+v", i, ms[i], w)
-		}
-	}
-	if f := ms[5].Value.Members; len(f) != 2 || f[0].Value.Text != "QQ==" || f[1].Value.Kind != domain.RawObject {
-		t.Errorf("FileDto members = %+v", f)
-	}
-}
-
 func TestDecodeObjectRefuses(t *testing.T) {
 	for name, body := range map[string]string{
 		"empty":            ``,
@@ -87,22 +63,5 @@ func TestMemberBoundDecidedWhileScanning(t *testing.T) {
 	})
 	if perOp := allocs.AllocedBytesPerOp(); perOp > 64<<10 {
 		t.Fatalf("a %d MB member bomb allocated %d bytes; the scan must stop at the bound", len(bomb)>>20, perOp)
-	}
-}
-
-// TestClosingQuoteSkipsEscapedQuotes: the buffer of an escaped string is
-// sized by its closing quote, which an odd run of backslashes escapes and
-// an even one does not.
-func TestClosingQuoteSkipsEscapedQuotes(t *testing.T) {
-	for in, want := range map[string]int{
-		`ab"`: 2, `a\"b"`: 4, `a\\"b"`: 3, `a\\\"b"`: 6, `\\\\"`: 4, `abc`: 3, `a\"`: 3,
-	} {
-		if got := closingQuote([]byte(in), 0); got != want {
-			t.Errorf("closingQuote(%s) = %d, want %d", in, got, want)
-		}
-	}
-	members, err := DecodeObject([]byte(`{"a":"x\/y\\\"z\u00e9","b":"q"}`), 10)
-	if err != nil || members[0].Value.Text != `x/y\"zé` || members[1].Value.Text != "q" {
-		t.Fatalf("escaped value: %+v, %v", members, err)
 	}
 }

@@ -16,9 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-
+	"github.com/lender/disbursementd/adapters/metrics"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -102,12 +101,12 @@ type harness struct {
 
 func newHarness(t *testing.T, limits Limits) *harness {
 	t.Helper()
-	h := &harness{reports: &fakeReports{receipt: domain.Receipt{ReportID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}},
+	h := &harness{reports: &fakeReports{receipt: domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7, FileName: "partner_CR-1_20261126T100000000Z.pdf"}}},
 		tokens: &fakeTokens{}, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{h.logs, h.logMu}, nil))
 	srv, err := New(Server{Reports: h.reports, Exchange: h.tokens, Login: h.tokens, Auth: h.tokens,
 		JWKS: func() ([]byte, error) { return []byte(`{"keys":[]}`), nil }, OpenAPI: []byte("openapi: 3.1.0\n"),
-		Log: log, Limits: testLimits(limits)}, NewMetrics())
+		Log: log, Clock: sysclock.Clock{}, Limits: testLimits(limits)}, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +122,7 @@ func (h *harness) rebuild(t *testing.T, change func(*Server)) {
 	t.Helper()
 	s := *h.srv
 	change(&s)
-	srv, err := New(s, NewMetrics())
+	srv, err := New(s, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,17 +277,17 @@ func TestReportsInFlightAreBounded(t *testing.T) {
 	if a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`); a.status != 200 {
 		t.Fatalf("after the others finished: %d", a.status)
 	}
-	if n := counterValue(t, h.srv.metrics.StoreErrors); n != 0 {
+	if n := metricValue(t, h.srv, "disbursementd_store_errors_total"); n != 0 {
 		t.Errorf("store_errors_total = %v after an overload: the alert on it would page for a full queue", n)
 	}
-	if n := counterValue(t, h.srv.metrics.Overloaded); n != 1 {
+	if n := metricValue(t, h.srv, "disbursementd_reports_overloaded_total"); n != 1 {
 		t.Errorf("reports_overloaded_total = %v, want 1", n)
 	}
 	h.reports.err = domain.NewError(domain.ErrUnavailable, "store_failed", domain.MsgStoreFailed)
 	if a := h.do(t, "POST", PartnerPath, reportHeaders, `{}`); a.status != 503 {
 		t.Fatalf("store down: %d", a.status)
 	}
-	if n := counterValue(t, h.srv.metrics.StoreErrors); n != 1 {
+	if n := metricValue(t, h.srv, "disbursementd_store_errors_total"); n != 1 {
 		t.Errorf("store_errors_total = %v after a store failure, want 1", n)
 	}
 }
@@ -458,7 +457,7 @@ func TestPanicAnswersByTheStatusRule(t *testing.T) {
 	h.tokens.issued = ports.Issued{}
 	panicky := &panicReports{}
 	srv, err := New(Server{Reports: panicky, Exchange: panicky, Auth: h.tokens, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Limits: h.srv.Limits}, NewMetrics())
+		Clock: sysclock.Clock{}, Limits: h.srv.Limits}, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,13 +526,4 @@ func TestStopGivesUpAtItsDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 reports still running") {
 		t.Fatalf("Stop with a stuck report = %v", err)
 	}
-}
-
-func counterValue(t *testing.T, c prometheus.Counter) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetCounter().GetValue()
 }

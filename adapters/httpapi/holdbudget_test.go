@@ -58,10 +58,10 @@ func startTrickle(t *testing.T, url, path, auth string, declared int64, first in
 func waitSettled(t *testing.T, h *harness, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for gaugeValue(t, h.srv.metrics.receiving)+counterValue(t, h.srv.metrics.Overloaded) < float64(n) {
+	for metricValue(t, h.srv, "disbursementd_report_bodies_receiving")+metricValue(t, h.srv, "disbursementd_reports_overloaded_total") < float64(n) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%v bodies being received and %v turned away, want %d in all", gaugeValue(t, h.srv.metrics.receiving),
-				counterValue(t, h.srv.metrics.Overloaded), n)
+			t.Fatalf("%v bodies being received and %v turned away, want %d in all", metricValue(t, h.srv, "disbursementd_report_bodies_receiving"),
+				metricValue(t, h.srv, "disbursementd_reports_overloaded_total"), n)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -80,7 +80,7 @@ func TestNamesOfOnePartnerCannotHoldTheBytes(t *testing.T) {
 		startTrickle(t, h.url, "/v1/reports/validate", "Authorization: Bearer "+names[i%3], 32*mib, 60<<10, 500*time.Millisecond)
 	}
 	waitSettled(t, h, 6)
-	if held := gaugeValue(t, h.srv.metrics.bytesReserved); held > 6*heldPerBodyByte*firstStep {
+	if held := metricValue(t, h.srv, "disbursementd_report_bytes_reserved"); held > 6*heldPerBodyByte*firstStep {
 		t.Errorf("the six trickling bodies hold %v bytes, more than a first step each (%d)", held, 6*heldPerBodyByte*firstStep)
 	}
 	body := `{"x":"` + strings.Repeat("b", mib) + `"}`
@@ -103,7 +103,7 @@ func TestNamesOfOnePartnerCannotHoldTheBodies(t *testing.T) {
 		startTrickle(t, h.url, "/v1/reports/validate", "Authorization: Bearer "+names[i%3], 4096, 8, 500*time.Millisecond)
 	}
 	waitSettled(t, h, 12)
-	if n := gaugeValue(t, h.srv.metrics.receiving); n != 4 {
+	if n := metricValue(t, h.srv, "disbursementd_report_bodies_receiving"); n != 4 {
 		t.Errorf("%v bodies of one partner's three names being received, want its 4", n)
 	}
 	if status, code, _ := post(t, h.url+"/v1/reports/validate", map[string]string{"Authorization": "Bearer good-beta", "Content-Type": "application/json"}, `{}`, false); status != 200 {

@@ -137,7 +137,7 @@ func (s *Server) overRate(r *http.Request, partner string) error {
 	if ok {
 		return nil
 	}
-	s.metrics.LookupsThrottled.Inc()
+	s.metrics.LookupThrottled()
 	ri := info(r)
 	ri.quiet = !s.quiet.first("lookup_rate:"+partner, now, now.Add(refill))
 	ri.detail = "throttled by lookup_rate_per_partner"
@@ -157,7 +157,7 @@ func (s *Server) waitTurn(r *http.Request, t turn, wait time.Duration) bool {
 		return false
 	}
 	defer s.lookRate.waiting.Add(-1)
-	s.metrics.LookupsDelayed.Inc()
+	s.metrics.LookupDelayed()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/ports"
 	"github.com/lender/disbursementd/test/fakes"
 )
@@ -29,7 +30,7 @@ func TestLookupRate(t *testing.T) {
 	clock := fakes.NewClock(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	s := *h.srv
 	s.Validator, s.Lookup, s.Clock = held, held, clock
-	srv, err := New(s, NewMetrics())
+	srv, err := New(s, metrics.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +103,10 @@ func TestLookupRate(t *testing.T) {
 	}
 	throttled("acme's look-up past the burst", "/v1/reports")
 
-	if n := counterValue(t, srv.metrics.LookupsThrottled); n != 3 {
+	if n := metricValue(t, srv, "disbursementd_lookups_throttled_total"); n != 3 {
 		t.Errorf("lookups_throttled_total = %v, want 3", n)
 	}
-	if n := counterValue(t, srv.metrics.Overloaded); n != 2 {
+	if n := metricValue(t, srv, "disbursementd_reports_overloaded_total"); n != 2 {
 		t.Errorf("reports_overloaded_total = %v, want the 2 look-ups turned away by the slot", n)
 	}
 	// The first two 429s fell in one second, the third in another.
@@ -181,7 +182,7 @@ func TestLookupRateWaits(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := counterValue(t, h.srv.metrics.LookupsDelayed); n != 2 {
+	if n := metricValue(t, h.srv, "disbursementd_lookups_delayed_total"); n != 2 {
 		t.Fatalf("lookups_delayed_total = %v, want 2", n)
 	}
 	// The next turn is 1.5 s off: refused at once.
@@ -189,7 +190,7 @@ func TestLookupRateWaits(t *testing.T) {
 	if a.status != 429 || a.body["code"] != "slow_down" || a.header.Get("Retry-After") != "1" {
 		t.Fatalf("a look-up whose turn is 1.5 s off: %d %v %s; want 429 slow_down, Retry-After 1", a.status, a.header, a.raw)
 	}
-	if n := counterValue(t, h.srv.metrics.LookupsThrottled); n != 1 {
+	if n := metricValue(t, h.srv, "disbursementd_lookups_throttled_total"); n != 1 {
 		t.Fatalf("lookups_throttled_total = %v, want 1", n)
 	}
 	// Half a second later one turn is within a second again; a look-up
@@ -228,10 +229,10 @@ func TestLookupRateWaits(t *testing.T) {
 	}
 	// The server sees its client gone; a wait that never ends fails here,
 	// not at the package's timeout.
-	for gone := time.Now().Add(10 * time.Second); h.srv.lookRate.waiting.Load() != 0 || counterValue(t, h.srv.metrics.LookupsDelayed) != 3; {
+	for gone := time.Now().Add(10 * time.Second); h.srv.lookRate.waiting.Load() != 0 || metricValue(t, h.srv, "disbursementd_lookups_delayed_total") != 3; {
 		if time.Now().After(gone) {
 			t.Fatalf("10 s after its client went: %d look-ups still waiting, lookups_delayed_total %v (want 0 and 3)",
-				h.srv.lookRate.waiting.Load(), counterValue(t, h.srv.metrics.LookupsDelayed))
+				h.srv.lookRate.waiting.Load(), metricValue(t, h.srv, "disbursementd_lookups_delayed_total"))
 		}
 		runtime.Gosched()
 	}

@@ -96,9 +96,9 @@ func (s *Server) observeRoutes(known *routes, next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", ri.id)
 		sw := &statusWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
-		s.metrics.inFlight(1)
+		s.metrics.InFlight(1)
 		defer func() {
-			s.metrics.inFlight(-1)
+			s.metrics.InFlight(-1)
 			if p := recover(); p != nil {
 				s.Log.Error("panic", "request_id", ri.id, "panic", p, "stack", string(debug.Stack()))
 				switch {
@@ -115,8 +115,11 @@ func (s *Server) observeRoutes(known *routes, next http.Handler) http.Handler {
 			if route == "" {
 				route = known.pattern(r.URL.Path)
 			}
+			if route == "" {
+				route = "unmatched"
+			}
 			d := time.Since(start)
-			s.metrics.request(route, r.Method, sw.status, d)
+			s.metrics.Request(route, methodLabel(r.Method), sw.status, d)
 			if !ri.quiet {
 				s.logRequest(r, ri, sw, route, d)
 			}
@@ -126,9 +129,6 @@ func (s *Server) observeRoutes(known *routes, next http.Handler) http.Handler {
 }
 
 func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, route string, d time.Duration) {
-	if route == "" {
-		route = "unmatched"
-	}
 	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs, slog.String("request_id", ri.id), slog.String("method", methodLabel(r.Method)),
 		slog.String("route", route), slog.Int("status", sw.status),
@@ -216,4 +216,16 @@ func newRequestID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// methodLabel maps a request's method, which a client chooses freely, to
+// one of GET, POST, DELETE, OPTIONS, HEAD or other: the method label of
+// the request metrics and of the log line comes from a fixed set
+// (contract §7).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions, http.MethodHead:
+		return method
+	}
+	return "other"
 }

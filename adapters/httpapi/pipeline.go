@@ -86,7 +86,7 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		return
 	}
 	partner := partnerOf(principal)
-	res := s.bytes.reservation(partner)
+	res := s.bytes.hold(partner)
 	defer res.release()
 	body, err := s.receive(w, r, partner, res)
 	defer s.reclaim.after(len(body))
@@ -136,13 +136,12 @@ func submission(r *http.Request, p ports.Principal, members []domain.RawField, b
 // answered; it sets Idempotent-Replayed on a replay.
 func (s *Server) noteReceipt(w http.ResponseWriter, r *http.Request, receipt domain.Receipt) {
 	ri := info(r)
-	ri.reportID = receipt.ReportID
+	ri.reportID = receipt.ID
 	if receipt.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 		ri.detail = "idempotent replay"
-		s.metrics.ReportsReplayed.Inc()
+		s.metrics.ReportReplayed()
 		return
 	}
-	s.metrics.ReportsStored.Inc()
-	s.metrics.FileBytes.Add(float64(receipt.FileSize))
+	s.metrics.ReportStored(receipt.FileSize)
 }

@@ -29,7 +29,7 @@ func internalError(w http.ResponseWriter, report bool) {
 		writeRaw(w, http.StatusInternalServerError, []byte(`{"status":"500","message":"`+msgInternal+`"}`+"\n"))
 		return
 	}
-	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"Error interno"}`+"\n"))
+	writeRaw(w, http.StatusInternalServerError, []byte(`{"status":500,"message":"`+msgInternalShort+`"}`+"\n"))
 }
 
 // writeNoContent answers 204: done, nothing to say.
@@ -45,7 +45,7 @@ func (s *Server) handleJWKS(w http.ResponseWriter, r *http.Request) {
 	data, err := s.JWKS()
 	if err != nil {
 		info(r).err = err
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"status": 500, "message": "Error interno"})
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"status": 500, "message": msgInternalShort})
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -74,13 +74,13 @@ const readyTimeout = 3 * time.Second
 // each check's "ok" or "fail", the failures' reasons ("name: error; ")
 // and whether all passed.
 func (s *Server) Readiness(ctx context.Context) (checks map[string]string, failures string, ready bool) {
-	s.metrics.readyAt.Store(time.Now().UnixNano())
+	s.readyAt.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	checks, ready = map[string]string{}, true
 	for _, c := range s.Checks {
 		err := c.Fn(ctx)
-		s.metrics.setReady(c.Name, err == nil)
+		s.metrics.Ready(c.Name, err == nil)
 		if err != nil {
 			ready = false
 			checks[c.Name] = "fail"
@@ -96,7 +96,7 @@ func (s *Server) Readiness(ctx context.Context) (checks map[string]string, failu
 // probe's): the timer that keeps disbursementd_ready current adds no
 // checks where probes already run them.
 func (s *Server) RefreshReadiness(ctx context.Context, maxAge time.Duration) {
-	if time.Since(time.Unix(0, s.metrics.readyAt.Load())) < maxAge {
+	if time.Since(time.Unix(0, s.readyAt.Load())) < maxAge {
 		return
 	}
 	s.Readiness(ctx)

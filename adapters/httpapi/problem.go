@@ -86,9 +86,12 @@ func authorizationToken(r *http.Request) (string, string) {
 }
 
 // The challenges of a refused /v1 request (contract §8).
+// realm names the service in every WWW-Authenticate challenge.
+const realm = "disbursementd"
+
 const (
-	challengeMissing = `Bearer realm="disbursementd"`
-	challengeInvalid = `Bearer realm="disbursementd", error="invalid_token"`
+	challengeMissing = `Bearer realm="` + realm + `"`
+	challengeInvalid = challengeMissing + `, error="invalid_token"`
 )
 
 // v1ReportError answers a failed POST /v1/reports, counted in the
@@ -115,7 +118,7 @@ func (s *Server) v1Problem(w http.ResponseWriter, r *http.Request, err error) er
 // away for load or shutdown.
 func (s *Server) countRefused(status int, de *domain.Error, reason string) {
 	if status >= 500 && de.Code != codeOverloaded && de.Code != codeShuttingDown {
-		s.metrics.StoreErrors.Inc()
+		s.metrics.StoreError()
 	}
-	s.metrics.ReportsRefused.WithLabelValues(reason).Inc()
+	s.metrics.ReportRefused(reason)
 }

@@ -15,12 +15,12 @@ import (
 // is in (partner is partnerOf's key). The body's bytes are reserved in
 // res as they arrive, a buffer at a time (readBody), whatever length the
 // body declares.
-func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *reservation) ([]byte, error) {
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string, res *hold) ([]byte, error) {
 	return s.receiveBody(w, r, intake{
 		gate: s.receiving, key: partner, limit: s.Limits.MaxBody,
 		read: func(body io.Reader) ([]byte, error) {
-			s.metrics.receiving.Inc()
-			defer s.metrics.receiving.Dec()
+			s.metrics.Receiving(1)
+			defer s.metrics.Receiving(-1)
 			// One byte past the bound: MaxBytesReader then tells a body over it.
 			return readBody(body, r.ContentLength, s.Limits.MaxBody+1, res.cover)
 		},
@@ -71,7 +71,7 @@ func (s *Server) receiveBody(w http.ResponseWriter, r *http.Request, in intake) 
 	case errors.Is(err, errOverBudget):
 		return body, s.turnAway(w, msgOverBudget)
 	case errors.Is(err, errBodyTooSlow):
-		s.metrics.BodiesTooSlow.Inc()
+		s.metrics.BodyTooSlow()
 		// The connection's read side is spent: nothing more is read on it.
 		w.Header().Set("Connection", "close")
 		return body, in.tooSlow
@@ -101,7 +101,7 @@ const turnAwayGrace = time.Second
 
 // overloaded is the 503 of a report turned away before it starts.
 func (s *Server) overloaded(msg string) error {
-	s.metrics.Overloaded.Inc()
+	s.metrics.Overloaded()
 	e := domain.NewError(domain.ErrUnavailable, codeOverloaded, msg)
 	e.RetryAfter = time.Second
 	return e

@@ -104,7 +104,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 func successBody(r domain.Receipt) []byte {
 	b := make([]byte, 0, 160)
 	b = append(b, `{"status":"200","message":"`+domain.MsgSuccess+`","id":`...)
-	b = strconv.AppendInt(b, r.ReportID, 10)
+	b = strconv.AppendInt(b, r.ID, 10)
 	if r.FileName != "" {
 		b = append(b, `,"file":"`...)
 		b = append(b, r.FileName...)

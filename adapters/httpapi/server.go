@@ -14,11 +14,10 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"time"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 
@@ -27,43 +26,6 @@ import (
 
 // PartnerPath is the legacy path of both partner operations.
 const PartnerPath = "/api/partner_api.php"
-
-// Limits bound what one request may cost. The configuration gives each
-// (config.HTTPConfig); New refuses one left at zero.
-type Limits struct {
-	MaxBody       int64         // report body bytes (413 beyond)
-	MaxMembers    int           // JSON members in a report, nested ones included
-	MaxProblems   int           // problems listed in a 400's errors[]
-	MaxInFlight   int           // reports processed at once (503 beyond)
-	ReportTimeout time.Duration // how long a report may take once accepted
-	// The bodies being received (not yet processed): at most MaxReceiving
-	// in all and MaxReceivingPerPartner for one partner (partnerOf: a
-	// NIT, all its user names together; 503 beyond); a body that falls
-	// behind MinBodyRate bytes per second by more than BodyRateGrace is
-	// cut (408; rateGuard).
-	MaxReceiving           int
-	MaxReceivingPerPartner int
-	MinBodyRate            int64
-	BodyRateGrace          time.Duration
-	// Partners' look-ups (GET /v1/reports and /v1/reports/{id}): at most
-	// LookupRatePerPartner started per second by one partner (partnerOf),
-	// in bursts of as many (429 slow_down beyond, before a slot is taken);
-	// at most LookupSlotsPerPartner at once for one partner and
-	// LookupSlots in all (503 overloaded beyond), apart from the reports'
-	// slots, but a partner with none running always gets one beside them
-	// (up to LookupSlots such first slots); each ends after LookupTimeout
-	// (the store stops its statement then too).
-	LookupRatePerPartner  int
-	LookupSlots           int
-	LookupSlotsPerPartner int
-	LookupTimeout         time.Duration
-	// MaxBytesInFlight bounds the memory that report bodies and what is
-	// decoded from them hold at once (byteBudget; 503 beyond), reserved as
-	// the bytes arrive. It must hold two of the largest bodies'
-	// reservations, so that one partner (who may hold partnerShare of it)
-	// can still send one beside another's.
-	MaxBytesInFlight int64
-}
 
 // Server holds what the handlers need.
 type Server struct {
@@ -90,13 +52,14 @@ type Server struct {
 	Limits     Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
-	// Clock dates the log gate's windows (the system's when nil).
+	// Clock dates the look-up rate's turns (required).
 	Clock ports.Clock
 	// MetricsElsewhere leaves /metrics out of Handler: the caller serves
 	// Metrics.Handler on an internal listener (http.metrics_addr).
 	MetricsElsewhere bool
 
-	metrics   *Metrics
+	metrics   Meter
+	readyAt   *atomic.Int64 // unix nanoseconds of the last readiness run's start
 	inFlight  chan struct{}
 	receiving *keyedGate // the report bodies being received, by partner
 	bytes     *byteBudget
@@ -108,25 +71,18 @@ type Server struct {
 	reclaim   *reclaimer
 }
 
-// New returns a server with its metrics. It refuses a limit left at zero.
-func New(s Server, m *Metrics) (*Server, error) {
+// New returns a server that reports to m and serves its Handler on
+// /metrics (unless MetricsElsewhere). It refuses a limit left at zero.
+func New(s Server, m Meter) (*Server, error) {
 	l := &s.Limits
+	if err := l.check(); err != nil {
+		return nil, err
+	}
 	switch {
-	case l.MaxBody <= 0 || l.MaxMembers <= 0 || l.MaxProblems <= 0 || l.MaxInFlight <= 0 || l.ReportTimeout <= 0:
-		return nil, fmt.Errorf("httpapi: the bounds of a report (%d body bytes, %d members, %d problems, %d in flight, %s) must be above 0",
-			l.MaxBody, l.MaxMembers, l.MaxProblems, l.MaxInFlight, l.ReportTimeout)
-	case l.MaxReceiving <= 0 || l.MaxReceivingPerPartner <= 0:
-		return nil, fmt.Errorf("httpapi: the bounds on bodies being received (%d in all, %d per partner) must be above 0",
-			l.MaxReceiving, l.MaxReceivingPerPartner)
-	case l.LookupSlots <= 0 || l.LookupSlotsPerPartner <= 0 || l.LookupTimeout <= 0 || l.LookupRatePerPartner <= 0:
-		return nil, fmt.Errorf("httpapi: the bounds of look-ups (%d in all, %d per partner, %s each, %d a second per partner) must be above 0",
-			l.LookupSlots, l.LookupSlotsPerPartner, l.LookupTimeout, l.LookupRatePerPartner)
-	case l.MinBodyRate <= 0 || l.BodyRateGrace <= 0:
-		return nil, fmt.Errorf("httpapi: the minimum body rate (%d bytes/s) and its grace (%s) must be above 0",
-			l.MinBodyRate, l.BodyRateGrace)
-	case l.MaxBytesInFlight < 2*heldPerBodyByte*l.MaxBody:
-		return nil, fmt.Errorf("httpapi: the bytes in flight (%d) must hold the reservations of two of the largest bodies (2 × %d × %d)",
-			l.MaxBytesInFlight, heldPerBodyByte, l.MaxBody)
+	case m == nil:
+		return nil, errors.New("httpapi: New needs a Meter (the service's metrics)")
+	case s.Log == nil || s.Clock == nil:
+		return nil, errors.New("httpapi: New needs a Log and a Clock")
 	case (s.Validator == nil) != (s.Lookup == nil):
 		return nil, errors.New("httpapi: the /v1 report routes need both Validator and Lookup")
 	case s.Events != nil && (s.Lookup == nil || s.Redeliver == nil || s.Endpoints == nil),
@@ -136,15 +92,10 @@ func New(s Server, m *Metrics) (*Server, error) {
 		return nil, errors.New("httpapi: the decision API needs both Decisions and Backoffice")
 	}
 	s.metrics = m
-	if s.Log == nil {
-		s.Log = slog.Default()
-	}
-	if s.Clock == nil {
-		s.Clock = wallClock{}
-	}
+	s.readyAt = new(atomic.Int64)
 	s.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.receiving = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
-	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.bytesReserved)
+	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.BytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
 	// from them (a flood of token bodies takes no report's place).
@@ -211,7 +162,3 @@ func (s *Server) Handler() http.Handler {
 	r.MethodNotAllowed(rt.notAllowed)
 	return r
 }
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }

@@ -142,7 +142,7 @@ func TestReportLinesCarryTheKeyHash(t *testing.T) {
 		}
 		return out
 	}
-	stored := domain.Receipt{ReportID: 7, CreditNumber: "CR-1"}
+	stored := domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7, CreditNumber: "CR-1"}}
 	for _, tt := range []struct {
 		name    string
 		path    string
@@ -152,11 +152,11 @@ func TestReportLinesCarryTheKeyHash(t *testing.T) {
 		status  int
 	}{
 		{"legacy stored", PartnerPath, reportHeaders, stored, nil, 200},
-		{"legacy replayed", PartnerPath, reportHeaders, domain.Receipt{ReportID: 7, Replayed: true}, nil, 200},
+		{"legacy replayed", PartnerPath, reportHeaders, domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7}, Replayed: true}, nil, 200},
 		{"legacy refused", PartnerPath, reportHeaders, stored, refusedReport(t), 400},
 		{"legacy key reused", PartnerPath, reportHeaders, stored, domain.NewError(domain.ErrKeyReused, "idempotency_key_reused", "x"), 400},
 		{"v1 stored", "/v1/reports", v1Headers, stored, nil, 201},
-		{"v1 replayed", "/v1/reports", v1Headers, domain.Receipt{ReportID: 7, Replayed: true}, nil, 200},
+		{"v1 replayed", "/v1/reports", v1Headers, domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7}, Replayed: true}, nil, 200},
 		{"v1 refused", "/v1/reports", v1Headers, stored, refusedReport(t), 422},
 	} {
 		h.reports.receipt, h.reports.err = tt.receipt, tt.err

@@ -54,7 +54,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 	ri.client = s.clientAddr(r)
 	at, ok := readCredentials(w, r)
 	if !ok {
-		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
+		s.metrics.Exchange("malformed")
 		ri.outcome = "malformed"
 		return ports.Issued{}, unreadable(domain.ErrInvalidClient, `envíe un JSON {"user": ..., "password": ...}`)
 	}
@@ -72,7 +72,7 @@ func (s *Server) attempt(r *http.Request, via TokenExchanger, at ports.LoginAtte
 	if err != nil {
 		ri.outcome = s.answerOf(r, err, onExchange).code
 	}
-	s.metrics.Exchanges.WithLabelValues(ri.outcome).Inc()
+	s.metrics.Exchange(ri.outcome)
 	switch {
 	case err == nil:
 		ri.detail = "token issued " + tokenRef(issued.Token, issued.Claims.ID)

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/metrics"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
@@ -46,7 +51,7 @@ var v1Headers = map[string]string{"Authorization": "Bearer good", "Content-Type"
 func TestNewRefusesHalfOfV1(t *testing.T) {
 	for _, s := range []Server{{Validator: &fakeV1{}}, {Lookup: &fakeV1{}}} {
 		s.Limits = testLimits(Limits{})
-		if _, err := New(s, NewMetrics()); err == nil {
+		if _, err := New(s, metrics.New()); err == nil {
 			t.Errorf("New with Validator %v and Lookup %v: no error", s.Validator != nil, s.Lookup != nil)
 		}
 	}
@@ -77,21 +82,27 @@ func TestV1ValidateTakesAReportSlot(t *testing.T) {
 	}
 }
 
-// TestV1ReplayReadsTheRow: a replay's receipt is the stored row's, and a
-// row that cannot be read is the service's fault (500), not a 404 and
-// not a 200 without the receipt.
-func TestV1ReplayReadsTheRow(t *testing.T) {
+// TestV1ReplayShowsTheStoredReceipt: a replay answers 200 with the
+// receipt Reports.Submit returns (the row's as stored now, its decision
+// included) and the first answer's Location, without a second call to
+// the store: a look-up that would fail changes nothing.
+func TestV1ReplayShowsTheStoredReceipt(t *testing.T) {
 	h, v1 := newV1Harness(t, Limits{})
-	h.reports.receipt = domain.Receipt{ReportID: 7, Replayed: true}
+	at := time.Date(2026, 11, 26, 10, 0, 0, 123e6, time.UTC)
+	h.reports.receipt = domain.Receipt{StoredReceipt: domain.StoredReceipt{ID: 7, CreditNumber: "CR-1", ReceivedAt: at,
+		Status: domain.StatusAccepted, Decision: domain.Decision{Status: domain.StatusAccepted, At: at.Add(time.Hour), By: "backoffice:ops"}}, Replayed: true}
+	v1.getErr = domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound)
 	a := h.do(t, "POST", "/v1/reports", v1Headers, `{}`)
-	if a.status != 200 || a.header.Get("Idempotent-Replayed") != "true" || a.body["received_at"] != "2026-11-26T10:00:00.123Z" ||
-		a.body["numero_credito"] != "CR-1" || a.body["id"] != float64(7) || a.body["file"] != nil {
+	if a.status != 200 || a.header.Get("Idempotent-Replayed") != "true" || a.header.Get("Location") != "/v1/reports/7" ||
+		a.body["received_at"] != "2026-11-26T10:00:00.123Z" || a.body["numero_credito"] != "CR-1" || a.body["id"] != float64(7) ||
+		a.body["file"] != nil || a.body["status"] != "accepted" {
 		t.Fatalf("replay: %d %v %s", a.status, a.header, a.raw)
 	}
-	v1.getErr = domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound)
-	a = h.do(t, "POST", "/v1/reports", v1Headers, `{}`)
-	if a.status != 500 || a.body["code"] != "internal_error" || a.header.Get("Idempotent-Replayed") != "" {
-		t.Fatalf("a replay whose row is gone: %d %v %s", a.status, a.header, a.raw)
+	h.reports.receipt.Replayed = false
+	h.reports.receipt.Status, h.reports.receipt.Decision = domain.StatusReceived, domain.Decision{}
+	if a := h.do(t, "POST", "/v1/reports", v1Headers, `{}`); a.status != 201 || a.header.Get("Idempotent-Replayed") != "" ||
+		a.header.Get("Location") != "/v1/reports/7" || a.body["status"] != "received" {
+		t.Fatalf("first answer: %d %v %s", a.status, a.header, a.raw)
 	}
 }
 
@@ -170,11 +181,20 @@ func TestNewRefusesZeroLimits(t *testing.T) {
 	} {
 		l := testLimits(Limits{})
 		zero(&l)
-		if _, err := New(Server{Limits: l}, NewMetrics()); err == nil {
+		if _, err := New(Server{Limits: l}, metrics.New()); err == nil {
 			t.Errorf("New with %s 0: no error", name)
 		}
 	}
-	if _, err := New(Server{Limits: testLimits(Limits{})}, NewMetrics()); err != nil {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if _, err := New(Server{Limits: testLimits(Limits{}), Log: log, Clock: sysclock.Clock{}}, metrics.New()); err != nil {
 		t.Fatalf("New with every limit set: %v", err)
+	}
+	// Nothing is defaulted: a missing logger or clock is refused, as the
+	// use cases' constructors refuse theirs.
+	for name, s := range map[string]Server{"Log": {Clock: sysclock.Clock{}}, "Clock": {Log: log}} {
+		s.Limits = testLimits(Limits{})
+		if _, err := New(s, metrics.New()); err == nil || !strings.Contains(err.Error(), "Log and a Clock") {
+			t.Errorf("New without %s = %v, want it refused", name, err)
+		}
 	}
 }

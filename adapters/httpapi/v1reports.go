@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 
@@ -55,8 +54,8 @@ func reportLocation(id int64) string { return "/v1/reports/" + itoa(id) }
 // handleV1Report is POST /v1/reports: the report pipeline with the token
 // in Authorization, money as strings, and problem answers. Stored: 201,
 // Location and the receipt; the same report again (sent on either path):
-// 200, Idempotent-Replayed, the same Location and the first receipt, read
-// from its row.
+// 200, Idempotent-Replayed, the same Location and the first receipt as its
+// row holds it now (Reports.Submit reads it).
 func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1ReportError, keyed: true},
 		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
@@ -64,29 +63,15 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
+			s.noteReceipt(w, r, receipt)
+			// Contract §10: a replay repeats the first answer's Location,
+			// with the receipt as its row holds it now.
+			w.Header().Set("Location", reportLocation(receipt.ID))
 			if receipt.Replayed {
-				stored, err := s.Lookup.Get(ctx, p.User, receipt.ReportID)
-				switch {
-				case domain.IsKind(err, domain.ErrNotFound):
-					// The record names a row this partner does not have: the
-					// store's fault (500), never a 404 to the partner.
-					return fmt.Errorf("replay of report %d: its record names no row of %s: %v", receipt.ReportID, p.User, err)
-				case err != nil:
-					return err
-				}
-				s.noteReceipt(w, r, receipt)
-				// Contract §10: a replay repeats the first answer's Location.
-				w.Header().Set("Location", reportLocation(receipt.ReportID))
-				writeJSON(w, http.StatusOK, receiptOf(stored.StoredReceipt))
+				writeJSON(w, http.StatusOK, receiptOf(receipt.StoredReceipt))
 				return nil
 			}
-			s.noteReceipt(w, r, receipt)
-			w.Header().Set("Location", reportLocation(receipt.ReportID))
-			// The answer of the request that stored the report shows the
-			// state it was stored in, as its report.received event does.
-			writeJSON(w, http.StatusCreated, receiptOf(domain.StoredReceipt{ID: receipt.ReportID, CreditNumber: receipt.CreditNumber,
-				FileName: receipt.FileName, ReceivedAt: receipt.ReceivedAt, IdempotencyKey: receipt.IdempotencyKey,
-				Status: domain.StatusReceived}))
+			writeJSON(w, http.StatusCreated, receiptOf(receipt.StoredReceipt))
 			return nil
 		})
 }

@@ -26,7 +26,7 @@ type v1TokenReply struct {
 const (
 	formContentType = "application/x-www-form-urlencoded"
 	// basicChallenge is on every 401 of POST /v1/token.
-	basicChallenge = `Basic realm="disbursementd"`
+	basicChallenge = `Basic realm="` + realm + `"`
 )
 
 // handleV1Token is POST /v1/token: the partner's credentials through the
@@ -40,7 +40,7 @@ func (s *Server) handleV1Token(w http.ResponseWriter, r *http.Request) {
 	ri.client = s.clientAddr(r)
 	at, err := s.tokenRequest(w, r)
 	if err != nil {
-		s.metrics.Exchanges.WithLabelValues("malformed").Inc()
+		s.metrics.Exchange("malformed")
 		ri.outcome, ri.detail = "malformed", asDomain(err).Message
 		s.tokenError(w, r, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -16,7 +17,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	k, _ := New(priv, nil)
+	k, _ := New(priv, nil, sysclock.Clock{})
 	tok, _ := k.Issue(fixture.TokenPolicy().NewClaims(domain.User{Name: "acme", NIT: "900123456"}, time.Now(), "j"))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -19,7 +19,7 @@ func (k *Keys) Check(context.Context) error {
 	if k.signer == nil {
 		return nil
 	}
-	now := time.Now().UTC().Truncate(time.Second)
+	now := k.clock.Now().UTC().Truncate(time.Second)
 	tok, err := k.Issue(domain.Claims{Issuer: "readiness", Subject: "readiness", Audience: []string{"readiness"},
 		IssuedAt: now, NotBefore: now, Expiry: now.Add(time.Minute), ID: "readiness"})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/sysclock"
 )
 
 // The tokens of these tests are written byte by byte and signed with
@@ -44,7 +46,7 @@ func mustKeys(tb testing.TB, n int) *Keys {
 	for _, k := range ks[1:n] {
 		trusted = append(trusted, &k.PublicKey)
 	}
-	k, err := New(ks[0], trusted)
+	k, err := New(ks[0], trusted, sysclock.Clock{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -27,12 +28,12 @@ func TestKeysRoundTrip(t *testing.T) {
 	}
 	now := time.Now()
 	policy := fixture.TokenPolicy()
-	k, err := New(priv, nil)
+	k, err := New(priv, nil, sysclock.Clock{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The kid is the key's thumbprint: the same for every load.
-	k2, _ := New(loaded, nil)
+	k2, _ := New(loaded, nil, sysclock.Clock{})
 	if k.KeyID() == "" || k.KeyID() != k2.KeyID() {
 		t.Fatalf("kid %q vs %q", k.KeyID(), k2.KeyID())
 	}
@@ -54,13 +55,13 @@ func TestKeysRoundTrip(t *testing.T) {
 	if err != nil || len(pubs) != 1 {
 		t.Fatalf("ReadPublicKeys: %v", err)
 	}
-	verifier, _ := New(nil, pubs)
+	verifier, _ := New(nil, pubs, sysclock.Clock{})
 	if _, err := verifier.Verify(tok); err != nil {
 		t.Fatalf("verify-only: %v", err)
 	}
 	otherDir := t.TempDir()
 	other, _ := GenerateKeyFiles(filepath.Join(otherDir, "p.pem"), "")
-	stranger, _ := New(other, nil)
+	stranger, _ := New(other, nil, sysclock.Clock{})
 	if _, err := stranger.Verify(tok); !errors.Is(err, domain.ErrInvalidToken) {
 		t.Fatalf("stranger verified: %v", err)
 	}

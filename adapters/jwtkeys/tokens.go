@@ -21,6 +21,7 @@ type Keys struct {
 	kid    string
 	set    jwk.Set      // trusted public keys, each with kid and alg
 	keys   *keyProvider // the same keys by kid, for Verify
+	clock  ports.Clock  // dates the readiness check's probe token
 }
 
 var (
@@ -31,9 +32,13 @@ var (
 // New builds Keys from a private key (may be nil) and extra trusted
 // public keys. The private key's own public key is always trusted. Keys
 // check a token's form, header and signature; the claim rules are
-// domain.TokenPolicy's, applied by the caller.
-func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey) (*Keys, error) {
-	k := &Keys{set: jwk.NewSet(), keys: &keyProvider{byKid: map[string]*rsa.PublicKey{}}}
+// domain.TokenPolicy's, applied by the caller. clock dates the readiness
+// check's probe token (Check); New refuses a nil one.
+func New(priv *rsa.PrivateKey, trusted []*rsa.PublicKey, clock ports.Clock) (*Keys, error) {
+	if clock == nil {
+		return nil, errors.New("jwtkeys: New needs a clock")
+	}
+	k := &Keys{set: jwk.NewSet(), keys: &keyProvider{byKid: map[string]*rsa.PublicKey{}}, clock: clock}
 	add := func(pub *rsa.PublicKey) (string, error) {
 		j, err := publicJWK(pub)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/lender/disbursementd/ports"
 )
 
-// Throttle is an in-memory ports.LoginThrottle: per key, the reservations
+// Throttle is an in-memory ports.LoginThrottle: per key, the slots taken
 // in the last window, at most limit of them. Each kind of key (user names,
 // client addresses) has its own least-recently-used cache of maxKeys
 // keys: a flood of one kind (addresses from a large IPv6 block, made-up
@@ -46,10 +46,10 @@ func NewThrottle(maxKeys int) (*Throttle, error) {
 }
 
 // Take reserves a slot when fewer than limit are held within window.
-func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Slot, error) {
 	keys, err := t.cache(key.Kind)
 	if err != nil {
-		return ports.Reservation{}, err
+		return ports.Slot{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -57,27 +57,27 @@ func (t *Throttle) Take(_ context.Context, key ports.ThrottleKey, limit int, win
 	live := appendLive(held[:0], held, window, now) // in place: the expired ones are forgotten
 	if len(live) >= limit {
 		keys.Add(key.Value, live)
-		return full(key, live, limit, window, now), nil
+		return ports.Slot{Verdict: full(live, limit, window, now), Key: key}, nil
 	}
 	a := attempt{id: rand.Text(), at: now}
 	keys.Add(key.Value, append(live, a))
-	return ports.Reservation{Key: key, ID: a.id, OK: true}, nil
+	return ports.Slot{Verdict: ports.Verdict{OK: true}, Key: key, ID: a.id}, nil
 }
 
 // Check tells whether Take would find a slot, and changes nothing (the
 // key's place in its cache included).
-func (t *Throttle) Check(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Reservation, error) {
+func (t *Throttle) Check(_ context.Context, key ports.ThrottleKey, limit int, window time.Duration, now time.Time) (ports.Verdict, error) {
 	keys, err := t.cache(key.Kind)
 	if err != nil {
-		return ports.Reservation{}, err
+		return ports.Verdict{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	held, _ := keys.Peek(key.Value)
 	if live := appendLive(nil, held, window, now); len(live) >= limit {
-		return full(key, live, limit, window, now), nil
+		return full(live, limit, window, now), nil
 	}
-	return ports.Reservation{Key: key, OK: true}, nil
+	return ports.Verdict{OK: true}, nil
 }
 
 // cache is the cache of keys of kind.
@@ -100,14 +100,14 @@ func appendLive(dst, held []attempt, window time.Duration, now time.Time) []atte
 	return dst
 }
 
-// full is the refusal of key whose live attempts (oldest first) fill
+// full is the refusal of a key whose live attempts (oldest first) fill
 // limit: a slot frees when the oldest of the last limit leaves the window.
-func full(key ports.ThrottleKey, live []attempt, limit int, window time.Duration, now time.Time) ports.Reservation {
-	return ports.Reservation{Key: key, RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}
+func full(live []attempt, limit int, window time.Duration, now time.Time) ports.Verdict {
+	return ports.Verdict{RetryAfter: live[len(live)-limit].at.Add(window).Sub(now)}
 }
 
-// Cancel drops a reservation, if it is still held.
-func (t *Throttle) Cancel(_ context.Context, r ports.Reservation) error {
+// Cancel gives a slot back, if it is still held.
+func (t *Throttle) Cancel(_ context.Context, r ports.Slot) error {
 	keys, ok := t.kinds[r.Key.Kind]
 	if !ok {
 		return nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/adapters/webhooks"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -105,7 +106,7 @@ func TestSignaturesAgainstStandardWebhooks(t *testing.T) {
 	store.AddEndpoint(domain.Endpoint{ID: "we_one", PartnerUser: "p", URL: rcv.URL + "/one", Status: domain.EndpointEnabled,
 		Secret: one, CreatedAt: time.Now()})
 	store.AddEndpoint(domain.Endpoint{ID: "we_rot", PartnerUser: "p", URL: rcv.URL + "/rot", Status: domain.EndpointEnabled,
-		Secret: current, PreviousSecret: previous, PreviousUntil: time.Now().Add(ports.SecretOverlap), CreatedAt: time.Now()})
+		Secret: current, PreviousSecret: previous, PreviousUntil: time.Now().Add(domain.SecretOverlap), CreatedAt: time.Now()})
 	for i := range 3 {
 		store.AddEvent(domain.Event{Type: domain.EventRejected, CreatedAt: time.Now().UTC(), PartnerUser: "p",
 			Receipt: domain.StoredReceipt{ID: int64(i + 1)}})
@@ -115,7 +116,7 @@ func TestSignaturesAgainstStandardWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sender.Close() })
-	obs, err := webhooks.NewMetrics(prometheus.NewRegistry())
+	obs, err := metrics.NewDeliveries(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}

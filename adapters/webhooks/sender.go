@@ -1,8 +1,8 @@
 // Package webhooks is the outbound side of contract §11: the sender that
 // POSTs deliveries to partners' servers, which are somebody else's
 // servers (bounded time, connections and bytes read; no redirects; only
-// public addresses dialled for a host not allowed otherwise), and the
-// delivery workers' metrics.
+// public addresses dialled for a host not allowed otherwise). The
+// delivery workers' metrics are adapters/metrics' (Deliveries).
 package webhooks
 
 import (

@@ -155,6 +155,20 @@ func (o *Outbox) GetReport(ctx context.Context, user string, id int64) (domain.S
 	return got, err
 }
 
+// StoredReceipt returns report id's receipt with its state and decision
+// (domain.ErrNotFound once purged), for a replay.
+func (o *Outbox) StoredReceipt(ctx context.Context, id int64) (domain.StoredReceipt, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if r, err := o.row(id); err == nil {
+		return o.receipt(id, r), nil
+	}
+	if o.purged[id] {
+		return domain.StoredReceipt{}, fmt.Errorf("report %d: %w", id, domain.ErrNotFound)
+	}
+	return o.ReportStore.StoredReceipt(ctx, id)
+}
+
 // ListReports returns f.User's receipts that match f (f.Status included).
 func (o *Outbox) ListReports(ctx context.Context, f ports.ReportFilter) ([]ports.ListedReceipt, error) {
 	if f.Limit <= 0 {

@@ -93,24 +93,25 @@ func (m *ReportStore) GetKey(_ context.Context, user, keyHash string) (domain.Id
 	return domain.IdempotencyRecord{}, fmt.Errorf("key: %w", domain.ErrNotFound)
 }
 
-// ReportExists reports whether the report id was stored, or is named by a
-// record put by PutKey (which stands for rows stored before the fake),
-// and not deleted (DeleteReport).
-func (m *ReportStore) ReportExists(_ context.Context, id int64) (bool, error) {
+// StoredReceipt returns the receipt of report id if it was stored, or is
+// named by a record put by PutKey (which stands for rows stored before
+// the fake: its receipt is the record's), and not deleted (DeleteReport).
+func (m *ReportStore) StoredReceipt(_ context.Context, id int64) (domain.StoredReceipt, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.deleted[id] {
-		return false, nil
+		return domain.StoredReceipt{}, fmt.Errorf("report %d: %w", id, domain.ErrNotFound)
 	}
 	if id >= 1 && id <= int64(len(m.rows)) {
-		return true, nil
+		return receiptOf(id, m.rows[id-1]), nil
 	}
 	for _, rec := range m.keys {
 		if rec.ReportID == id {
-			return true, nil
+			return domain.StoredReceipt{ID: id, FileName: rec.FileName, ReceivedAt: rec.CreatedAt.UTC().Truncate(time.Millisecond),
+				Status: domain.StatusReceived}, nil
 		}
 	}
-	return false, nil
+	return domain.StoredReceipt{}, fmt.Errorf("report %d: %w", id, domain.ErrNotFound)
 }
 
 // DeleteReport deletes the report id and leaves its record, as the

@@ -103,6 +103,12 @@ func testPurgedReportsHideEvents(t *testing.T, h OutboxHarness) {
 	if _, _, err := h.Decisions.Decide(ctx, old, accepted(at)); err != nil {
 		t.Fatal(err)
 	}
+	// A replay's receipt (StoredReceipt) is the row's as stored now, its
+	// decision included: the one a look-up shows.
+	looked, err := h.Lookup.GetReport(ctx, "acme", old)
+	if got, gerr := h.Reports.StoredReceipt(ctx, old); err != nil || gerr != nil || got != looked.StoredReceipt || got.Status != domain.StatusAccepted {
+		t.Fatalf("StoredReceipt of a decided report = %+v, %v; want the look-up's %+v (%v)", got, gerr, looked.StoredReceipt, err)
+	}
 	before := allEvents(t, h, "acme")
 	if len(before) != 3 {
 		t.Fatalf("%d events before the purge, want 3", len(before))
@@ -113,6 +119,9 @@ func testPurgedReportsHideEvents(t *testing.T, h OutboxHarness) {
 	}
 	if n, err := h.Purge.DeleteReports(ctx, rows[:1]); err != nil || n != 1 || rows[0].ID != old {
 		t.Fatalf("DeleteReports = %d, %v", n, err)
+	}
+	if _, err := h.Reports.StoredReceipt(ctx, old); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("StoredReceipt of a purged report = %v; want ErrNotFound", err)
 	}
 	after := allEvents(t, h, "acme")
 	if len(after) != 1 || after[0].Receipt.ID != kept {

@@ -43,7 +43,7 @@ func near(got, want time.Duration) bool { return got <= want && got > want-5*tim
 const window = time.Minute
 
 // take takes a slot of key's budget of limit in the suite's window, now.
-func take(t *testing.T, th ThrottleSubject, key ports.ThrottleKey, limit int) ports.Reservation {
+func take(t *testing.T, th ThrottleSubject, key ports.ThrottleKey, limit int) ports.Slot {
 	t.Helper()
 	r, err := th.Take(context.Background(), key, limit, window, th.Now())
 	if err != nil {
@@ -75,7 +75,7 @@ var throttleTests = []namedTest[ThrottleSubject]{
 func testThrottleBudget(t *testing.T, th ThrottleSubject) {
 	for i := 0; i < 3; i++ {
 		if r := take(t, th, userKey("acme"), 3); !r.OK || r.ID == "" || r.Key != userKey("acme") {
-			t.Fatalf("take %d = %+v, want a reservation", i, r)
+			t.Fatalf("take %d = %+v, want a slot", i, r)
 		}
 	}
 	th.Pass(15 * time.Second)
@@ -85,10 +85,10 @@ func testThrottleBudget(t *testing.T, th ThrottleSubject) {
 	}
 }
 
-// testThrottleCheck: Check reads and reserves nothing.
+// testThrottleCheck: Check reads and takes nothing.
 func testThrottleCheck(t *testing.T, th ThrottleSubject) {
 	ctx := context.Background()
-	check := func(key ports.ThrottleKey) ports.Reservation {
+	check := func(key ports.ThrottleKey) ports.Verdict {
 		t.Helper()
 		r, err := th.Check(ctx, key, 2, window, th.Now())
 		if err != nil {
@@ -97,8 +97,10 @@ func testThrottleCheck(t *testing.T, th ThrottleSubject) {
 		return r
 	}
 	for range 5 {
-		if r := check(userKey("acme")); !r.OK || r.ID != "" {
-			t.Fatalf("Check of an unused budget = %+v, want OK without a reservation", r)
+		// A Verdict has no slot to give back: that Check takes none is
+		// its type's; the reads below show it counted nothing either.
+		if r := check(userKey("acme")); !r.OK {
+			t.Fatalf("Check of an unused budget = %+v, want OK", r)
 		}
 	}
 	take(t, th, userKey("acme"), 2)
@@ -150,7 +152,7 @@ func testThrottleSlidingWindow(t *testing.T, th ThrottleSubject) {
 // testThrottleCancel: cancel gives the slot back.
 func testThrottleCancel(t *testing.T, th ThrottleSubject) {
 	ctx := context.Background()
-	var held []ports.Reservation
+	var held []ports.Slot
 	for i := 0; i < 2; i++ {
 		held = append(held, take(t, th, userKey("acme"), 2))
 	}
@@ -163,7 +165,7 @@ func testThrottleCancel(t *testing.T, th ThrottleSubject) {
 	if err := th.Cancel(ctx, held[0]); err != nil {
 		t.Fatalf("second cancel: %v", err)
 	}
-	if err := th.Cancel(ctx, ports.Reservation{Key: userKey("acme"), ID: "0123456789abcdef01234567"}); err != nil {
+	if err := th.Cancel(ctx, ports.Slot{Key: userKey("acme"), ID: "0123456789abcdef01234567"}); err != nil {
 		t.Fatalf("cancel of a stranger: %v", err)
 	}
 	if r := take(t, th, userKey("acme"), 2); !r.OK {
@@ -193,7 +195,7 @@ func testThrottleKeysByteExact(t *testing.T, th ThrottleSubject) {
 // testThrottleConcurrentTakes: 60 concurrent takes: exactly the limit.
 func testThrottleConcurrentTakes(t *testing.T, th ThrottleSubject) {
 	if ok := concurrentTakes(t, []ports.LoginThrottle{th}, []time.Time{th.Now()}, 60, 10); ok != 10 {
-		t.Fatalf("%d reservations of 60 concurrent takes, want exactly 10", ok)
+		t.Fatalf("%d slots taken by 60 concurrent takes, want exactly 10", ok)
 	}
 }
 
@@ -234,7 +236,7 @@ func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b Throttle
 		t.Parallel()
 		a, b := open(t)
 		if ok := concurrentTakes(t, []ports.LoginThrottle{a, b}, []time.Time{a.Now(), b.Now()}, 60, 10); ok != 10 {
-			t.Fatalf("%d reservations of 60 concurrent takes on two replicas, want exactly 10", ok)
+			t.Fatalf("%d slots taken by 60 concurrent takes on two replicas, want exactly 10", ok)
 		}
 		// A slot given back on one replica is free on the other.
 		r, err := b.Take(ctx, userKey("other"), 1, time.Minute, b.Now())
@@ -242,7 +244,7 @@ func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b Throttle
 			t.Fatalf("take on b: %+v, %v", r, err)
 		}
 		if r, _ := a.Take(ctx, userKey("other"), 1, time.Minute, a.Now()); r.OK {
-			t.Fatal("replica a does not see b's reservation")
+			t.Fatal("replica a does not see the slot b took")
 		}
 		if err := a.Cancel(ctx, r); err != nil {
 			t.Fatal(err)
@@ -274,7 +276,7 @@ func RunLoginThrottleReplicas(t *testing.T, open func(testing.TB) (a, b Throttle
 }
 
 // concurrentTakes races n Takes of one key, spread over throttles (each
-// called with its own clock), and counts the reservations.
+// called with its own clock), and counts the slots taken.
 func concurrentTakes(t *testing.T, ths []ports.LoginThrottle, clocks []time.Time, n, limit int) int {
 	var ok atomic.Int64
 	var wg sync.WaitGroup
@@ -309,6 +311,6 @@ func RunThrottleSpread(t *testing.T, ths []ThrottleSubject, n, limit int) {
 		lts[i], clocks[i] = th, th.Now()
 	}
 	if ok := concurrentTakes(t, lts, clocks, n, limit); ok != limit {
-		t.Fatalf("%d reservations of %d concurrent takes over %d replicas, want exactly %d", ok, n, len(ths), limit)
+		t.Fatalf("%d slots taken by %d concurrent takes over %d replicas, want exactly %d", ok, n, len(ths), limit)
 	}
 }

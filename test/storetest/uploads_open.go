@@ -19,6 +19,7 @@ import (
 
 	"github.com/lender/disbursementd/adapters/fsupload"
 	"github.com/lender/disbursementd/adapters/s3upload"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/test/fakes"
 )
 
@@ -34,7 +35,7 @@ const (
 func FSUploads(tb testing.TB) UploadHarness {
 	tb.Helper()
 	dir := tb.TempDir()
-	st, err := fsupload.Open(dir, fsupload.Options{})
+	st, err := fsupload.Open(dir, fsupload.Options{Clock: sysclock.Clock{}})
 	if err != nil {
 		tb.Fatal(err)
 	}

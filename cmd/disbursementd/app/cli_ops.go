@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/lender/disbursementd/adapters/jwtkeys"
+	"github.com/lender/disbursementd/adapters/sysclock"
 )
 
 const keygenHelp = `Writes a new RSA-2048 key pair: DIR/private.pem (mode 0600) and
@@ -39,7 +40,7 @@ func keygenRunner(fs *flag.FlagSet) runner {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure
 		}
-		k, err := jwtkeys.New(key, nil)
+		k, err := jwtkeys.New(key, nil, sysclock.Clock{})
 		if err != nil {
 			fmt.Fprintln(io.Stderr, "disbursementd keygen:", err)
 			return ExitFailure

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/lender/disbursementd/adapters/sysclock"
+	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
 )
 
-const reconcileHelp = `Looks for what a crash or a database restore can leave behind, all of it
-older than the stale bound (http.report_timeout + 5s): temporary files,
+var reconcileHelp = `Looks for what a crash or a database restore can leave behind, all of it
+older than the stale bound (http.report_timeout + ` + config.StaleMargin.String() + `): temporary files,
 published files that no stored report names, pending idempotency records
 of release 1.0.0 (pending_claim), idempotency records past their TTL, tombstones of removed files past idempotency.ttl,
 quarantined files past uploads.quarantine_retention; and every row whose

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -121,7 +122,7 @@ func reportsShow(ctx context.Context, p picked, io IO) int {
 		return code
 	}
 	defer closeStore()
-	up, err := OpenUploads(ctx, cfg)
+	up, err := OpenUploads(ctx, cfg, sysclock.Clock{})
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd reports show:", err)
 		return ExitFailure

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
 )
 
@@ -76,7 +77,7 @@ func openStores(ctx context.Context, cfgPath string, io IO, who string) (*stores
 	if st == nil {
 		return nil, code
 	}
-	up, err := OpenUploads(ctx, cfg)
+	up, err := OpenUploads(ctx, cfg, sysclock.Clock{})
 	if err != nil {
 		_ = st.Close()
 		fmt.Fprintln(io.Stderr, who+":", err)

@@ -119,7 +119,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(m.ln) }()
-	m.startSweep(bg, w.sweep, w.missingFiles, w.metrics)
+	m.startSweep(bg, w.sweep, w.metrics)
 	m.goBackground(func() { m.watchReadiness(bg) })
 	warnBroadProxies(m.Log, cfg.HTTP.TrustedProxies)
 	m.Log.Info("listening", "addr", m.Addr, "store", cfg.Store.Driver, "uploads", cfg.Uploads.Backend,

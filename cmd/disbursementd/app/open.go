@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rsa"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
 	"github.com/lender/disbursementd/adapters/s3upload"
-	"github.com/lender/disbursementd/adapters/sysclock"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -44,25 +42,6 @@ func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) 
 	}
 	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, clock), domain.DefaultCatalogue())
 	return st, settingError(err)
-}
-
-// CheckConfig asks the adapters whether they can use the configuration,
-// without connecting or creating anything: the rules are theirs (the
-// store's TLS settings: gormstore.Check), the configuration checks only
-// what it owns. Every command runs it after loading the configuration
-// (config check included).
-func CheckConfig(cfg *config.Config) error {
-	return settingError(gormstore.Check(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, sysclock.Clock{})))
-}
-
-// settingError gives an adapter's refusal of one setting the
-// configuration's shape: the key, its variable and the reason.
-func settingError(err error) error {
-	var se *gormstore.SettingError
-	if errors.As(err, &se) {
-		return config.KeyError(se.Key, se.Reason)
-	}
-	return err
 }
 
 // StoreOptions are the store's options as the configuration gives them:
@@ -107,8 +86,9 @@ func PrepareSchema(ctx context.Context, cfg *config.Config, st *gormstore.Store,
 }
 
 // OpenUploads opens the configured upload store: the directory
-// uploads.dir, or the bucket uploads.s3.bucket.
-func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
+// uploads.dir (dating quarantined files by clock), or the bucket
+// uploads.s3.bucket.
+func OpenUploads(ctx context.Context, cfg *config.Config, clock ports.Clock) (Uploads, error) {
 	if cfg.Uploads.Backend == "s3" {
 		s3 := cfg.Uploads.S3
 		s, err := s3upload.Open(ctx, s3upload.Config{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Prefix: s3.Prefix, Region: s3.Region,
@@ -123,7 +103,7 @@ func OpenUploads(ctx context.Context, cfg *config.Config) (Uploads, error) {
 			return nil, fmt.Errorf("uploads.dir: %w", err)
 		}
 	}
-	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFree())})
+	s, err := fsupload.Open(cfg.Uploads.Dir, fsupload.Options{MinFreeBytes: int64(cfg.Uploads.MinFree()), Clock: clock})
 	if err != nil {
 		return nil, fmt.Errorf("uploads.dir (%s): %w", config.EnvName("uploads.dir"), err)
 	}
@@ -147,7 +127,7 @@ func LoadKeys(cfg *config.Config, log *slog.Logger, clock ports.Clock) (*jwtkeys
 			return nil, fmt.Errorf("auth.public_keys_file (%s): %w", config.EnvName("auth.public_keys_file"), err)
 		}
 	}
-	keys, err := jwtkeys.New(priv, trusted)
+	keys, err := jwtkeys.New(priv, trusted, clock)
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}

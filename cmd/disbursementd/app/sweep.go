@@ -16,7 +16,8 @@ func newSweep(cfg *config.Config, st ports.SweepStore, up Uploads, clock ports.C
 		Batch: cfg.Idempotency.SweepBatch})
 }
 
-// sweepObserver is what serve's sweep reports each run to: the metrics.
+// sweepObserver is what serve's sweep reports each run to: the metrics
+// (what it found, the missing files among it, what it could not do).
 type sweepObserver interface {
 	ObserveSweep(rep ports.SweepReport)
 }
@@ -25,10 +26,10 @@ type sweepObserver interface {
 // once at start, then every uploads.sweep_interval, until Close; with an
 // interval of 0 it never runs (reconcile --apply does it by hand). Each
 // run checks the files of the rows stored since (each row once, however
-// late its commit landed); a missing one is logged and counted in
-// missing. What a run could not do is logged, one line each, and counted;
-// the next run tries again.
-func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing interface{ Add(float64) }, obs sweepObserver) {
+// late its commit landed); a missing one is logged and counted. What a
+// run could not do is logged, one line each, and counted; the next run
+// tries again.
+func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, obs sweepObserver) {
 	every := m.Config.Uploads.SweepInterval
 	if every <= 0 {
 		m.Log.Warn("the sweep is off (uploads.sweep_interval: 0): nothing left by a crash is cleared, and expired idempotency records are not deleted, until reconcile --apply runs")
@@ -42,7 +43,6 @@ func (m *Main) startSweep(ctx context.Context, r *ports.Sweep, missing interface
 				return
 			}
 			// What a run found is reported however it ended.
-			missing.Add(float64(rep.Counts[ports.FoundMissingFile]))
 			obs.ObserveSweep(rep)
 			m.logSweep(rep, err)
 			select {

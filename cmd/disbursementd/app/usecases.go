@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/adapters/passwords"
 	"github.com/lender/disbursementd/adapters/upstream"
 	"github.com/lender/disbursementd/config"
@@ -35,7 +35,7 @@ type useCases struct {
 
 // useCases builds the use cases of the configuration on the store, the
 // upload store, the keys and throttle.
-func (m *Main) useCases(throttle ports.LoginThrottle, metrics *httpapi.Metrics) (useCases, error) {
+func (m *Main) useCases(throttle ports.LoginThrottle, mx *metrics.Metrics) (useCases, error) {
 	cfg := m.Config
 	var uc useCases
 	hasher, err := Hasher(cfg)
@@ -54,7 +54,7 @@ func (m *Main) useCases(throttle ports.LoginThrottle, metrics *httpapi.Metrics) 
 		if err != nil {
 			return uc, fmt.Errorf("login: %w", err)
 		}
-		up.Observe = metrics.ObserveUpstream
+		up.Observe = mx.ObserveUpstream
 		exchanger = up
 	}
 	opts, err := m.authOptions(throttle)

@@ -7,11 +7,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/memstate"
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/ports"
 )
 
@@ -21,13 +20,15 @@ type Uploads interface {
 	Close() error
 }
 
+// The service's metrics are what the HTTP adapter reports to.
+var _ httpapi.Meter = (*metrics.Metrics)(nil)
+
 // wired is what Run serves.
 type wired struct {
-	http         *httpapi.Server
-	sweep        *ports.Sweep
-	missingFiles prometheus.Counter // rows whose file the sweep found missing
-	metrics      *httpapi.Metrics
-	admin        http.Handler // the decision API, for the internal listener (http.metrics_addr) only
+	http    *httpapi.Server
+	sweep   *ports.Sweep
+	metrics *metrics.Metrics
+	admin   http.Handler // the decision API, for the internal listener (http.metrics_addr) only
 }
 
 // wire opens the store, the upload store and the keys, and builds the use
@@ -61,7 +62,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	} else {
 		close(migrated)
 	}
-	if m.Uploads, err = OpenUploads(bg, cfg); err != nil {
+	if m.Uploads, err = OpenUploads(bg, cfg, m.Clock); err != nil {
 		return wired{}, err
 	}
 	m.closers = append(m.closers, m.Uploads)
@@ -73,15 +74,15 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	if err != nil {
 		return wired{}, err
 	}
-	metrics, err := m.metrics(throttle)
+	mx, err := m.metrics(throttle)
 	if err != nil {
 		return wired{}, err
 	}
-	uc, err := m.useCases(throttle, metrics)
+	uc, err := m.useCases(throttle, mx)
 	if err != nil {
 		return wired{}, err
 	}
-	s11, err := m.wireS11(bg, metrics)
+	s11, err := m.wireS11(bg, mx)
 	if err != nil {
 		return wired{}, err
 	}
@@ -107,7 +108,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			LookupSlots: cfg.HTTP.LookupSlots, LookupSlotsPerPartner: cfg.HTTP.LookupSlotsPerPartner, LookupRatePerPartner: cfg.HTTP.LookupRatePerPartner,
 			LookupTimeout: cfg.Store.LookupTimeout, MaxBytesInFlight: int64(cfg.HTTP.MaxBytesInFlight)},
 		TrustedProxies: cfg.HTTP.TrustedProxies, Clock: m.Clock, MetricsElsewhere: cfg.HTTP.MetricsAddr != "",
-	}), metrics)
+	}), mx)
 	if err != nil {
 		return wired{}, err
 	}
@@ -125,18 +126,18 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 			}
 		})
 	}
-	return wired{http: srv, sweep: uc.sweep, missingFiles: metrics.MissingFiles, metrics: metrics, admin: srv.AdminHandler()}, nil
+	return wired{http: srv, sweep: uc.sweep, metrics: mx, admin: srv.AdminHandler()}, nil
 }
 
 // metrics are the service's metrics with the build's identity and the
 // statistics of every database pool it opened: the store's and, for the
 // database throttle, the throttle's own.
-func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
-	metrics := httpapi.NewMetrics()
-	if err := metrics.Build(version, commit()); err != nil {
+func (m *Main) metrics(throttle ports.LoginThrottle) (*metrics.Metrics, error) {
+	mx := metrics.New()
+	if err := mx.Build(version, commit()); err != nil {
 		return nil, err
 	}
-	if err := metrics.StoreConflicts(m.Store.Conflicts); err != nil {
+	if err := mx.StoreConflicts(m.Store.Conflicts); err != nil {
 		return nil, err
 	}
 	pools := m.Store.Pools()
@@ -144,11 +145,11 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*httpapi.Metrics, error) {
 		pools["throttle"] = t.Pool()
 	}
 	for name, db := range pools {
-		if err := metrics.Pool(name, db); err != nil {
+		if err := mx.Pool(name, db); err != nil {
 			return nil, err
 		}
 	}
-	return metrics, nil
+	return mx, nil
 }
 
 // afterSchema reads what the use cases need from the store once its

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
+	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/adapters/webhooks"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
@@ -100,14 +101,14 @@ func (d *deliveryWake) wake() {
 // every replica delivers) and sets wake to their Notify. They run until
 // bg ends; Close stops them and waits (they are among m.closers, closed
 // before the store they use, the sender after them).
-func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliveryWake, metrics *httpapi.Metrics) error {
+func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliveryWake, mx *metrics.Metrics) error {
 	w := m.Config.Webhooks
 	sender, err := webhooks.NewSender(webhooks.Options{Timeout: w.Timeout, InsecureHosts: w.AllowInsecureHosts, MaxConnsPerHost: w.WorkersPerEndpoint})
 	if err != nil {
 		return fmt.Errorf("webhooks: %w", err)
 	}
 	m.closers = append(m.closers, sender)
-	obs, err := webhooks.NewMetrics(metrics.Registerer())
+	obs, err := metrics.NewDeliveries(mx.Registerer())
 	if err != nil {
 		return err
 	}
@@ -126,13 +127,13 @@ func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliv
 
 // wireS11 builds the use cases of contract §11 on the store and starts
 // this replica's delivery workers.
-func (m *Main) wireS11(bg context.Context, metrics *httpapi.Metrics) (s11Cases, error) {
+func (m *Main) wireS11(bg context.Context, mx *metrics.Metrics) (s11Cases, error) {
 	wake := &deliveryWake{}
 	c, err := s11UseCases(m.Config, m.Store, m.Clock, wake.wake)
 	if err != nil {
 		return c, err
 	}
-	return c, m.startDeliveries(bg, m.Store, wake, metrics)
+	return c, m.startDeliveries(bg, m.Store, wake, mx)
 }
 
 // serve gives s the routes of contract §11.

@@ -1,12 +1,17 @@
-package httpapi
+// Package metrics is the service's Prometheus metrics adapter: one
+// registry, the series every part of the service reports to (the HTTP
+// adapter's requests and reports, the sweep, the upstream login, the
+// store's pools and conflicts, the webhook deliveries through Registerer)
+// and the handler that serves them on /metrics. The HTTP adapter serves
+// that handler and reports through an interface of its own; it does not
+// own the registry.
+package metrics
 
 import (
 	"database/sql"
 	"fmt"
 	"net/http"
 	"runtime"
-	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,36 +25,35 @@ type Metrics struct {
 	requests       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	inflight       prometheus.Gauge
-	ReportsStored  prometheus.Counter
-	ReportsRefused *prometheus.CounterVec
-	FileBytes      prometheus.Counter
-	Exchanges      *prometheus.CounterVec
-	Upstream       *prometheus.HistogramVec
-	StoreErrors    prometheus.Counter
-	Overloaded     prometheus.Counter
-	// LookupsThrottled counts look-ups turned away with 429 for passing
+	reportsStored  prometheus.Counter
+	reportsRefused *prometheus.CounterVec
+	fileBytes      prometheus.Counter
+	exchanges      *prometheus.CounterVec
+	upstream       *prometheus.HistogramVec
+	storeErrors    prometheus.Counter
+	overloaded     prometheus.Counter
+	// lookupsThrottled counts look-ups turned away with 429 for passing
 	// their partner's rate (http.lookup_rate_per_partner).
-	LookupsThrottled prometheus.Counter
-	// LookupsDelayed counts look-ups past their partner's rate that
+	lookupsThrottled prometheus.Counter
+	// lookupsDelayed counts look-ups past their partner's rate that
 	// waited for their turn (within a second) instead of a 429.
-	LookupsDelayed prometheus.Counter
-	// MissingFiles counts stored rows whose file the sweep found missing
+	lookupsDelayed prometheus.Counter
+	// missingFiles counts stored rows whose file the sweep found missing
 	// (each row once); the sweep also logs each.
-	MissingFiles  prometheus.Counter
-	BodiesTooSlow prometheus.Counter
-	// ReportsReplayed counts reports answered with the first answer of an
+	missingFiles  prometheus.Counter
+	bodiesTooSlow prometheus.Counter
+	// reportsReplayed counts reports answered with the first answer of an
 	// earlier report (Idempotent-Replayed): 200s that stored nothing.
-	ReportsReplayed prometheus.Counter
-	decisions       *prometheus.CounterVec // metrics_decisions.go
+	reportsReplayed prometheus.Counter
+	decisions       *prometheus.CounterVec // decisions.go
 	receiving       prometheus.Gauge
 	sweep           sweepMetrics
 	bytesReserved   prometheus.Gauge
 	ready           *prometheus.GaugeVec
-	readyAt         atomic.Int64 // unix nanoseconds of the last readiness run's start
 }
 
-// NewMetrics registers the metrics and the Go and process collectors.
-func NewMetrics() *Metrics {
+// New registers the metrics and the Go and process collectors.
+func New() *Metrics {
 	reg := prometheus.NewRegistry()
 	f := func(c prometheus.Collector) { reg.MustRegister(c) }
 	m := &Metrics{reg: reg}
@@ -59,37 +63,37 @@ func NewMetrics() *Metrics {
 		Help: "HTTP request latency by route and method.", Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}},
 		[]string{"route", "method"})
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_http_in_flight_requests", Help: "Requests being served."})
-	m.ReportsStored = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_stored_total", Help: "Reports committed to the staging table."})
-	m.ReportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_reports_refused_total",
+	m.reportsStored = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_stored_total", Help: "Reports committed to the staging table."})
+	m.reportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_reports_refused_total",
 		Help: "Reports not stored, by reason."}, []string{"reason"})
-	m.FileBytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_file_bytes_written_total", Help: "Bytes of report files written."})
-	m.Exchanges = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_token_exchanges_total",
+	m.fileBytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_file_bytes_written_total", Help: "Bytes of report files written."})
+	m.exchanges = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_token_exchanges_total",
 		Help: "Credential exchanges by outcome."}, []string{"outcome"})
-	m.Upstream = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_upstream_login_duration_seconds",
+	m.upstream = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "disbursementd_upstream_login_duration_seconds",
 		Help: "Upstream login latency by outcome.", Buckets: prometheus.DefBuckets}, []string{"outcome"})
-	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
-	m.Overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
+	m.storeErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_store_errors_total", Help: "Reports answered 5xx because a dependency failed (database, upload store, key); not overload or shutdown."})
+	m.overloaded = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_overloaded_total",
 		Help: "Reports turned away at once with 503 overloaded: http.max_in_flight being processed, a bound on bodies being received full, or http.max_bytes_in_flight reserved; and look-ups turned away with 503 overloaded, their look-up slots full."})
-	m.LookupsThrottled = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_throttled_total",
+	m.lookupsThrottled = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_throttled_total",
 		Help: "Look-ups (GET /v1/reports, /v1/reports/{id}) turned away at once with 429 slow_down: their partner had started http.lookup_rate_per_partner look-ups in the last second on this replica, and its next turn was more than a second off."})
-	m.LookupsDelayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_delayed_total",
+	m.lookupsDelayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_lookups_delayed_total",
 		Help: "Look-ups past their partner's http.lookup_rate_per_partner that waited for their turn (at most a second, holding no slot) instead of a 429."})
-	m.MissingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
+	m.missingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
 		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
-	m.BodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
+	m.bodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
 		Help: "Report bodies cut with 408 for arriving slower than http.min_body_rate."})
 	m.receiving = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bodies_receiving", Help: "Report bodies being received."})
 	m.bytesReserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bytes_reserved",
 		Help: "Bytes of http.max_bytes_in_flight that report bodies, and what is decoded from them, hold now."})
-	m.ReportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
+	m.reportsReplayed = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_reports_replayed_total",
 		Help: "Reports answered with the answer of the same report sent before (Idempotent-Replayed: true); nothing stored."})
 	m.sweep = newSweepMetrics()
 	m.decisions = newDecisionCounter()
 	m.ready = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "disbursementd_ready",
 		Help: "1 when the readiness check passed at its last run (by /readyz or the service's own timer), 0 when it failed."}, []string{"check"})
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.ReportsStored, m.ReportsRefused,
-		m.FileBytes, m.Exchanges, m.Upstream, m.StoreErrors, m.Overloaded, m.LookupsThrottled, m.LookupsDelayed, m.MissingFiles, m.BodiesTooSlow, m.receiving,
-		m.bytesReserved, m.ReportsReplayed, m.ready, m.decisions,
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.reportsStored, m.reportsRefused,
+		m.fileBytes, m.exchanges, m.upstream, m.storeErrors, m.overloaded, m.lookupsThrottled, m.lookupsDelayed, m.missingFiles, m.bodiesTooSlow, m.receiving,
+		m.bytesReserved, m.reportsReplayed, m.ready, m.decisions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -139,15 +143,6 @@ func (m *Metrics) StoreConflicts(count func() int64) error {
 	return nil
 }
 
-// setReady records the outcome of one readiness check.
-func (m *Metrics) setReady(check string, ok bool) {
-	v := 0.0
-	if ok {
-		v = 1
-	}
-	m.ready.WithLabelValues(check).Set(v)
-}
-
 // Handler serves /metrics.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
@@ -155,29 +150,5 @@ func (m *Metrics) Handler() http.Handler {
 
 // ObserveUpstream records one upstream login call.
 func (m *Metrics) ObserveUpstream(outcome string, d time.Duration) {
-	m.Upstream.WithLabelValues(outcome).Observe(d.Seconds())
-}
-
-func (m *Metrics) inFlight(delta float64) { m.inflight.Add(delta) }
-
-// request counts a request. Labels come from fixed sets only (contract
-// §7): the router's pattern or "unmatched", the method as one of five
-// values, the status code the server wrote.
-func (m *Metrics) request(route, method string, status int, d time.Duration) {
-	if route == "" {
-		route = "unmatched"
-	}
-	method = methodLabel(method)
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
-}
-
-// methodLabel maps a request's method, which a client chooses freely, to
-// one of GET, POST, DELETE, OPTIONS, HEAD or other.
-func methodLabel(method string) string {
-	switch method {
-	case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions, http.MethodHead:
-		return method
-	}
-	return "other"
+	m.upstream.WithLabelValues(outcome).Observe(d.Seconds())
 }

@@ -1,4 +1,4 @@
-package webhooks
+package metrics
 
 import (
 	"fmt"
@@ -22,24 +22,24 @@ const (
 // Outcomes lists every outcome label.
 var Outcomes = []string{OutcomeDelivered, OutcomeFailedAttempt, OutcomeTimeout, OutcomeRefusedAddress, OutcomeGaveUp}
 
-// Metrics is the ports.DeliveryObserver that exports the delivery
-// workers' metrics.
-type Metrics struct {
+// Deliveries is the ports.DeliveryObserver that exports the webhook
+// delivery workers' metrics.
+type Deliveries struct {
 	deliveries  *prometheus.CounterVec
 	seconds     prometheus.Histogram
 	undelivered prometheus.Gauge
 	oldest      prometheus.Gauge
 }
 
-var _ ports.DeliveryObserver = (*Metrics)(nil)
+var _ ports.DeliveryObserver = (*Deliveries)(nil)
 
-// NewMetrics registers the delivery metrics with reg (the service's
-// registry), every outcome's series at 0.
-func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+// NewDeliveries registers the delivery metrics with reg (the service's
+// registry: Metrics.Registerer), every outcome's series at 0.
+func NewDeliveries(reg prometheus.Registerer) (*Deliveries, error) {
 	if reg == nil {
-		return nil, fmt.Errorf("webhooks: NewMetrics needs a registerer")
+		return nil, fmt.Errorf("metrics: NewDeliveries needs a registerer")
 	}
-	m := &Metrics{
+	m := &Deliveries{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "disbursementd_webhook_deliveries_total",
 			Help: "Webhook attempts by outcome (delivered, failed_attempt, timeout, refused_address), and deliveries that failed for good (gave_up: the retry schedule ran out, the endpoint was disabled or deleted)."},
 			[]string{"outcome"}),
@@ -53,7 +53,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.deliveries, m.seconds, m.undelivered, m.oldest} {
 		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("webhooks: metrics: %w", err)
+			return nil, fmt.Errorf("metrics: deliveries: %w", err)
 		}
 	}
 	for _, o := range Outcomes {
@@ -64,7 +64,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 
 // Attempted counts one attempt by the outcome of its class and observes
 // its time.
-func (m *Metrics) Attempted(class string, d time.Duration) {
+func (m *Deliveries) Attempted(class string, d time.Duration) {
 	m.deliveries.WithLabelValues(outcome(class)).Inc()
 	m.seconds.Observe(d.Seconds())
 }
@@ -83,10 +83,10 @@ func outcome(class string) string {
 }
 
 // GaveUp counts a delivery that failed for good.
-func (m *Metrics) GaveUp() { m.deliveries.WithLabelValues(OutcomeGaveUp).Inc() }
+func (m *Deliveries) GaveUp() { m.deliveries.WithLabelValues(OutcomeGaveUp).Inc() }
 
 // Backlog sets the gauges of the pending deliveries.
-func (m *Metrics) Backlog(pending int64, oldest time.Duration) {
+func (m *Deliveries) Backlog(pending int64, oldest time.Duration) {
 	m.undelivered.Set(float64(pending))
 	m.oldest.Set(oldest.Seconds())
 }

@@ -1,8 +1,18 @@
-package httpapi
+// Package jsonscan is the HTTP adapter's strict JSON reader for a report
+// body (and the token endpoint's form in JSON): an object of simple
+// values and one level of objects, its members in arrival order with
+// duplicates and numbers as written, long strings as views of the body.
+// It is hand-written for speed (BenchmarkObject beside it; the plain
+// reader, encoding/json, is its fuzz oracle) and internal to httpapi,
+// which turns its errors into answers.
+package jsonscan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -25,10 +35,49 @@ type scanner struct {
 	members, maxMembers int
 }
 
-// errTooManyMembers stops a scan that passed its member bound.
-var errTooManyMembers = errors.New("too many members")
+// ErrTooManyMembers stops a scan that passed its member bound.
+var ErrTooManyMembers = errors.New("too many members")
 
 var errDepth = errors.New("JSON anidado demasiado profundo: el reporte es un objeto de valores simples y un FileDto")
+
+// refusal is a body refused as a whole, said as the partner reads it.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+// Object reads body, a JSON object, into its members in arrival order,
+// keeping duplicates (the catalogue reports them) and numbers as written.
+// It refuses invalid UTF-8, a byte order mark, anything but an object at
+// the top, nesting deeper than a report needs and anything after the
+// object, with an error whose text says why in the partner's words
+// (Spanish); and more than maxMembers members in all (nested ones count)
+// with ErrTooManyMembers, decided while scanning. The members may refer
+// to body's bytes: body must not change while they are used.
+func Object(body []byte, maxMembers int) ([]domain.RawField, error) {
+	if bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) {
+		return nil, refusal("El cuerpo empieza con una marca BOM; envíe JSON UTF-8 sin BOM")
+	}
+	if !utf8.Valid(body) {
+		return nil, refusal("El cuerpo no es UTF-8 válido")
+	}
+	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames()}
+	s.ws()
+	if s.i >= len(body) || body[s.i] != '{' {
+		return nil, refusal("El cuerpo debe ser un objeto JSON")
+	}
+	members, err := s.object(1)
+	switch {
+	case errors.Is(err, errDepth), errors.Is(err, ErrTooManyMembers):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("JSON mal formado: %w", err)
+	}
+	s.ws()
+	if s.i != len(body) {
+		return nil, errors.New("JSON mal formado: hay contenido después del objeto")
+	}
+	return members, nil
+}
 
 // maxDepth is the deepest nesting a report needs: report, FileDto, and one
 // more level that the catalogue then reports by field.
@@ -74,7 +123,7 @@ func (s *scanner) object(depth int) ([]domain.RawField, error) {
 			return nil, s.fail("se esperaba el nombre de un campo entre comillas")
 		}
 		if s.members++; s.members > s.maxMembers {
-			return nil, errTooManyMembers
+			return nil, ErrTooManyMembers
 		}
 		key, err := s.str(false)
 		if err != nil {
@@ -212,3 +261,16 @@ func (s *scanner) number() (string, error) {
 	}
 	return string(s.b[start:s.i]), nil
 }
+
+// knownNames are the field names of the catalogue and of the FileDto, as
+// written in fields.csv: the keys a report usually has.
+var knownNames = sync.OnceValue(func() map[string]string {
+	names := map[string]string{}
+	for _, f := range domain.DefaultCatalogue().Fields {
+		names[f.Partner], names[f.Internal] = f.Partner, f.Internal
+	}
+	for _, n := range domain.FileDtoMembers {
+		names[n] = n
+	}
+	return names
+})

@@ -1,4 +1,4 @@
-package httpapi
+package jsonscan
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package httpapi
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,8 +44,11 @@ func (m sweepMetrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.runs, m.findings, m.failures, m.quarantined}
 }
 
-// ObserveSweep records one run of serve's sweep.
+// ObserveSweep records one run of serve's sweep: its outcome, what it
+// found and could not do, the files in quarantine, and the stored rows
+// whose file it found missing (disbursementd_missing_files_total).
 func (m *Metrics) ObserveSweep(rep ports.SweepReport) {
+	m.missingFiles.Add(float64(rep.Counts[ports.FoundMissingFile]))
 	outcome := "ok"
 	if rep.FailureCount() > 0 {
 		outcome = "incomplete"

@@ -1,4 +1,4 @@
-package webhooks
+package metrics
 
 import (
 	"testing"
@@ -38,14 +38,14 @@ func gathered(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 	return out
 }
 
-// TestMetricsExportWhatTheWorkersSay: each attempt's class is counted
+// TestDeliveriesExportWhatTheWorkersSay: each attempt's class is counted
 // under its outcome, with its time; a delivery given up is gave_up; the
 // backlog sets both gauges; every outcome is exported from the start;
 // registering twice on one registry fails.
-func TestMetricsExportWhatTheWorkersSay(t *testing.T) {
+func TestDeliveriesExportWhatTheWorkersSay(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := NewDeliveries(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,10 @@ func TestMetricsExportWhatTheWorkersSay(t *testing.T) {
 			t.Errorf("%s: %v, want %v", key, got[key], want)
 		}
 	}
-	if _, err := NewMetrics(reg); err == nil {
+	if _, err := NewDeliveries(reg); err == nil {
 		t.Error("a second registration on one registry passed")
 	}
-	if _, err := NewMetrics(nil); err == nil {
+	if _, err := NewDeliveries(nil); err == nil {
 		t.Error("no registerer: accepted")
 	}
 }
