@@ -33,7 +33,11 @@ type DeliveryStore interface {
 	// endpoints in busy (their EndpointSeq): the worker names the
 	// endpoints it attempts as many at once as it may, so that one
 	// endpoint's backlog, due first, never hides the others' deliveries.
-	Due(ctx context.Context, now time.Time, limit int, busy []int64) ([]DeliveryRef, error)
+	// A non-zero after reads only deliveries due at or after it: the worker
+	// knows that nothing due by then is left for it to take, and its
+	// look stays as small as what came since, whatever backlog the busy
+	// endpoints keep.
+	Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]DeliveryRef, error)
 	// Lease takes delivery id for owner until until when it is still
 	// pending, due at now and not leased by another owner past now. False
 	// when another replica took it first: a lost race (a Galera

@@ -15,6 +15,7 @@ type slots struct {
 	running     map[int64]int
 	deliveries  map[int64]bool
 	saturated   bool // the last Due filled every free worker
+	widened     bool // a worker of an endpoint at its share, or of a full pool, ended since takeWidened
 }
 
 // free returns the free workers and the endpoints at their share.
@@ -42,16 +43,32 @@ func (s *slots) take(ref DeliveryRef) bool {
 	return true
 }
 
-// give frees a worker and says whether Run should look again.
+// give frees a worker and says whether Run should look again: when the
+// last Due filled every free worker, or when this worker's endpoint was
+// at its share or every worker was in use (deliveries left out before
+// may be taken now).
 func (s *slots) give(ref DeliveryRef) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.running[ref.EndpointSeq] >= s.perEndpoint || s.inUse >= s.total {
+		s.widened = true
+	}
 	s.inUse--
 	if s.running[ref.EndpointSeq]--; s.running[ref.EndpointSeq] <= 0 {
 		delete(s.running, ref.EndpointSeq)
 	}
 	delete(s.deliveries, ref.ID)
-	return s.saturated
+	return s.saturated || s.widened
+}
+
+// takeWidened says whether a worker widened the slots since it was last
+// asked, and forgets it.
+func (s *slots) takeWidened() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.widened
+	s.widened = false
+	return w
 }
 
 func (s *slots) setSaturated(v bool) {

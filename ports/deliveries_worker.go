@@ -34,6 +34,12 @@ type Deliveries struct {
 	freed  chan struct{} // a worker ended while due deliveries were left
 	slots  slots
 
+	// Run's own, read and written by round alone: a look at what is due
+	// reads all of it (the busy endpoints' backlog included) only when it
+	// must; in between it reads what came due since dryUpTo.
+	dryUpTo  time.Time // every look since lastFull found less than it asked, the last at this time; zero: none did
+	lastFull time.Time // the last look at everything due
+
 	mu     sync.Mutex
 	cancel context.CancelFunc // Run's, for Close
 	done   chan struct{}      // closed when Run has returned
@@ -196,15 +202,26 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 	if err != nil {
 		return false, fmt.Errorf("dispatch: %w", err)
 	}
+	widened := s.slots.takeWidened() // before free: a worker freed later widens the next look
 	free, busy := s.slots.free()
 	if free == 0 {
 		return n == DispatchBatch, nil
 	}
-	due, err := s.store.Due(ctx, now, free, busy)
+	after := s.dueAfter(now, widened)
+	due, err := s.store.Due(ctx, now, free, busy, after)
 	if err != nil {
+		s.dryUpTo = time.Time{}
 		return false, fmt.Errorf("due deliveries: %w", err)
 	}
 	s.slots.setSaturated(len(due) >= free)
+	switch {
+	case len(due) >= free:
+		s.dryUpTo = time.Time{} // more may be due than was read
+	case after.IsZero():
+		s.lastFull, s.dryUpTo = now, now
+	default:
+		s.dryUpTo = now
+	}
 	for _, ref := range due {
 		if !s.slots.take(ref) {
 			continue // this endpoint's share is taken, or this delivery is under way here
@@ -225,6 +242,21 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 		}()
 	}
 	return n == DispatchBatch, nil
+}
+
+// dueAfter is where round's look at what is due starts: at everything
+// (zero) for the first look, after a look that found as much as it asked,
+// when a worker of an endpoint at its share or of a full pool ended
+// (widened: what was left out may be taken now), and once a PollInterval,
+// which also finds what another replica made due and the leases that ran
+// out; otherwise after dryUpTo, all that came due since the last look.
+// With endpoints that hang, their backlog, due first, is then read once a
+// PollInterval and once a timeout, not at every event committed.
+func (s *Deliveries) dueAfter(now time.Time, widened bool) time.Time {
+	if widened || s.dryUpTo.IsZero() || now.Sub(s.lastFull) >= s.o.PollInterval {
+		return time.Time{}
+	}
+	return s.dryUpTo
 }
 
 // release gives a worker back, and wakes Run when the last Due filled

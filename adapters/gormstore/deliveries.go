@@ -86,6 +86,9 @@ func (s *Store) Dispatch(ctx context.Context, now time.Time, limit int) (int, er
 		if err := s.makeDue(ctx, tx, pairs, now, false); err != nil {
 			return err
 		}
+		if err := pairsMade(ctx, tx, pairs, ids); err != nil {
+			return err
+		}
 		n, err = affected(ctx, tx, "UPDATE "+eventsTable+" SET dispatched = 1 WHERE dispatched = 0 AND id IN "+inList(len(ids)), int64Args(ids)...)
 		return err
 	})
@@ -151,16 +154,21 @@ func (s *Store) makeDue(ctx context.Context, db execer, pairs [][2]int64, now ti
 	return nil
 }
 
-// Due returns up to limit pending deliveries due at now whose lease, if
-// any, has run out, the longest due first, but for those of the endpoints
-// in busy; read through the (state, next_at) index.
-func (s *Store) Due(ctx context.Context, now time.Time, limit int, busy []int64) ([]ports.DeliveryRef, error) {
+// Due returns up to limit pending deliveries due at now (and at or after
+// after, when it is set) whose lease, if any, has run out, the longest due
+// first, but for those of the endpoints in busy; read through the
+// (state, next_at) index, a range of it when after is set.
+func (s *Store) Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	q := "SELECT id, endpoint_id FROM " + deliveriesTable + indexHint(s.driver, "ix_webhook_deliveries_due") +
 		" WHERE state = " + pendingState + " AND next_at <= ? AND (lease_until IS NULL OR lease_until < ?)"
 	args := []any{now.UnixNano(), now.UnixNano()}
+	if !after.IsZero() {
+		q += " AND next_at >= ?"
+		args = append(args, after.UnixNano())
+	}
 	if len(busy) > 0 {
 		q += " AND endpoint_id NOT IN " + inList(len(busy))
 		args = append(args, int64Args(busy)...)

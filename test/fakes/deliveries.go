@@ -29,11 +29,18 @@ type DeliveryStore struct {
 	// "load", "finish", "backlog"); an error it returns is that
 	// operation's. Set it before the store is used.
 	Fail     func(op string) error
-	dueCalls [][]int64
+	dueCalls []DueCall
 }
 
-// DueCalls returns the busy list of each Due so far.
-func (m *DeliveryStore) DueCalls() [][]int64 {
+// DueCall is what one Due was asked: the busy endpoints, and the time
+// after which it looked (zero: all that is due).
+type DueCall struct {
+	Busy  []int64
+	After time.Time
+}
+
+// DueCalls returns what each Due so far was asked.
+func (m *DeliveryStore) DueCalls() []DueCall {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.dueCalls)
@@ -162,17 +169,19 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 	}
 }
 
-// Due lists pending deliveries due at now, no live lease, not of busy.
-func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64) ([]ports.DeliveryRef, error) {
+// Due lists pending deliveries due at now (and at or after after, when set), no
+// live lease, not of busy.
+func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
 	if err := m.fail(ctx, "due"); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.dueCalls = append(m.dueCalls, slices.Clone(busy))
+	m.dueCalls = append(m.dueCalls, DueCall{Busy: slices.Clone(busy), After: after})
 	var due []*DeliveryRow
 	for _, d := range m.deliveries {
-		if d.State == ports.DeliveryPending && !d.NextAt.After(now) && !d.LeaseUntil.After(now) && !slices.Contains(busy, d.EndpointSeq) {
+		if d.State == ports.DeliveryPending && !d.NextAt.After(now) && !d.LeaseUntil.After(now) && !slices.Contains(busy, d.EndpointSeq) &&
+			(after.IsZero() || !d.NextAt.Before(after)) {
 			due = append(due, d)
 		}
 	}

@@ -77,13 +77,15 @@ func (o *Outbox) Dispatch(_ context.Context, now time.Time, limit int) (int, err
 }
 
 // Due returns pending deliveries due at now with no live lease, longest
-// due first, but for those of the endpoints in busy.
-func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64) ([]ports.DeliveryRef, error) {
+// due first, but for those of the endpoints in busy (and due at or after
+// after, when set).
+func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var due []*outboxDelivery
 	for _, d := range o.deliveries {
-		if d.state == ports.DeliveryPending && !d.nextAt.After(now) && d.leaseUntil.Before(now) && !slices.Contains(busy, d.endpoint) {
+		if d.state == ports.DeliveryPending && !d.nextAt.After(now) && d.leaseUntil.Before(now) && !slices.Contains(busy, d.endpoint) &&
+			(after.IsZero() || !d.nextAt.Before(after)) {
 			due = append(due, d)
 		}
 	}

@@ -87,6 +87,8 @@ type options struct {
 	soak11              time.Duration // > 0: contract §11's soak for this long (soak11.go)
 	soak11Quiet         bool          // with -soak11: no 500s, no absence, no SIGKILL (the latency at rest)
 	soak11Rate          float64       // with -soak11: new reports a second in all (0: closed loop)
+	soak11Kill          time.Duration // with -soak11: a replica SIGKILLed every this (0: 2m)
+	soak11Away          time.Duration // with -soak11: how long the receiver is away (0: 30s)
 	galera              bool          // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
 	edgeW               string // the measured reports' workload in an attack mode
@@ -155,6 +157,8 @@ func main() {
 	flag.IntVar(&o.soakConc, "soak-c", 32, "concurrent reports, with -soak (-soak11: 16 unless given)")
 	flag.DurationVar(&o.soak11, "soak11", 0, "run contract §11's soak for this long instead (decisions and signed webhooks on 3 replicas of MariaDB from -dsn; e.g. -soak11 10m; needs test/sworacle installed)")
 	flag.Float64Var(&o.soak11Rate, "soak11-rate", 0, "with -soak11: pace the partner's clients to this many new reports a second in all (0: each as soon as the last is answered and decided)")
+	flag.DurationVar(&o.soak11Kill, "soak11-kill-every", 0, "with -soak11: SIGKILL a replica every this (default 2m; the suite's 60 s soak uses 20s)")
+	flag.DurationVar(&o.soak11Away, "soak11-away", 0, "with -soak11: how long the receiver goes away once (default 30s; the suite's 60 s soak uses 10s)")
 	flag.BoolVar(&o.soak11Quiet, "soak11-quiet", false, "with -soak11: a receiver that always answers 204 and stays, and no SIGKILL: the decision-to-delivery latency without faults (e.g. -soak11 2m -soak-c 1 -soak11-quiet)")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
 	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")

@@ -46,6 +46,7 @@ func runSoak11(o options) error {
 	res, err := soak.RunWebhooks(ctx, soak.WebhookConfig{
 		Binary: pl.bin, Dir: dir, DSN: pl.dsn, Env: os.Environ(), Oracle: filepath.Join(o.root, "test", "sworacle"),
 		Duration: o.soak11, Concurrency: conc, Replicas: max(3, o.replicas), Quiet: o.soak11Quiet, Rate: o.soak11Rate,
+		KillEvery: o.soak11Kill, Away: o.soak11Away,
 		Logs: logs.writer, Progress: log.Printf,
 	})
 	logs.close()

@@ -80,6 +80,14 @@ func runWebhookHang(o options) error {
 	if err != nil {
 		return err
 	}
+	if o.profileDir != "" {
+		// Where the service's time goes beside the hanging receivers.
+		p, err := env.profile(w, o.edgeConc)
+		if err != nil {
+			return err
+		}
+		log.Printf("%s: profiles in %v", o.mode, p.files)
+	}
 	pending := env.pendingDeliveries()
 	text := hangTable(o, w.name, alone, beside) + fmt.Sprintf("\nThe hanging listeners accepted %d connections; %s.\n", hang.accepted(), pending)
 	fmt.Print(text)

@@ -113,6 +113,23 @@ func (w *whSoak) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// An event the dispatcher marked done with no delivery made is lost
+	// to every receiver: name each, with what the outbox holds of it.
+	err = scanAll(ctx, w.db, "SELECT e.id, e.type, e.report_id, e.dispatched, CAST(e.created_at AS CHAR) FROM report_events AS e"+
+		" WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries AS d WHERE d.event_id = e.id)", func(scan func(...any) error) error {
+		var id, report int64
+		var typ, at string
+		var dispatched int
+		if err := scan(&id, &typ, &report, &dispatched, &at); err != nil {
+			return err
+		}
+		r.EventsWithoutDelivery++
+		r.violation("event %d (%s of report %d, created %s, dispatched %d) has no delivery", id, typ, report, at, dispatched)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if r.Deliveries["failed"] > 0 {
 		r.violation("%d deliveries failed (the retry schedule ran out)", r.Deliveries["failed"])
 	}

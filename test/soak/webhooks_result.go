@@ -46,18 +46,19 @@ type WebhookResult struct {
 	Events                   map[string]int // report_events by type
 	Deliveries               map[string]int // webhook_deliveries by state
 
-	Posts, Answered500   int // POSTs the receiver got, and those it answered 500
-	EventsDelivered      int // events answered 2xx at least once
-	Undelivered          int // events never answered 2xx
-	DecidedFullyDone     int // decided reports both of whose events were answered 2xx
-	Duplicates           int // webhook-ids answered 2xx more than once
-	DuplicatePosts       int // the 2xx beyond each id's first
-	SignaturesChecked    int // by the standardwebhooks package
-	SignaturesValid      int
-	EventsWithoutState   int // an event whose report is missing, or in another state
-	StatesWithoutEvent   int // a stored report without report.received, a decided one without its decision's event
-	ExtraEvents          int // a report's events of one type beyond the first
-	UndecidedAcknowledge int // reports acknowledged to the partner and never decided
+	Posts, Answered500    int // POSTs the receiver got, and those it answered 500
+	EventsDelivered       int // events answered 2xx at least once
+	Undelivered           int // events never answered 2xx
+	EventsWithoutDelivery int // events with no delivery row at all (dispatched or not)
+	DecidedFullyDone      int // decided reports both of whose events were answered 2xx
+	Duplicates            int // webhook-ids answered 2xx more than once
+	DuplicatePosts        int // the 2xx beyond each id's first
+	SignaturesChecked     int // by the standardwebhooks package
+	SignaturesValid       int
+	EventsWithoutState    int // an event whose report is missing, or in another state
+	StatesWithoutEvent    int // a stored report without report.received, a decided one without its decision's event
+	ExtraEvents           int // a report's events of one type beyond the first
+	UndecidedAcknowledge  int // reports acknowledged to the partner and never decided
 
 	// Latency from a decision (decided_at) to its event's first 2xx at
 	// the receiver, over LatencyN decisions.
@@ -125,7 +126,7 @@ func (r *WebhookResult) Print(w io.Writer) {
 	p("deliveries (table): %s", countsInt(r.Deliveries))
 	p("receiver got:       %d POSTs, %d answered 500 (%.0f a second from the load's start to the drain's end)", r.Posts, r.Answered500,
 		float64(r.Posts)/max(r.Finished.Sub(r.LoadStarted).Seconds(), 0.001))
-	p("events delivered:   %d of %d (undelivered %d)", r.EventsDelivered, r.EventsDelivered+r.Undelivered, r.Undelivered)
+	p("events delivered:   %d of %d (undelivered %d, without a delivery row %d)", r.EventsDelivered, r.EventsDelivered+r.Undelivered, r.Undelivered, r.EventsWithoutDelivery)
 	p("decided reports:    %d of %d with both events delivered", r.DecidedFullyDone, r.Accepted+r.Rejected)
 	p("duplicates:         %d webhook-ids answered 2xx more than once (%d extra 2xx)", r.Duplicates, r.DuplicatePosts)
 	p("signatures:         %d of %d POSTs valid per standardwebhooks (npm)", r.SignaturesValid, r.SignaturesChecked)

@@ -44,9 +44,25 @@ func testDispatch(t *testing.T, h OutboxHarness) {
 	if got := dueAt(t, h, now.Add(-time.Second)); len(got) != 0 {
 		t.Fatalf("%d deliveries due before they were made due", len(got))
 	}
-	busy, err := h.Deliveries.Due(ctx, now, 10, []int64{all.Seq})
+	busy, err := h.Deliveries.Due(ctx, now, 10, []int64{all.Seq}, time.Time{})
 	if err != nil || len(busy) != 1 || busy[0].EndpointSeq != decisions.Seq {
 		t.Fatalf("Due with %d busy = %+v, %v; want only the other endpoint's", all.Seq, busy, err)
+	}
+	// A look after a time reads only what came due since: a report
+	// stored and dispatched a minute on, due then, and none of the first.
+	later := now.Add(time.Minute)
+	storeOutboxReport(t, h, "acme", "CR-DISP-2", later)
+	if n := mustDispatch(t, h, later); n != 1 {
+		t.Fatalf("Dispatch a minute on = %d events, want 1", n)
+	}
+	for _, c := range []struct {
+		after time.Time
+		want  int
+	}{{time.Time{}, 4}, {now, 4}, {now.Add(time.Nanosecond), 1}, {later, 1}, {later.Add(time.Nanosecond), 0}} {
+		got, err := h.Deliveries.Due(ctx, later, 10, nil, c.after)
+		if err != nil || len(got) != c.want {
+			t.Fatalf("Due at %s after %s = %+v, %v; want %d", later, c.after, got, err, c.want)
+		}
 	}
 }
 
