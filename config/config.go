@@ -35,6 +35,7 @@ type Config struct {
 	Decisions   DecisionsConfig   `mapstructure:"decisions" doc:"the lender's decisions on reports (contract §11)"`
 	Events      EventsConfig      `mapstructure:"events" doc:"what partners read of what became of their reports: GET /v1/events and webhooks"`
 	Webhooks    WebhooksConfig    `mapstructure:"webhooks" doc:"signed deliveries of events to partners' endpoints (contract §11)"`
+	Sandbox     SandboxConfig     `mapstructure:"sandbox" doc:"a sandbox instance for partners' tests (its own database and keys): reports with a magic credit number decide themselves"`
 	Log         LogConfig         `mapstructure:"log"`
 	Debug       DebugConfig       `mapstructure:"debug"`
 

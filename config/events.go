@@ -19,10 +19,18 @@ type EventsConfig struct {
 	ListDelay time.Duration `mapstructure:"list_delay" default:"5s" doc:"GET /v1/events lists an event once it is this old, so a cursor never passes an event whose transaction commits late; 0s to 1m"`
 }
 
+// SandboxConfig makes an instance a sandbox (issue 36): partners test
+// their webhook receivers against it without the lender deciding.
+type SandboxConfig struct {
+	Enabled     bool          `mapstructure:"enabled" default:"false" doc:"true only on a sandbox instance (its own database and keys, never production's): a report whose credit number starts with SBX-ACEPTA is accepted, SBX-RECHAZA rejected (SBX-RECHAZA-N-… with the N-th of decisions.reason_codes), by itself, decided_by sandbox"`
+	DecideAfter time.Duration `mapstructure:"decide_after" default:"5s" doc:"how old such a report is when the sandbox decides it; 0s to 1m"`
+}
+
 // Bounds of the events settings that no domain rule holds.
 const (
 	minEventRetention = 24 * time.Hour
 	maxListDelay      = time.Minute
+	maxSandboxDelay   = time.Minute
 )
 
 // finishEvents checks the decisions and events sections. The reason
@@ -36,6 +44,9 @@ func (c *Config) finishEvents() error {
 	}
 	if c.Events.ListDelay < 0 || c.Events.ListDelay > maxListDelay {
 		return keyError("events.list_delay", "%s, want 0s to %s", c.Events.ListDelay, maxListDelay)
+	}
+	if c.Sandbox.DecideAfter < 0 || c.Sandbox.DecideAfter > maxSandboxDelay {
+		return keyError("sandbox.decide_after", "%s, want 0s to %s", c.Sandbox.DecideAfter, maxSandboxDelay)
 	}
 	return nil
 }

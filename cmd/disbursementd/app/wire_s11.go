@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/httpapi"
@@ -133,7 +134,30 @@ func (m *Main) wireS11(bg context.Context, mx *metrics.Metrics) (s11Cases, error
 	if err != nil {
 		return c, err
 	}
-	return c, m.startDeliveries(bg, m.Store, wake, mx)
+	if err := m.startDeliveries(bg, m.Store, wake, mx); err != nil {
+		return c, err
+	}
+	return c, m.startSandbox(bg, c.decisions)
+}
+
+// sandboxInterval is how often a sandbox looks for reports to decide.
+const sandboxInterval = time.Second
+
+// startSandbox, on a sandbox instance (sandbox.enabled), starts the
+// decisions that the magic credit numbers make, and says so in the log.
+func (m *Main) startSandbox(bg context.Context, decisions *ports.Decisions) error {
+	sb := m.Config.Sandbox
+	if !sb.Enabled {
+		return nil
+	}
+	s, err := ports.NewSandbox(m.Store, decisions, m.Clock, sb.DecideAfter, m.Log)
+	if err != nil {
+		return err
+	}
+	m.Log.Warn("sandbox: reports whose credit number starts with "+domain.SandboxAcceptPrefix+" or "+domain.SandboxRejectPrefix+
+		" decide themselves; never run a sandbox on production's database", "decide_after", sb.DecideAfter.String())
+	m.goBackground(func() { s.Run(bg, sandboxInterval) })
+	return nil
 }
 
 // serve gives s the routes of contract §11.
