@@ -93,21 +93,22 @@ type options struct {
 	galeraList          bool // with -mode node-kill: each replica's store.dsn lists every node, its own first
 	killReports         int  // with -mode node-kill: reports in all
 	killConc            int  // with -mode node-kill: reports in flight at most
+	edgeW               string // the measured reports' workload in an attack mode
+	edgeLookups         int    // the measured partner's look-up clients beside its reports
+	holdNames, holdN    int    // byte-hold: user names of the holding partner, connections
+	holdDeclare         int64  // byte-hold: the Content-Length each declares
+	holdSend            int    // byte-hold: bytes each sends at once
+	holdEvery           time.Duration
+	pagePartners        int // lookup-hold: paging partners
+	pageConc, pageRows  int // lookup-hold: clients and rows of each
+	pageLimit           int
+	nfcN                int     // nfc-growth: clients
+	nfcMiB              float64 // nfc-growth: body size
+	memMax              string  // the service's memory cgroup limit (e.g. 1GiB); empty: none
+
 	// replicaDSN, when set, is replica i's store.dsn, given the database's
 	// DSN on -dsn's server (the node-kill mode's replica on its own node).
-	replicaDSN         func(i int, dbDSN string) string
-	edgeW              string // the measured reports' workload in an attack mode
-	edgeLookups        int    // the measured partner's look-up clients beside its reports
-	holdNames, holdN   int    // byte-hold: user names of the holding partner, connections
-	holdDeclare        int64  // byte-hold: the Content-Length each declares
-	holdSend           int    // byte-hold: bytes each sends at once
-	holdEvery          time.Duration
-	pagePartners       int // lookup-hold: paging partners
-	pageConc, pageRows int // lookup-hold: clients and rows of each
-	pageLimit          int
-	nfcN               int     // nfc-growth: clients
-	nfcMiB             float64 // nfc-growth: body size
-	memMax             string  // the service's memory cgroup limit (e.g. 1GiB); empty: none
+	replicaDSN func(i int, dbDSN string) string
 }
 
 // settings collects repeated -env KEY=VALUE flags.
