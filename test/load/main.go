@@ -90,9 +90,9 @@ type options struct {
 	soak11Rate          float64       // with -soak11: new reports a second in all (0: closed loop)
 	galera              bool          // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
-	galeraList          bool // with -mode node-kill: each replica's store.dsn lists every node, its own first
-	killReports         int  // with -mode node-kill: reports in all
-	killConc            int  // with -mode node-kill: reports in flight at most
+	galeraList          bool   // with -mode node-kill: each replica's store.dsn lists every node, its own first
+	killReports         int    // with -mode node-kill: reports in all
+	killConc            int    // with -mode node-kill: reports in flight at most
 	edgeW               string // the measured reports' workload in an attack mode
 	edgeLookups         int    // the measured partner's look-up clients beside its reports
 	holdNames, holdN    int    // byte-hold: user names of the holding partner, connections
