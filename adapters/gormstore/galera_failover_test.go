@@ -7,13 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	mysqldrv "github.com/go-sql-driver/mysql"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
@@ -43,7 +40,7 @@ func TestStoreFailoverGalera(t *testing.T) {
 	if dir == "" {
 		t.Fatal("GALERA_DIR is not set: the test kills and restarts a node of test/galera.sh's cluster")
 	}
-	st := storetest.MustOpen(t, gormstore.MySQL, nodeList(t, dsns[2], dsns[0], dsns[1]), gormstore.Options{})
+	st := storetest.MustOpen(t, gormstore.MySQL, storetest.NodeList(t, dsns, 2), gormstore.Options{})
 	if got := nodeName(t, st); got != "n3" {
 		t.Fatalf("the replica writes to %q, want n3, the first of its list", got)
 	}
@@ -93,23 +90,6 @@ func TestStoreFailoverGalera(t *testing.T) {
 			t.Errorf("node %d lacks %d of the %d acknowledged reports", node+1, missing, len(acked))
 		}
 	}
-}
-
-// nodeList is a DSN whose tcp(...) lists the nodes of dsns in order.
-func nodeList(t *testing.T, dsns ...string) string {
-	t.Helper()
-	var addrs []string
-	var cfg *mysqldrv.Config
-	for _, d := range dsns {
-		c, err := mysqldrv.ParseDSN(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg = c
-		addrs = append(addrs, c.Addr)
-	}
-	cfg.Addr = strings.Join(addrs, ",")
-	return cfg.FormatDSN()
 }
 
 // nodeName is the Galera node the store writes to ("" when none answers).
