@@ -62,7 +62,9 @@ const StagingTable = "partner_disbursement_staging"
 
 // Open connects to the database and starts the group-commit writers. It
 // does not require the server to be up (MySQL connects lazily), so the
-// service can start and report not ready. Close stops what it started.
+// service can start and report not ready; with a list of nodes it asks
+// each, within a bound, which serves, and starts on the first that does
+// (failover.go). Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
 	if err := Check(driver, dsn, opts); err != nil {
 		return nil, err
