@@ -72,7 +72,7 @@ type HTTPConfig struct {
 // StoreConfig is the database.
 type StoreConfig struct {
 	Driver           string        `mapstructure:"driver" default:"sqlite" doc:"sqlite (embedded default) or mysql"`
-	DSN              string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db"`
+	DSN              string        `mapstructure:"dsn" default:"" redact:"dsn" doc:"sqlite: file path (default data/disbursement.db); mysql: user:pass@tcp(host:3306)/db; a Galera cluster: tcp(node1:3306,node2:3306,node3:3306), the nodes in the order this replica prefers them"`
 	TLSCAFile        string        `mapstructure:"tls_ca_file" default:"" doc:"MySQL: PEM file of the CA that signs the server's certificate (a private CA); set, every connection uses TLS 1.2+ and verifies the server against it (the DSN's tls= may be absent or true, not false, preferred or skip-verify); a public CA needs only tls=true in the DSN"`
 	TLSServerName    string        `mapstructure:"tls_server_name" default:"" doc:"MySQL, with store.tls_ca_file: the name the server's certificate must carry; empty = the DSN's host"`
 	AllowInsecureTLS bool          `mapstructure:"allow_insecure_tls" default:"false" doc:"MySQL: true accepts tls=skip-verify, tls=preferred or allowFallbackToPlaintext=true in store.dsn (TLS that does not verify the server, or falls back to plain text); false refuses them at start"`

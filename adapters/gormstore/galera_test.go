@@ -12,7 +12,8 @@ import (
 
 // The store suite on the throwaway Galera cluster (test/galera.sh):
 // CONTRACT §7 and §10 hold with the service's replicas each writing to
-// its own node, and with all of them writing through one node.
+// its own node, with all of them writing through one node, and with
+// each given the list of nodes.
 
 func TestReportStoreGaleraSpread(t *testing.T) {
 	t.Parallel()
@@ -24,6 +25,15 @@ func TestReportStoreGaleraOneNode(t *testing.T) {
 	t.Parallel()
 	storetest.GaleraDSNs(t)
 	storetest.RunReportStore(t, storetest.GaleraOneNodeHarness)
+}
+
+// TestReportStoreGaleraList: the store suite with each replica given the
+// list of every node, its own first (the store's node chooser and its
+// connections under every operation).
+func TestReportStoreGaleraList(t *testing.T) {
+	t.Parallel()
+	storetest.GaleraDSNs(t)
+	storetest.RunReportStore(t, storetest.GaleraListHarness)
 }
 
 func TestLoginThrottleGalera(t *testing.T) {

@@ -47,7 +47,7 @@ type Store struct {
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
 	beforeCommit func()
-	dsn          string     // what the pools were opened with, for openOwnPool
+	target       target     // what the pools were opened on, for openOwnPool
 	bounds       poolBounds // the read pool's, for openOwnPool
 }
 
@@ -62,7 +62,9 @@ const StagingTable = "partner_disbursement_staging"
 
 // Open connects to the database and starts the group-commit writers. It
 // does not require the server to be up (MySQL connects lazily), so the
-// service can start and report not ready. Close stops what it started.
+// service can start and report not ready; with a list of nodes it asks
+// each, within a bound, which serves, and starts on the first that does
+// (failover.go). Close stops what it started.
 func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, error) {
 	if err := Check(driver, dsn, opts); err != nil {
 		return nil, err
@@ -108,14 +110,14 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	}
 	// The -wal and journal files take the database file's mode (the
 	// driver's modeof, which needs the file: prepareSQLiteFiles made it).
-	s.dsn = SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)
+	s.target = target{dsns: []string{SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)}}
 	var err error
 	writer := s.bounds
 	writer.open, writer.idle, writer.idleLimit = 1, 1, 0
-	if s.write, err = openPool(SQLite, s.dsn, writer, s.gormConfig()); err != nil {
+	if s.write, err = openPool(SQLite, s.target, writer, s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
 	}
-	if s.read, err = openPool(SQLite, s.dsn, s.bounds, s.gormConfig()); err != nil {
+	if s.read, err = openPool(SQLite, s.target, s.bounds, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.write.close())
 	}
 	s.look = s.read
@@ -129,35 +131,54 @@ func (s *Store) openSQLite(path string, opts Options) error {
 // through the DSN). Look-ups get a pool of their own, of lookups
 // connections, whose sessions also stop any statement at the look-up
 // bound (lookupDSN), so a flood of look-ups never holds the connections
-// reports are written on.
+// reports are written on. When the DSN lists several nodes, every pool
+// dials the one node the store's nodeSet has chosen (failover.go).
 func (s *Store) openMySQL(dsn string, opts Options) error {
-	d, err := MySQLDSN(dsn)
+	nodes, err := splitNodes(dsn)
 	if err != nil {
 		return err
 	}
-	if opts.TLSCAFile != "" {
-		if d, err = withCA(d, opts.TLSCAFile, opts.TLSServerName); err != nil {
+	dsns := make([]string, len(nodes))
+	for i, n := range nodes {
+		if dsns[i], err = nodeDSN(n, opts); err != nil {
 			return err
 		}
 	}
-	if d, err = withLockWait(d, opts.LockWaitTimeout); err != nil {
-		return err
+	s.target = target{dsns: dsns}
+	if len(dsns) > 1 {
+		if s.target.nodes, err = newNodeSet(dsns); err != nil {
+			return err
+		}
 	}
-	s.dsn = d
-	if s.write, err = openPool(MySQL, d, s.bounds, s.gormConfig()); err != nil {
-		return fmt.Errorf("open mysql store: %w", err)
+	if s.write, err = openPool(MySQL, s.target, s.bounds, s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open mysql store: %w", err), s.target.close())
 	}
 	s.read = s.write
-	ld, err := lookupDSN(d, s.lookupLimit)
+	look, err := s.target.each(func(d string) (string, error) { return lookupDSN(d, s.lookupLimit) })
 	if err != nil {
-		return errors.Join(err, s.write.close())
+		return errors.Join(err, s.write.close(), s.target.close())
 	}
 	b := s.bounds
 	b.open, b.idle = opts.LookupConns, opts.LookupConns
-	if s.look, err = openPool(MySQL, ld, b, s.gormConfig()); err != nil {
-		return errors.Join(fmt.Errorf("open mysql look-up pool: %w", err), s.write.close())
+	if s.look, err = openPool(MySQL, look, b, s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open mysql look-up pool: %w", err), s.write.close(), s.target.close())
 	}
 	return nil
+}
+
+// nodeDSN is one node's DSN as the store connects to it: a MySQLDSN with
+// the CA of opts, if any, and the lock wait bound.
+func nodeDSN(dsn string, opts Options) (string, error) {
+	d, err := MySQLDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	if opts.TLSCAFile != "" {
+		if d, err = withCA(d, opts.TLSCAFile, opts.TLSServerName); err != nil {
+			return "", err
+		}
+	}
+	return withLockWait(d, opts.LockWaitTimeout)
 }
 
 // Ping checks that the database answers and serves: on MySQL a read of
@@ -165,7 +186,11 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 // component (serving).
 func (s *Store) Ping(ctx context.Context) error {
 	if s.driver == MySQL {
-		return serving(ctx, s.read.sql)
+		err := serving(ctx, s.read.sql)
+		if err != nil && s.target.nodes != nil {
+			s.target.nodes.wake()
+		}
+		return err
 	}
 	return s.read.sql.PingContext(ctx)
 }
@@ -181,5 +206,5 @@ func (s *Store) Close() error {
 	if s.look != s.read {
 		errs = append(errs, s.look.close())
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, s.target.close())...)
 }

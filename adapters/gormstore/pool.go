@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -28,10 +29,37 @@ type poolBounds struct {
 	life, idleLimit time.Duration // ConnMaxLifetime, ConnMaxIdleTime; 0: never
 }
 
-// openPool opens a pool of driver on dsn (as SQLiteDSN or MySQLDSN made
-// it) within b, and GORM on that pool. Nothing connects yet: the database
-// may come up later.
-func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error) {
+// target is what a pool connects to: a DSN per node (as SQLiteDSN or
+// MySQLDSN made them; SQLite and a one-node MySQL have one) and, with
+// several nodes, the nodeSet that chooses among them.
+type target struct {
+	dsns  []string
+	nodes *nodeSet
+}
+
+// each is t with f applied to every node's DSN.
+func (t target) each(f func(string) (string, error)) (target, error) {
+	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes}
+	for i, d := range t.dsns {
+		var err error
+		if out.dsns[i], err = f(d); err != nil {
+			return target{}, err
+		}
+	}
+	return out, nil
+}
+
+// close stops t's node probes, if any.
+func (t target) close() error {
+	if t.nodes == nil {
+		return nil
+	}
+	return t.nodes.close()
+}
+
+// openPool opens a pool of driver on t within b, and GORM on that pool.
+// Nothing connects yet: the database may come up later.
+func openPool(driver string, t target, b poolBounds, conf *gorm.Config) (*pool, error) {
 	var (
 		db        *sql.DB
 		dialector gorm.Dialector
@@ -39,9 +67,9 @@ func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error
 	)
 	switch driver {
 	case SQLite:
-		db, dialector, err = openSQLiteDB(dsn)
+		db, dialector, err = openSQLiteDB(t.dsns[0])
 	case MySQL:
-		if db, err = openMySQLDB(dsn); err == nil {
+		if db, err = openMySQLDB(t); err == nil {
 			// No version query at open: the database may come up later,
 			// and the service must start, stay not ready and reconnect.
 			dialector = mysql.New(mysql.Config{Conn: db, SkipInitializeWithVersion: true})
@@ -63,18 +91,24 @@ func openPool(driver, dsn string, b poolBounds, conf *gorm.Config) (*pool, error
 	return &pool{sql: db, orm: orm, stmts: stmtCache{db: db}}, nil
 }
 
-// openMySQLDB opens a pool on a MySQLDSN, through its connector: causal
-// reads on Galera (newConnector).
-func openMySQLDB(dsn string) (*sql.DB, error) {
-	cfg, err := mysqldrv.ParseDSN(dsn)
-	if err != nil {
-		return nil, err
+// openMySQLDB opens a pool on t's MySQLDSNs, through their connectors
+// (causal reads on Galera: newConnector); with several nodes, through a
+// nodeConnector that dials the node t's nodeSet has chosen.
+func openMySQLDB(t target) (*sql.DB, error) {
+	conns := make([]driver.Connector, len(t.dsns))
+	for i, d := range t.dsns {
+		cfg, err := mysqldrv.ParseDSN(d)
+		if err != nil {
+			return nil, err
+		}
+		if conns[i], err = newConnector(cfg); err != nil {
+			return nil, err
+		}
 	}
-	c, err := newConnector(cfg)
-	if err != nil {
-		return nil, err
+	if t.nodes == nil {
+		return sql.OpenDB(conns[0]), nil
 	}
-	return sql.OpenDB(c), nil
+	return sql.OpenDB(nodeConnector{set: t.nodes, nodes: conns}), nil
 }
 
 // close closes the pool's prepared statements, then the pool.
@@ -103,7 +137,7 @@ func (s *Store) gormConfig() *gorm.Config {
 func (s *Store) openOwnPool(n int) (*pool, error) {
 	b := s.bounds
 	b.open, b.idle = n, n
-	p, err := openPool(s.driver, s.dsn, b, s.gormConfig())
+	p, err := openPool(s.driver, s.target, b, s.gormConfig())
 	if err != nil {
 		return nil, fmt.Errorf("open a pool of its own: %w", err)
 	}

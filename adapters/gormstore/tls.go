@@ -24,13 +24,18 @@ type SettingError struct {
 func (e *SettingError) Error() string { return e.Key + ": " + e.Reason }
 
 // Check refuses, without connecting, what Open would refuse: options it
-// cannot use (Options.check), TLS settings that cannot work or would
+// cannot use (Options.check), a list of nodes it cannot use
+// (splitNodes), TLS settings that cannot work or would
 // not protect the connection (checkTLS), and a DSN that makes a Galera
 // node's reads uncausal (checkCausalReads). The configuration's check
 // (config check, and every command before it opens the store) asks it,
 // so the store's rules are stated here only.
 func Check(driver, dsn string, o Options) error {
 	if err := o.check(driver); err != nil {
+		return err
+	}
+	dsn, err := checkNodes(driver, dsn)
+	if err != nil {
 		return err
 	}
 	if err := checkTLS(driver, dsn, o); err != nil {

@@ -163,7 +163,11 @@ func newEnvironment(o options) (_ *environment, err error) {
 			return nil, err
 		}
 		svc := exec.Command(serve, "serve")
-		svc.Dir, svc.Env, svc.Stdout, svc.Stderr = wd, append(env, "DISB_HTTP_ADDR=127.0.0.1:"+port), logf, logf
+		own := []string{"DISB_HTTP_ADDR=127.0.0.1:" + port}
+		if o.replicaDSN != nil {
+			own = append(own, "DISB_STORE_DSN="+o.replicaDSN(i, e.svcDSN))
+		}
+		svc.Dir, svc.Env, svc.Stdout, svc.Stderr = wd, append(append([]string{}, env...), own...), logf, logf
 		if err := svc.Start(); err != nil {
 			return nil, err
 		}

@@ -17,9 +17,19 @@ import (
 // Galera (its DSNs still without the database: Galera.ForDatabase adds
 // it) and the first node's DSN, on which the database is created.
 func galeraSoak(o options) (*soak.Galera, string, error) {
+	dsns, node, err := galeraCluster(o)
+	if err != nil {
+		return nil, "", err
+	}
+	return &soak.Galera{DSNs: dsns, Kill: node("kill"), Restart: node("restart"), Every: o.galeraEvery}, dsns[0], nil
+}
+
+// galeraCluster is test/galera.sh's cluster: one DSN per node (no
+// database), and the script's verbs (kill, restart) on node n (0-based).
+func galeraCluster(o options) ([]string, func(verb string) func(n int) error, error) {
 	nodes, dir := os.Getenv("DISB_TEST_GALERA_DSNS"), os.Getenv("GALERA_DIR")
 	if nodes == "" || dir == "" {
-		return nil, "", errors.New("-galera needs test/galera.sh's cluster: source test/galera.sh && start_galera")
+		return nil, nil, errors.New("-galera and -mode node-kill need test/galera.sh's cluster: source test/galera.sh && start_galera")
 	}
 	script := filepath.Join(o.root, "test", "galera.sh")
 	node := func(verb string) func(int) error {
@@ -32,6 +42,5 @@ func galeraSoak(o options) (*soak.Galera, string, error) {
 			return nil
 		}
 	}
-	dsns := strings.Split(nodes, ",")
-	return &soak.Galera{DSNs: dsns, Kill: node("kill"), Restart: node("restart"), Every: o.galeraEvery}, dsns[0], nil
+	return strings.Split(nodes, ","), node, nil
 }

@@ -14,6 +14,7 @@
 //	go run -C test/load . -mode nfc-growth -env GOMEMLIMIT=768MiB -mem-max 1GiB
 //	go run -C test/load . -soak 10m                    # issue 17's soak (MariaDB and S3)
 //	go run -C test/load . -soak 10m -galera            # the soak on test/galera.sh's cluster, nodes killed
+//	go run -C test/load . -mode node-kill [-galera-list]   # 3 replicas on test/galera.sh's 3 nodes, node 3 SIGKILLed
 //	go run -C test/load . -soak11 10m                  # contract §11's soak: decisions and signed webhooks (MariaDB)
 //	go run -C test/load . -mode webhook-hang -runs 3   # reports beside 5 webhook endpoints that never answer
 //
@@ -91,6 +92,9 @@ type options struct {
 	soak11Away          time.Duration // with -soak11: how long the receiver is away (0: 30s)
 	galera              bool          // with -soak: on test/galera.sh's cluster, a node killed every galeraEvery
 	galeraEvery         time.Duration
+	galeraList          bool   // with -mode node-kill: each replica's store.dsn lists every node, its own first
+	killReports         int    // with -mode node-kill: reports in all
+	killConc            int    // with -mode node-kill: reports in flight at most
 	edgeW               string // the measured reports' workload in an attack mode
 	edgeLookups         int    // the measured partner's look-up clients beside its reports
 	holdNames, holdN    int    // byte-hold: user names of the holding partner, connections
@@ -103,6 +107,10 @@ type options struct {
 	nfcN                int     // nfc-growth: clients
 	nfcMiB              float64 // nfc-growth: body size
 	memMax              string  // the service's memory cgroup limit (e.g. 1GiB); empty: none
+
+	// replicaDSN, when set, is replica i's store.dsn, given the database's
+	// DSN on -dsn's server (the node-kill mode's replica on its own node).
+	replicaDSN func(i int, dbDSN string) string
 }
 
 // settings collects repeated -env KEY=VALUE flags.
@@ -143,7 +151,7 @@ func main() {
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
-	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold, nfc-growth (reports and look-ups alone, then beside that attack; see edge.go) or webhook-hang (reports alone, then beside 5 webhook endpoints that never answer; webhookhang.go, with -runs)")
+	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold, nfc-growth (reports and look-ups alone, then beside that attack; see edge.go) or webhook-hang (reports alone, then beside 5 webhook endpoints that never answer; webhookhang.go, with -runs), or node-kill (3 replicas on test/galera.sh's 3 nodes, node 3 SIGKILLed under reports and restarted; nodekill.go)")
 	flag.IntVar(&o.edgeConc, "edge-c", 32, "concurrency of the measured reports, with -mode slow-body or login-flood")
 	flag.IntVar(&o.attackConc, "attack-c", 400, "login-flood clients, with -mode login-flood")
 	flag.IntVar(&o.slowN, "slow-n", 256, "slow bodies kept arriving, with -mode slow-body")
@@ -162,6 +170,9 @@ func main() {
 	flag.BoolVar(&o.soak11Quiet, "soak11-quiet", false, "with -soak11: a receiver that always answers 204 and stays, and no SIGKILL: the decision-to-delivery latency without faults (e.g. -soak11 2m -soak-c 1 -soak11-quiet)")
 	flag.BoolVar(&o.galera, "galera", false, "with -soak: 3 replicas on the 3 nodes of test/galera.sh's cluster ($DISB_TEST_GALERA_DSNS, $GALERA_DIR), one node SIGKILLed and restarted in turn")
 	flag.DurationVar(&o.galeraEvery, "galera-every", 2*time.Minute, "with -soak -galera: time between node kills")
+	flag.BoolVar(&o.galeraList, "galera-list", false, "with -mode node-kill: give each replica the list of all nodes in store.dsn (its own node first), instead of its own node alone")
+	flag.IntVar(&o.killReports, "kill-n", 300, "with -mode node-kill: reports in all, spread evenly over the replicas and over 12 s")
+	flag.IntVar(&o.killConc, "kill-c", 16, "with -mode node-kill: reports in flight at most")
 	flag.StringVar(&o.edgeW, "edge-w", "W1", "the measured reports' workload in an attack mode: W1, W2, V1 or V2")
 	flag.IntVar(&o.edgeLookups, "edge-lookups", 4, "look-up clients of the measured partner beside its reports in an attack mode (0: none)")
 	flag.IntVar(&o.holdNames, "hold-names", 2, "user names of the holding partner (one NIT), with -mode byte-hold")
@@ -177,7 +188,7 @@ func main() {
 	flag.Float64Var(&o.nfcMiB, "nfc-mib", 31.9, "size of each such body in MiB, with -mode nfc-growth")
 	flag.StringVar(&o.memMax, "mem-max", "", "run the service in a memory cgroup of this limit (e.g. 1GiB, the shipped container's); with -env GOMEMLIMIT=768MiB")
 	flag.Parse()
-	if o.soak > 0 || o.soak11 > 0 {
+	if o.soak > 0 || o.soak11 > 0 || o.mode == modeNodeKill {
 		o.store = "mysql"
 	}
 	o.env = append(modeSettings(o.mode), o.env...)
@@ -193,6 +204,8 @@ func main() {
 		measure = runSoak11
 	case o.mode == modeWebhookHang:
 		measure = runWebhookHang
+	case o.mode == modeNodeKill:
+		measure = runNodeKill
 	case o.mode != modeLevels:
 		measure = runEdge
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,19 +19,20 @@ import (
 // cluster's DSNs, so it holds across processes and needs no server.
 var galeraLock struct {
 	sync.Mutex
-	exclusive bool // this process holds the lock exclusive
+	owner string // the test of this process that holds the lock exclusive ("": none)
 }
 
 // holdGalera takes the cluster's lock for the rest of tb, waiting until
-// it is free: shared, or exclusive when nodes will be killed. While this
-// process holds it exclusive, the shared lock of its other calls is
-// already held.
+// it is free: shared, or exclusive when nodes will be killed. While a
+// test of this process holds it exclusive, that test's own further calls
+// (its subtests' too) find it held; the process's other tests wait for
+// it as another process's do (a lock of their own on the file).
 func holdGalera(tb testing.TB, exclusive bool) {
 	tb.Helper()
 	galeraLock.Lock()
-	held := galeraLock.exclusive
+	owner := galeraLock.owner
 	galeraLock.Unlock()
-	if held {
+	if owner != "" && (tb.Name() == owner || strings.HasPrefix(tb.Name(), owner+"/")) {
 		return
 	}
 	sum := sha256.Sum256([]byte(os.Getenv(EnvGaleraDSNs)))
@@ -48,13 +50,13 @@ func holdGalera(tb testing.TB, exclusive bool) {
 	}
 	if exclusive {
 		galeraLock.Lock()
-		galeraLock.exclusive = true
+		galeraLock.owner = tb.Name()
 		galeraLock.Unlock()
 	}
 	tb.Cleanup(func() {
 		if exclusive {
 			galeraLock.Lock()
-			galeraLock.exclusive = false
+			galeraLock.owner = ""
 			galeraLock.Unlock()
 		}
 		_ = f.Close() // and the lock with it

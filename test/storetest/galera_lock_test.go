@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestGaleraLockKeepsTheKillerAlone: while a test holds the cluster for
 // killing nodes, another process cannot take it even shared; while a test
 // uses the cluster, the killer cannot take it; both give it back when
-// their test ends.
+// their test ends; and another test of the killer's own process waits
+// for it too.
 func TestGaleraLockKeepsTheKillerAlone(t *testing.T) {
+	parent := t
 	t.Setenv(EnvGaleraDSNs, "root@tcp(192.0.2.1:3306)/,root@tcp(192.0.2.2:3306)/")
 	sum := sha256.Sum256([]byte(os.Getenv(EnvGaleraDSNs)))
 	path := filepath.Join(os.TempDir(), "disb-galera-"+hex.EncodeToString(sum[:6])+".lock")
@@ -49,4 +52,32 @@ func TestGaleraLockKeepsTheKillerAlone(t *testing.T) {
 	if !try(syscall.LOCK_EX) {
 		t.Fatal("the user's lock outlived its test")
 	}
+	// Another test of the same process (the store suite runs its Galera
+	// tests side by side with the one that kills nodes) waits too.
+	took := make(chan struct{})
+	t.Run("killer beside another test of the process", func(t *testing.T) {
+		HoldGaleraNodes(t)
+		go func() {
+			holdGalera(namedTB{TB: parent, name: "TestAnotherGaleraTest"}, false)
+			close(took)
+		}()
+		select {
+		case <-took:
+			t.Fatal("another test of this process took the cluster while its nodes may be killed")
+		case <-time.After(300 * time.Millisecond):
+		}
+	})
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other test did not get the cluster once the killer ended")
+	}
 }
+
+// namedTB is a test of another name, for the lock's owner check.
+type namedTB struct {
+	testing.TB
+	name string
+}
+
+func (n namedTB) Name() string { return n.name }

@@ -1,0 +1,249 @@
+package gormstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
+)
+
+// failoverBound is issue 37's promise: partners see 503 for at most this
+// long after their replica's node dies.
+const failoverBound = 5 * time.Second
+
+// TestStoreFailoverGalera: a replica whose store.dsn lists the test
+// cluster's nodes (node 3 first, then 1, then 2) writes to node 3 until
+// it is SIGKILLed under load; within failoverBound of the kill every
+// report is stored again (through another node), no store call fails
+// later than that, the replica moves back to node 3 once it has rejoined
+// (restarted by IST), and every report it acknowledged is on node 1 and
+// on node 3 afterwards.
+func TestStoreFailoverGalera(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("kills and restarts a node of the test cluster (half a minute): not in -short (CI runs it)")
+	}
+	storetest.HoldGaleraNodes(t) // no other test uses the cluster meanwhile
+	dsns := storetest.MustCreateGaleraDatabase(t)
+	dir := os.Getenv("GALERA_DIR")
+	if dir == "" {
+		t.Fatal("GALERA_DIR is not set: the test kills and restarts a node of test/galera.sh's cluster")
+	}
+	st := storetest.MustOpen(t, gormstore.MySQL, storetest.NodeList(t, dsns, 2), gormstore.Options{})
+	if got := nodeName(t, st); got != "n3" {
+		t.Fatalf("the replica writes to %q, want n3, the first of its list", got)
+	}
+	load := startFailoverLoad(t, st, 8)
+	time.Sleep(2 * time.Second)
+	killed := time.Now()
+	galeraNode(t, dir, "kill", 3)
+	time.Sleep(failoverBound + 3*time.Second)
+	if got := nodeName(t, st); got == "n3" || got == "" {
+		t.Errorf("%s after node 3's kill the replica writes to %q", time.Since(killed).Round(time.Millisecond), got)
+	}
+	galeraNode(t, dir, "restart", 3)
+	rejoined := time.Now()
+	back := waitNode(st, "n3", 20*time.Second)
+	if back == 0 {
+		t.Errorf("the replica did not move back to node 3 within 20 s of its rejoining")
+	} else {
+		t.Logf("moved back to node 3 %s after it rejoined", back.Round(time.Millisecond))
+	}
+	time.Sleep(time.Second)
+	acked, log := load.stop()
+
+	var lastFail time.Time
+	var fails int
+	for _, a := range log {
+		if a.err != nil {
+			fails++
+			if a.at.After(lastFail) {
+				lastFail = a.at
+			}
+			if a.at.Before(killed) {
+				t.Errorf("a store call failed %s before the kill: %v", killed.Sub(a.at).Round(time.Millisecond), a.err)
+			}
+		}
+	}
+	gap := longestGap(log, killed, rejoined)
+	t.Logf("%d reports acknowledged, %d failed tries, the last %s after the kill; longest time without a stored report after the kill: %s",
+		len(acked), fails, lastFail.Sub(killed).Round(time.Millisecond), gap.Round(time.Millisecond))
+	if !lastFail.IsZero() && lastFail.Sub(killed) > failoverBound {
+		t.Errorf("a store call failed %s after the kill, want none after %s", lastFail.Sub(killed).Round(time.Millisecond), failoverBound)
+	}
+	if gap > failoverBound {
+		t.Errorf("no report was stored for %s after the kill, want at most %s", gap.Round(time.Millisecond), failoverBound)
+	}
+	for _, node := range []int{0, 2} {
+		if missing := missingReports(t, dsns[node], acked); missing != 0 {
+			t.Errorf("node %d lacks %d of the %d acknowledged reports", node+1, missing, len(acked))
+		}
+	}
+}
+
+// nodeName is the Galera node the store writes to ("" when none answers).
+func nodeName(t *testing.T, st *gormstore.Store) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var name string
+	if err := gormstore.Pool(st).QueryRowContext(ctx, "SELECT @@wsrep_node_name").Scan(&name); err != nil {
+		t.Logf("the store's node: %v", err)
+		return ""
+	}
+	return name
+}
+
+// waitNode waits until the store writes to node, and returns how long it
+// took (0: not within limit).
+func waitNode(st *gormstore.Store, node string, limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var name string
+		err := gormstore.Pool(st).QueryRowContext(ctx, "SELECT @@wsrep_node_name").Scan(&name)
+		cancel()
+		if err == nil && name == node {
+			return max(time.Since(start), time.Nanosecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return 0
+}
+
+// galeraNode runs test/galera.sh's verb (kill, restart) on node n.
+func galeraNode(t *testing.T, dir, verb string, n int) {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join("..", "..", "test", "galera.sh"), verb, fmt.Sprint(n))
+	cmd.Env = append(os.Environ(), "GALERA_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("galera.sh %s %d: %v\n%s", verb, n, err, out)
+	}
+}
+
+var failoverNonces atomic.Int64
+
+// try is one store call of the load: when it ended, and its error.
+type try struct {
+	at  time.Time
+	err error
+}
+
+// failoverLoad is writers storing reports through one store until
+// stopped, each report tried again every 200 ms until stored (as a
+// partner tries again on 503), at most 50 times.
+type failoverLoad struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	acked  []int64
+	log    []try
+}
+
+func startFailoverLoad(t *testing.T, st *gormstore.Store, writers int) *failoverLoad {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &failoverLoad{cancel: cancel}
+	for w := range writers {
+		l.wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				l.report(ctx, t, st, fmt.Sprintf("fo-%d-%d", w, i))
+			}
+		})
+	}
+	return l
+}
+
+func (l *failoverLoad) report(ctx context.Context, t *testing.T, st *gormstore.Store, key string) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	rep, err := domain.DefaultCatalogue().MapReport(fixture.Members(fixture.Minimal(now, "CR-"+key)), fixture.FileRules(), now)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	staged := domain.StagedReport{Report: rep, ReceivedAt: now, PartnerUser: "acme", PayloadSHA256: "p"}
+	rec := domain.IdempotencyRecord{User: "acme", KeyHash: domain.KeyHash(key, ""), PayloadSHA256: "p",
+		State: domain.KeyDone, Nonce: fmt.Sprintf("%032d", failoverNonces.Add(1)), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	for range 50 {
+		callCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		id, existing, err := st.StoreReport(callCtx, staged, rec)
+		cancel()
+		if errors.Is(err, domain.ErrConflict) && existing.Nonce == rec.Nonce {
+			id, err = existing.ReportID, nil // an earlier try was stored
+		}
+		l.mu.Lock()
+		l.log = append(l.log, try{at: time.Now(), err: err})
+		if err == nil {
+			l.acked = append(l.acked, id)
+		}
+		l.mu.Unlock()
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stop ends the load and returns the reports it stored and its tries.
+func (l *failoverLoad) stop() ([]int64, []try) {
+	l.cancel()
+	l.wg.Wait()
+	return l.acked, l.log
+}
+
+// longestGap is the longest time within [from, to] without a stored
+// report.
+func longestGap(log []try, from, to time.Time) time.Duration {
+	last, gap := from, time.Duration(0)
+	for _, a := range log { // in the order the tries ended
+		if a.err != nil || a.at.Before(from) || a.at.After(to) {
+			continue
+		}
+		gap = max(gap, a.at.Sub(last))
+		last = a.at
+	}
+	return max(gap, to.Sub(last))
+}
+
+// missingReports counts the ids of acked that dsn's node does not hold.
+func missingReports(t *testing.T, dsn string, acked []int64) int {
+	t.Helper()
+	db, err := storetest.OpenSQL(gormstore.MySQL, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT id FROM " + gormstore.StagingTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	held := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		held[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	missing := 0
+	for _, id := range acked {
+		if !held[id] {
+			missing++
+		}
+	}
+	return missing
+}
