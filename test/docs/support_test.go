@@ -59,7 +59,7 @@ func TestDocsSupportRecipe(t *testing.T) {
 	req := refused.Header.Get("X-Request-Id")
 	id := strconv.FormatInt(int64(stored.Body["id"].(float64)), 10)
 	// The stored report's line follows its answer.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Logs.String(), stored.Header.Get("X-Request-Id")); {
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(p.Logs.String(), stored.Header.Get("X-Request-Id")); {
 		if time.Now().After(deadline) {
 			t.Fatal("the stored report's line never came")
 		}

@@ -83,7 +83,7 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 	done := make(chan testkit.Reply, 1)
 	go func() { done <- in.Report(t, tok, body) }()
 	uploads := in.Config.Uploads.Dir
-	testkit.WaitFor(t, "the file to be written", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the file to be written", time.Minute, func() bool {
 		m, _ := filepath.Glob(filepath.Join(uploads, "partner_CR-LOST-1_*"))
 		return len(m) == 1
 	})
@@ -108,7 +108,7 @@ func TestMySQLDatabaseLostDuringReport(t *testing.T) {
 	}
 	f.proxy.Restore()
 	var retry testkit.Reply
-	testkit.WaitFor(t, "the retry to be stored", 15*time.Second, func() bool {
+	testkit.WaitFor(t, "the retry to be stored", time.Minute, func() bool {
 		retry = in.Report(t, tok, body)
 		return retry.Status == 200
 	})

@@ -108,7 +108,9 @@ func TestSlowlorisIsCut(t *testing.T) {
 	if r := in.Report(t, tok, testkit.MustJSON(fixture.Minimal(time.Now(), "CR-SLOW-1"))); r.Status != 200 {
 		t.Fatalf("report during slowloris: %d", r.Status)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	// A wait for a hang, not a speed: the slow clients never finish their
+	// headers, so a partner served only after them would wait forever.
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("a normal partner waited %s behind slow clients", d)
 	}
 	for i, c := range conns {

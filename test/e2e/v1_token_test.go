@@ -164,11 +164,19 @@ func v1TokenRules(t *testing.T, e *v1Env) {
 		}
 	})
 	t.Run("token: bodies are bounded per client address", func(t *testing.T) {
-		one := testkit.MustStart(t, e.store(t), func(c *config.Config) { c.HTTP.MaxReceivingPerPartner = 1 })
+		// The holder's body must hold its place until the test lets go of it,
+		// however long the machine takes to answer the other calls: neither
+		// the body rate's grace nor the read timeout may cut it first (they
+		// did, on a busy machine, after 5 s).
+		one := testkit.MustStart(t, e.store(t), func(c *config.Config) {
+			c.HTTP.MaxReceivingPerPartner = 1
+			c.HTTP.BodyRateGrace, c.HTTP.ReadTimeout = 10*time.Minute, 10*time.Minute
+		})
 		one.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 		// A body that has not finished arriving holds the address's place.
 		holder := slowTokenBody(t, one)
-		deadline := time.Now().Add(5 * time.Second)
+		// The deadlines are waits for a busy machine, not bounds.
+		deadline := time.Now().Add(time.Minute)
 		var r testkit.Reply
 		for time.Now().Before(deadline) {
 			r = testkit.TokenCall(t, one, map[string]string{"Authorization": testkit.BasicAuth(testkit.Partner, testkit.Password)}, testkit.FormCT, "grant_type=client_credentials")
@@ -182,7 +190,7 @@ func v1TokenRules(t *testing.T, e *v1Env) {
 			t.Fatal("a full bound without Retry-After")
 		}
 		_ = holder.Close()
-		deadline = time.Now().Add(5 * time.Second)
+		deadline = time.Now().Add(time.Minute)
 		for r.Status != http.StatusOK && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 			r = testkit.TokenCall(t, one, map[string]string{"Authorization": testkit.BasicAuth(testkit.Partner, testkit.Password)}, testkit.FormCT, "grant_type=client_credentials")

@@ -29,11 +29,17 @@ const recommendedGOMEMLIMIT = "768MiB"
 // PDF (a 25 MiB body: base64 inside JSON, half of them with every "/"
 // escaped as PHP's json_encode writes it, a quarter sent chunked), from
 // four partners, against the real binary with the shipped container's
-// memory limit and GOMEMLIMIT, and every other setting at its default.
+// memory limit and GOMEMLIMIT, and every other setting at its default
+// but http.body_rate_grace (startMemRun).
 // The process is in a memory cgroup with that limit when the machine
 // allows one (the kernel kills it past the limit); else its peak RSS is
 // held to the limit. It must survive, answer each request 200 or 503
-// overloaded with Retry-After, and stay under the limit.
+// overloaded with Retry-After, and stay under the limit. On a busy
+// machine the test's own clients can still fall behind http.min_body_rate
+// (408 body_too_slow), and a client still sending a body the service turned
+// away can fail to write before it reads the answer (noAnswer): both are
+// refusals, counted apart and held to the service's own count of its
+// answers (checkServerAnswers), not failures; the bound is memory.
 func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTests
 	r := startMemRun(t, 4)
 	p, toks, logs, limit, memLimit := r.p, r.toks, r.logs, r.limit, r.memLimit
@@ -45,9 +51,12 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	heapBefore, _ := memMetrics(p.URL)
 	stop := r.sample()
 
-	client := &http.Client{Timeout: 45 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: 64}}
+	// The client's timeout is a wait for a machine three times slower
+	// than a busy one, not a bound on the service's speed.
+	client := &http.Client{Timeout: 3 * time.Minute, Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: 64}}
 	var mu sync.Mutex
 	counts := map[string]int{}
+	errs := newFirstErr()
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range 64 {
@@ -58,7 +67,7 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 			if i%2 == 1 {
 				body = escaped
 			}
-			outcome := validate(client, p.URL, toks[i%4], body, i%4 == 3)
+			outcome := validate(client, p.URL, toks[i%4], body, i%4 == 3, errs)
 			mu.Lock()
 			counts[outcome]++
 			mu.Unlock()
@@ -93,14 +102,23 @@ func TestMemoryHoldsUnderLargeBodies(t *testing.T) { // not parallel: see loadTe
 	if gml := parseLimit(t, memLimit); peaks.heap.Load() > gml {
 		t.Errorf("Go heap in use reached %d, more than GOMEMLIMIT %s", peaks.heap.Load(), memLimit)
 	}
-	if counts["200"] == 0 || counts["503 overloaded"] == 0 || counts["200"]+counts["503 overloaded"] != 64 {
-		t.Errorf("answers %v: want only 200 and 503 overloaded, some of each", counts)
+	if counts[noAnswer] > 0 {
+		t.Logf("%d requests without an answer; the first error: %s", counts[noAnswer], errs)
+	}
+	if counts["200"]+counts["503 overloaded"]+counts["408 body_too_slow"]+counts[noAnswer] != 64 {
+		t.Errorf("answers %v: want only 200 and 503 overloaded (and, from a client the machine kept behind, 408 body_too_slow or no answer)", counts)
+	}
+	server := checkServerAnswers(t, p.URL, "/v1/reports/validate", 64, counts, "200", 200,
+		map[string]int{"503 overloaded": 503, "408 body_too_slow": 408})
+	if counts["200"] == 0 || counts["503 overloaded"] == 0 || server[503] == 0 {
+		t.Errorf("answers %v, the service's %v: want some 200 and some 503 overloaded", counts, server)
 	}
 }
 
 // validate posts body to /v1/reports/validate and returns "200", "503
-// overloaded" (with Retry-After) or what else came back.
-func validate(client *http.Client, url, tok string, body []byte, chunked bool) string {
+// overloaded" (with Retry-After), "408 body_too_slow", noAnswer (the
+// error kept in errs) or what else came back.
+func validate(client *http.Client, url, tok string, body []byte, chunked bool, errs *firstErr) string {
 	var r io.Reader = bytes.NewReader(body)
 	if chunked {
 		r = struct{ io.Reader }{r} // hides the length
@@ -109,20 +127,19 @@ func validate(client *http.Client, url, tok string, body []byte, chunked bool) s
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	defer resp.Body.Close()
-	var problem struct{ Code string }
-	raw, _ := io.ReadAll(resp.Body)
-	_ = json.Unmarshal(raw, &problem)
-	switch {
-	case resp.StatusCode == 200:
-		return "200"
-	case resp.StatusCode == 503 && problem.Code == "overloaded" && resp.Header.Get("Retry-After") != "":
-		return "503 overloaded"
-	}
-	return fmt.Sprintf("%d %s", resp.StatusCode, raw)
+	return outcomeOf(resp, err, errs, func(resp *http.Response, raw []byte) string {
+		var problem struct{ Code string }
+		_ = json.Unmarshal(raw, &problem)
+		switch {
+		case resp.StatusCode == 200:
+			return "200"
+		case resp.StatusCode == 503 && problem.Code == "overloaded" && resp.Header.Get("Retry-After") != "":
+			return "503 overloaded"
+		case resp.StatusCode == 408 && problem.Code == "body_too_slow":
+			return "408 body_too_slow"
+		}
+		return fmt.Sprintf("%d %s", resp.StatusCode, raw)
+	})
 }
 
 // scanPDF is a PDF the size of a scanned contract: one page whose image

@@ -112,7 +112,7 @@ func supportFlow(t *testing.T, s supportSetup) {
 	// The log, as a pipeline reads it: every line JSON. A request's line
 	// is written once its answer is sent, so it may follow the answer.
 	line := func(requestID string) map[string]any {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			for _, l := range jsonLines(t, p.Logs.String()) {
 				if l["msg"] == "request" && l["request_id"] == requestID {
 					return l

@@ -64,6 +64,15 @@ func TestConfig(dir string) *config.Config {
 	// of look-ups has its own tests (TestLookupRate, TestV1SQLite's
 	// "lookups past the partner's rate").
 	cfg.HTTP.LookupRatePerPartner = 100_000
+	// Waits, not bounds: on a busy machine the tests' own clients, in this
+	// process, can be kept from sending a body for longer than
+	// http.body_rate_grace's default (408 body_too_slow), and a login from
+	// a bcrypt slot for longer than auth.hash_wait's (503
+	// temporarily_unavailable); neither is what such a test is about. The
+	// body rate has its own tests (test/e2e/slowbody_test.go), which set
+	// their grace; the hash wait its own (adapters/passwords).
+	cfg.HTTP.BodyRateGrace = 30 * time.Second
+	cfg.Auth.HashWait = time.Minute
 	return cfg
 }
 
