@@ -34,6 +34,18 @@ export const report = (credit: string) =>
     "Documento Soporte": { Base64String: btoa(pdf), FileName: "pagare.pdf" },
   }) as const;
 
+// refused is a report that every schema of the document lets through and
+// the service refuses with 422: more disbursed than approved, a rule
+// between two fields that no schema states.
+export const refused = (credit: string) => ({ ...report(credit), "Valor Desembolsado": "14334900.56" }) as const;
+
+// checkRefused throws unless problem is the 422 of refused: code
+// invalid_report, and errors[] naming Valor Desembolsado as inconsistent.
+export function checkRefused(problem: { status?: number; code?: string; errors?: { field: string; code: string }[] } | undefined): void {
+  const named = problem?.errors?.some((e) => e.field === "Valor Desembolsado" && e.code === "inconsistent") ?? false;
+  check(problem?.status === 422 && problem.code === "invalid_report" && named, "422 errors[]", problem);
+}
+
 // check throws, naming the step, when ok is false.
 export function check(ok: boolean, step: string, got: unknown): asserts ok {
   if (!ok) throw new Error(`${step}: ${JSON.stringify(got)}`);
