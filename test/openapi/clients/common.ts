@@ -1,7 +1,8 @@
-// What the three TypeScript programs on generated clients (heyapi.ts,
-// orval.ts, fetch.ts) share: the partner's settings from the environment,
-// the report they store, and the check that ends a program at the first
-// answer that differs from contract §8.
+// What the TypeScript programs on generated clients (heyapi.ts, orval.ts,
+// fetch.ts; and sta.ts, kubb.ts, otc.ts, typed.ts and zodios.ts of
+// ../generators-ts) share: the partner's settings from the environment,
+// the report they store, the one the service refuses, and the check that
+// ends a program at the first answer that differs from contract §8.
 
 declare const process: { env: Record<string, string | undefined>; exitCode?: number };
 
