@@ -61,15 +61,15 @@ func legacySchema(f domain.Field) []any {
 
 // legacyKindName names the kind of value a legacy field takes.
 func legacyKindName(f domain.Field) string {
-	if f.Type == domain.TypeEnum {
-		return "Legacy" + goName(f.Internal) // its own kind, Blank included when optional
-	}
 	name := map[domain.FieldType]string{
 		domain.TypeEmail: "LegacyEmail", domain.TypeInteger: "LegacyInteger", domain.TypeNIT: "LegacyNit",
 		domain.TypeIdentification: "LegacyIdentification", domain.TypeDate: "LegacyDate", domain.TypeDANE: "LegacyDaneCode",
 		domain.TypePhone: "LegacyPhone", domain.TypeBoolean: "LegacyFlag", domain.TypeRate: "LegacyRate",
 		domain.TypeCreditNumber: "LegacyCreditNumber", domain.TypeFile: "FileDto", domain.TypeMoney: "LegacyMoney",
 	}[f.Type]
+	if f.Type == domain.TypeEnum {
+		name = "Legacy" + goName(f.Internal) // its own kind
+	}
 	if f.Type == domain.TypeMoney && f.Positive {
 		name = "LegacyPositiveMoney"
 	}
@@ -80,30 +80,25 @@ func legacyKindName(f domain.Field) string {
 }
 
 // legacyEnumKind is an enumeration's legacy kind: its values in any case
-// (JSON Schema patterns have no case-insensitive flag), the DIAN codes for
-// the identification type, and blank when the field is optional.
+// (JSON Schema patterns have no case-insensitive flag) and the DIAN codes
+// for the identification type. An optional one takes blank through its
+// OrBlank kind, as every other optional kind does: Kubb 4's zod output
+// drops an inline branch that stands beside a $ref in one anyOf.
 func legacyEnumKind(f domain.Field) *yaml.Node {
 	values := f.Enum
-	var alts []any
-	if f.Internal == "tipo_identificacion" {
-		codes := dianCodes()
-		var nums []any
-		for _, c := range codes {
-			n, _ := strconv.Atoi(c)
-			nums = append(nums, n)
-		}
-		alts = append(alts,
-			yamlMap(true, "type", "string", "pattern", anyCasePattern(append(append([]string{}, values...), codes...))),
-			yamlMap(true, "type", "integer", "enum", yamlSeq(true, nums...)))
-	} else {
-		alts = append(alts, yamlMap(true, "type", "string", "pattern", anyCasePattern(values)))
-	}
 	desc := "`" + f.Partner + "` on the legacy path: " + lowerFirst(fieldText(f))
-	if !f.Required {
-		alts = append(alts, yamlMap(true, schemaRef("Blank")...))
-		desc += " `null` or a blank string is absent."
+	if f.Internal != "tipo_identificacion" {
+		return yamlMap(false, "description", desc, "type", "string", "pattern", anyCasePattern(values))
 	}
-	return yamlMap(false, "description", desc, "anyOf", yamlSeq(false, alts...))
+	codes := dianCodes()
+	var nums []any
+	for _, c := range codes {
+		n, _ := strconv.Atoi(c)
+		nums = append(nums, n)
+	}
+	return yamlMap(false, "description", desc, "anyOf", yamlSeq(false,
+		yamlMap(true, "type", "string", "pattern", anyCasePattern(append(append([]string{}, values...), codes...))),
+		yamlMap(true, "type", "integer", "enum", yamlSeq(true, nums...))))
 }
 
 // orBlankKind is an optional field's kind: a value of base, or blank.

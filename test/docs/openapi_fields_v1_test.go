@@ -73,7 +73,8 @@ func v1Schema(f domain.Field) []any {
 
 // fieldKindsYAML is the named kinds that depend on the catalogue: each
 // enumeration's v1 kind (its values, upper-case) and legacy kind, and the
-// OrBlank form of every legacy kind an optional field takes.
+// OrBlank form of every legacy kind an optional field takes (an
+// enumeration's too).
 func fieldKindsYAML(cat *domain.Catalogue) (*yaml.Node, error) {
 	var kinds, orBlank []any
 	var seen []string
@@ -88,8 +89,7 @@ func fieldKindsYAML(cat *domain.Catalogue) (*yaml.Node, error) {
 				desc += " The service also takes the DIAN codes and stores the letters: " + dianText() + "."
 			}
 			kinds = append(kinds, goName(f.Internal), yamlMap(false, "description", desc, "type", "string", "enum", yamlSeq(true, values...)),
-				legacyKindName(f), legacyEnumKind(f))
-			continue
+				"Legacy"+goName(f.Internal), legacyEnumKind(f))
 		}
 		if f.Type == domain.TypeString || f.Required {
 			continue

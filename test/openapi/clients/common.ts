@@ -1,7 +1,8 @@
-// What the three TypeScript programs on generated clients (heyapi.ts,
-// orval.ts, fetch.ts) share: the partner's settings from the environment,
-// the report they store, and the check that ends a program at the first
-// answer that differs from contract §8.
+// What the TypeScript programs on generated clients (heyapi.ts, orval.ts,
+// fetch.ts; and sta.ts, kubb.ts, otc.ts, typed.ts and zodios.ts of
+// ../generators-ts) share: the partner's settings from the environment,
+// the report they store, the one the service refuses, and the check that
+// ends a program at the first answer that differs from contract §8.
 
 declare const process: { env: Record<string, string | undefined>; exitCode?: number };
 
@@ -33,6 +34,18 @@ export const report = (credit: string) =>
     "Valor Desembolsado": amount,
     "Documento Soporte": { Base64String: btoa(pdf), FileName: "pagare.pdf" },
   }) as const;
+
+// refused is a report that every schema of the document lets through and
+// the service refuses with 422: more disbursed than approved, a rule
+// between two fields that no schema states.
+export const refused = (credit: string) => ({ ...report(credit), "Valor Desembolsado": "14334900.56" }) as const;
+
+// checkRefused throws unless problem is the 422 of refused: code
+// invalid_report, and errors[] naming Valor Desembolsado as inconsistent.
+export function checkRefused(problem: { status?: number; code?: string; errors?: { field: string; code: string }[] } | undefined): void {
+  const named = problem?.errors?.some((e) => e.field === "Valor Desembolsado" && e.code === "inconsistent") ?? false;
+  check(problem?.status === 422 && problem.code === "invalid_report" && named, "422 errors[]", problem);
+}
 
 // check throws, naming the step, when ok is false.
 export function check(ok: boolean, step: string, got: unknown): asserts ok {
