@@ -40,7 +40,7 @@ func statusPlans(t *testing.T, driver string) {
 	base := planBase
 	day := base.AddDate(0, 0, 20)
 	after := ports.ListPosition{ReceivedAt: base.Add(2499 * (30 * 24 * time.Hour / planRows)), ID: 2500}
-	const byStatus = "ix_staging_user_status_received"
+	const byStatus = "ix_staging_user_received_id"
 	var cases []planCase
 	for _, tt := range []struct {
 		name  string
