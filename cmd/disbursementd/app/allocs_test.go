@@ -35,7 +35,7 @@ const allocBounds = "testdata/alloc_bounds.txt"
 // assert (test/run runs it without -race in its own stage).
 func TestAllocationsPerReport(t *testing.T) {
 	bounds := readAllocBounds(t)
-	in := testkit.MustStart(t)
+	in := testkit.MustStart(t, productionAuth)
 	in.AddUser(t, "alloc", "900123456", "alloc-password-1")
 	tok := in.Token(t, "alloc", "alloc-password-1")
 	h := in.Handler()
