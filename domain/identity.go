@@ -58,6 +58,25 @@ func (s Stored) Text() string {
 // Bool is a StoredBoolean's value.
 func (s Stored) Bool() bool { return s.Int == 1 }
 
+// appendStored appends StoredForm(f, v) to b: the same text, without a
+// string per field (Identity hashes every field's).
+func appendStored(b []byte, f Field, v Value) []byte {
+	switch f.Type {
+	case TypeMoney, TypeRate:
+		return v.Dec.appendTo(b)
+	case TypeDate:
+		return v.Date.AppendFormat(b, "2006-01-02")
+	case TypeInteger:
+		return strconv.AppendInt(b, v.Int, 10)
+	case TypeBoolean:
+		if v.Bool {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	}
+	return append(b, v.Str...)
+}
+
 // StoredForm is the text of a field's value as the staging table keeps
 // it (StoredOf's Text).
 func StoredForm(f Field, v Value) string { return StoredOf(f, v).Text() }
@@ -79,19 +98,19 @@ func StoredValue(f Field, v Value) any {
 // have the same identity; any difference in what would be stored does not.
 func (c *Catalogue) Identity(r *Report) string {
 	h := sha256.New()
-	var buf []byte
+	var buf, val []byte
 	for i, f := range c.Fields {
 		v, ok := r.At(i)
 		if !ok {
 			continue
 		}
 		// Length-prefixed, so no value can pass for a field boundary.
-		s := StoredForm(f, v)
+		val = appendStored(val[:0], f, v)
 		buf = append(buf[:0], f.Internal...)
 		buf = append(buf, '=')
-		buf = strconv.AppendInt(buf, int64(len(s)), 10)
+		buf = strconv.AppendInt(buf, int64(len(val)), 10)
 		buf = append(buf, ':')
-		buf = append(buf, s...)
+		buf = append(buf, val...)
 		buf = append(buf, '\n')
 		h.Write(buf)
 	}
