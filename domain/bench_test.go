@@ -26,3 +26,18 @@ func BenchmarkMapReport(b *testing.B) { benchMap(b, nil) }
 
 // BenchmarkMapReportPDF200K adds the base64 decode and checks of a 200 KB PDF.
 func BenchmarkMapReportPDF200K(b *testing.B) { benchMap(b, fixture.PDF(200<<10)) }
+
+// BenchmarkIdentity: the canonical hash of the full report (every field's
+// stored form), as every report without an Idempotency-Key computes it.
+func BenchmarkIdentity(b *testing.B) {
+	now := time.Now()
+	cat := domain.DefaultCatalogue()
+	rep, err := cat.MapReport(fixture.Members(fixture.FullBody(now, "CR-BENCH-1", nil)), fixture.FileRules(), now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = cat.Identity(rep)
+	}
+}

@@ -77,22 +77,33 @@ func allDigits(s string) bool {
 
 // String renders the decimal with exactly Scale fraction digits.
 func (d Decimal) String() string {
+	var b [24]byte
+	return string(d.appendTo(b[:0]))
+}
+
+// appendTo appends String's text to b.
+func (d Decimal) appendTo(b []byte) []byte {
 	u := d.Units
-	neg := u < 0
-	if neg {
+	if u < 0 {
+		b = append(b, '-')
 		u = -u
 	}
-	s := strconv.FormatInt(u, 10)
-	if d.Scale > 0 {
-		if len(s) <= d.Scale {
-			s = strings.Repeat("0", d.Scale-len(s)+1) + s
-		}
-		s = s[:len(s)-d.Scale] + "." + s[len(s)-d.Scale:]
+	start := len(b)
+	b = strconv.AppendInt(b, u, 10)
+	if d.Scale <= 0 {
+		return b
 	}
-	if neg {
-		s = "-" + s
+	// Zeros in front so that there is a digit before the point.
+	for len(b)-start <= d.Scale {
+		b = append(b, 0)
+		copy(b[start+1:], b[start:])
+		b[start] = '0'
 	}
-	return s
+	point := len(b) - d.Scale
+	b = append(b, 0)
+	copy(b[point+1:], b[point:])
+	b[point] = '.'
+	return b
 }
 
 // Cmp compares two decimals by value, whatever their scales: -1, 0 or 1.

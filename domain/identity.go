@@ -28,22 +28,57 @@ type Stored struct {
 
 // StoredOf is the one place a field's type decides its stored form:
 // decimals as written at their scale, dates as YYYY-MM-DD, integers,
-// booleans as 1 or 0, text as validated.
+// booleans as 1 or 0, text as validated (the text is AppendStored's).
 func StoredOf(f Field, v Value) Stored {
-	switch f.Type {
-	case TypeMoney, TypeRate:
-		return Stored{text: v.Dec.String()}
-	case TypeDate:
-		return Stored{text: v.Date.Format("2006-01-02")}
-	case TypeInteger:
+	switch StoredKindOf(f.Type) {
+	case StoredInteger:
 		return Stored{Kind: StoredInteger, Int: v.Int}
-	case TypeBoolean:
+	case StoredBoolean:
 		if v.Bool {
 			return Stored{Kind: StoredBoolean, Int: 1}
 		}
 		return Stored{Kind: StoredBoolean}
 	}
+	switch f.Type {
+	case TypeMoney, TypeRate, TypeDate:
+		var b [32]byte
+		return Stored{text: string(AppendStored(b[:0], f, v))}
+	}
 	return Stored{text: v.Str}
+}
+
+// StoredKindOf is how a field of type t is stored.
+func StoredKindOf(t FieldType) StoredKind {
+	switch t {
+	case TypeInteger:
+		return StoredInteger
+	case TypeBoolean:
+		return StoredBoolean
+	}
+	return StoredText
+}
+
+// AppendStored appends the text of StoredOf(f, v) (its Text) to b:
+// decimals as written at their scale, dates as YYYY-MM-DD, numbers in
+// decimal, text as validated. It lets a caller write many fields' stored
+// text into one buffer (Identity, the store's statement).
+func AppendStored(b []byte, f Field, v Value) []byte {
+	switch f.Type {
+	case TypeMoney, TypeRate:
+		return v.Dec.appendTo(b)
+	case TypeDate:
+		return v.Date.AppendFormat(b, "2006-01-02")
+	}
+	switch StoredKindOf(f.Type) {
+	case StoredInteger:
+		return strconv.AppendInt(b, v.Int, 10)
+	case StoredBoolean:
+		if v.Bool {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	}
+	return append(b, v.Str...)
 }
 
 // Text is the stored form as the staging table's text keeps it: numbers
@@ -79,19 +114,19 @@ func StoredValue(f Field, v Value) any {
 // have the same identity; any difference in what would be stored does not.
 func (c *Catalogue) Identity(r *Report) string {
 	h := sha256.New()
-	var buf []byte
+	var buf, val []byte
 	for i, f := range c.Fields {
 		v, ok := r.At(i)
 		if !ok {
 			continue
 		}
 		// Length-prefixed, so no value can pass for a field boundary.
-		s := StoredForm(f, v)
+		val = AppendStored(val[:0], f, v)
 		buf = append(buf[:0], f.Internal...)
 		buf = append(buf, '=')
-		buf = strconv.AppendInt(buf, int64(len(s)), 10)
+		buf = strconv.AppendInt(buf, int64(len(val)), 10)
 		buf = append(buf, ':')
-		buf = append(buf, s...)
+		buf = append(buf, val...)
 		buf = append(buf, '\n')
 		h.Write(buf)
 	}

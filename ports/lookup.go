@@ -20,7 +20,10 @@ type ReportLookup interface {
 	// f.Limit receipts of f.User's reports that match every filter f sets
 	// and come after f.After. A page reads at most f.Limit entries of one
 	// index, whatever the filters and however many rows the partner has
-	// (contract §10).
+	// (contract §10), except a Status filter alone, which is checked on
+	// the partner's receipts in order (one index less for every report to
+	// pay): its page reads on until it has f.Limit in that state, within
+	// the look-up limit.
 	ListReports(ctx context.Context, f ReportFilter) ([]ListedReceipt, error)
 }
 

@@ -16,9 +16,10 @@ type ReportArchive interface {
 	// FindReport returns report id, whoever sent it, or an error of kind
 	// domain.ErrNotFound.
 	FindReport(ctx context.Context, id int64) (domain.RecordedReport, error)
-	// FindReports returns, newest first (descending id), at most f.Limit
-	// records that match every filter f sets, with ids below f.BeforeID
-	// when it is set. f.User "" matches every partner; an IdempotencyKey
+	// FindReports returns, newest first (descending ListPosition: the
+	// order of ReportLookup.ListReports read backwards), at most f.Limit
+	// records that match every filter f sets, listed after report
+	// f.BeforeID when it is set (none when that report is gone). f.User "" matches every partner; an IdempotencyKey
 	// filter needs a User (keys are a partner's own). Each look-up uses an
 	// index (TestArchivePlansSQLite and ...MySQL check the plans).
 	FindReports(ctx context.Context, f ArchiveFilter) ([]domain.ReportRecord, error)
@@ -31,7 +32,7 @@ type ArchiveFilter struct {
 	CreditNumber   string    // numero_credito equal to this
 	IdempotencyKey string    // the Idempotency-Key header equal to this (with User)
 	From, To       time.Time // received at or after From, and before To
-	BeforeID       int64     // ids below this one; 0 for no bound
+	BeforeID       int64     // the reports listed after this one; 0 for the newest
 	Limit          int       // > 0
 }
 
@@ -98,7 +99,7 @@ type SupportQuery struct {
 	CreditNumber   string
 	IdempotencyKey string    // needs User
 	From, To       time.Time // zero: unbounded
-	Before         int64     // a page's Next; 0 for the newest
+	Before         int64     // a page's Next (the last report shown); 0 for the newest
 	Limit          int       // 0: SupportPageDefault
 }
 

@@ -6,7 +6,8 @@ import "github.com/lender/disbursementd/ports"
 func FindQuery(s *Store) string { return s.findQuery() }
 
 // ArchiveQuery is the statement FindReports of s runs for f, and its
-// arguments.
-func ArchiveQuery(s *Store, f ports.ArchiveFilter) (string, []any, error) {
-	return archiveQuery(s.driver, f)
+// arguments, with before the position of report f.BeforeID (FindReports
+// reads it first).
+func ArchiveQuery(s *Store, f ports.ArchiveFilter, before ports.ListPosition) (string, []any, error) {
+	return archiveQuery(s.driver, f, before)
 }

@@ -89,116 +89,53 @@ func (s *Store) ListReports(ctx context.Context, f ports.ReportFilter) ([]ports.
 // counts the index entries it reads on a connection of its own.
 func (s *Store) ListStatement(f ports.ReportFilter) (string, []any) { return listQuery(s.driver, f) }
 
-// listQuery is the SELECT of ListReports for driver: a keyset page of
-// one index read in its own order, which is the list's (contract §10).
-// Each index is (partner_user[, an equality filter], received_at, id)
-// (listIndex), so the rows that match the filters and follow f.After are
-// a range of it, in order: the page reads at most f.Limit entries (one
-// more after a cursor: see below) and sorts nothing, however many rows
-// the partner has. The index is named, not left to the planner: with
-// statistics of a partner that has most of the rows, both SQLite and
-// MariaDB may prefer another one and sort.
-//
-// The lower bound is the later of f.From and f.After (a cursor from a
-// page of other filters may lie before received_from). After a position
-// (t, i) the rows are two adjacent ranges: received_at = t with id > i,
-// then received_at > t. Neither engine seeks to (t, i) on a row value
-// (t, i) < (received_at, id): both start at received_at = t and read
-// every row of that instant up to the cursor. MariaDB reads
-// "received_at > t OR (received_at = t AND id > i)" as the two ranges, in
-// order; SQLite turns such an OR into a union that it sorts, so there
-// the two ranges are two SELECTs joined by UNION ALL, the first's rows
-// before the second's. The entry that ends the first range is read again
-// to start the second: f.Limit + 1 entries at most.
+// listQuery is the SELECT of ListReports for driver: a keyset page
+// (keyset.query) of the index listIndex names, ascending, after f.After.
+// Each index is (partner_user[, an equality filter], received_at, id), so
+// the rows that match the filters and follow f.After are a range of it, in
+// order (contract §10).
 func listQuery(driver string, f ports.ReportFilter) (string, []any) {
-	after := f.After.ID > 0 && !f.After.ReceivedAt.Before(f.From)
-	if after && driver == SQLite {
-		at := f.After.ReceivedAt.UTC()
-		same, sameArgs := listRange(driver, f, "received_at = ? AND id > ?", []any{at, f.After.ID}, "id")
-		later, laterArgs := listRange(driver, f, "received_at > ?", []any{at}, "received_at, id")
-		args := append(append(sameArgs, laterArgs...), f.Limit)
-		return "SELECT * FROM (" + same + ") UNION ALL SELECT * FROM (" + later + ") LIMIT ?", args
-	}
-	switch {
-	case after:
-		at := f.After.ReceivedAt.UTC()
-		return listRange(driver, f, "(received_at > ? OR (received_at = ? AND id > ?))", []any{at, at, f.After.ID}, "received_at, id")
-	case !f.From.IsZero():
-		return listRange(driver, f, "received_at >= ?", []any{f.From.UTC()}, "received_at, id")
-	}
-	return listRange(driver, f, "", nil, "received_at, id")
-}
-
-// listRange is one SELECT of listQuery: f's partner and equality filters,
-// the lower bound from (with its arguments; "" for none), f.To, in order,
-// at most f.Limit rows.
-func listRange(driver string, f ports.ReportFilter, from string, fromArgs []any, order string) (string, []any) {
-	var b strings.Builder
-	b.WriteString("SELECT " + receiptNames + " FROM " + StagingTable + indexHint(driver, listIndex(f)) + " WHERE partner_user = ?")
-	args := []any{f.User}
-	add := func(cond string, v ...any) {
-		b.WriteString(" AND " + cond)
-		args = append(args, v...)
-	}
-	if f.CreditNumber != "" {
-		add("numero_credito = ?", f.CreditNumber)
-	}
-	if f.IdempotencyKey != "" {
-		add("idempotency_key = ?", f.IdempotencyKey)
-	}
+	k := keyset{driver: driver, index: listIndex(f.CreditNumber, f.IdempotencyKey), conds: []string{"partner_user = ?"},
+		args: []any{f.User}, from: f.From, to: f.To, pos: f.After, limit: f.Limit}
+	k.conds, k.args = equalities(k.conds, k.args, f.CreditNumber, f.IdempotencyKey)
 	if f.Status != "" {
-		add("status = ?", string(f.Status))
+		k.conds, k.args = append(k.conds, "status = ?"), append(k.args, string(f.Status))
 	}
-	if from != "" {
-		add(from, fromArgs...)
-	}
-	if !f.To.IsZero() {
-		add("received_at < ?", f.To.UTC())
-	}
-	b.WriteString(" ORDER BY " + order + " LIMIT ?")
-	return b.String(), append(args, f.Limit)
+	return k.query(receiptNames)
 }
 
-// listIndex is the index a page of f reads (migrations 6 and 7): by
-// Idempotency-Key when it has one (a key names one report, or a few once
-// its record has expired; a credit number or a status beside it is
-// checked on those few), by credit number when it has one (a status
-// beside it is checked on the few reports of that credit: the status
-// index would read every report in that state to find them), by status
-// when it has one, else the partner's receipts in order.
-func listIndex(f ports.ReportFilter) string {
+// equalities adds the credit number's and the key's filters ("" for none)
+// to conds and args.
+func equalities(conds []string, args []any, credit, key string) ([]string, []any) {
+	if credit != "" {
+		conds, args = append(conds, "numero_credito = ?"), append(args, credit)
+	}
+	if key != "" {
+		conds, args = append(conds, "idempotency_key = ?"), append(args, key)
+	}
+	return conds, args
+}
+
+// listIndex is the index a page of one partner's rows reads, for the
+// partner's look-ups and support's alike (migration 6): by Idempotency-Key
+// when it has one (a key names one report, or a few once its record has
+// expired; a credit number or a status beside it is checked on those
+// few), by credit number when it has one (a status beside it is checked
+// on the few reports of that credit), else the partner's receipts in
+// order. A status filter joins that index rather than having one of its
+// own (every index on the staging table is paid by every report, and a
+// decision would move its entry; migration 8 dropped migration 7's): its
+// page reads the partner's receipts in order and keeps those in the
+// state, so it reads more entries than it returns when few are in that
+// state; the look-up limit (store.lookup_timeout) bounds it.
+func listIndex(credit, key string) string {
 	switch {
-	case f.IdempotencyKey != "":
+	case key != "":
 		return "ix_staging_user_key_received"
-	case f.CreditNumber != "":
+	case credit != "":
 		return "ix_staging_user_credit_received"
-	case f.Status != "":
-		return "ix_staging_user_status_received"
 	}
 	return "ix_staging_user_received_id"
-}
-
-// userIndex is the index of a support look-up of one partner's rows, in
-// id order, by the filters it has (archiveQuery; migrations 4 and 6);
-// each starts with partner_user.
-func userIndex(credit, key, dates bool) string {
-	switch {
-	case credit:
-		return "ix_staging_user_credit"
-	case key:
-		return "ix_staging_user_key"
-	case dates:
-		return "ix_staging_user_received_id"
-	}
-	return "ix_staging_user_id"
-}
-
-// indexHint names the index a statement reads through, in driver's words.
-func indexHint(driver, index string) string {
-	if driver == MySQL {
-		return " FORCE INDEX (" + index + ")"
-	}
-	return " INDEXED BY " + index
 }
 
 // receiptCols receives the columns of receiptNames.

@@ -5,8 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
-	"strings"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -38,13 +37,31 @@ func (s *Store) FindReport(ctx context.Context, id int64) (domain.RecordedReport
 // findQuery is the SELECT of FindReport.
 func (s *Store) findQuery() string { return s.reportQuery(recordNames, "id = ?") }
 
-// FindReports returns the records that match f, newest first, through the
-// index that matches its filters (archiveQuery).
+// FindReports returns the records that match f, newest first in the
+// look-ups' one order (received_at, then id), through the index that
+// matches its filters (archiveQuery). f.BeforeID names the last report of
+// the page before: the page goes on from its position; when that report
+// is no longer stored, the page is empty.
 func (s *Store) FindReports(ctx context.Context, f ports.ArchiveFilter) ([]domain.ReportRecord, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("find reports: limit %d, want > 0", f.Limit)
 	}
-	query, args, err := archiveQuery(s.driver, f)
+	var before ports.ListPosition
+	if f.BeforeID > 0 {
+		var at any
+		err := s.read.sql.QueryRowContext(ctx, "SELECT received_at FROM "+StagingTable+" WHERE id = ?", f.BeforeID).Scan(&at)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("find reports before %d: %w", f.BeforeID, err)
+		}
+		if before.ReceivedAt, err = exactTime(at); err != nil {
+			return nil, fmt.Errorf("find reports before %d: %w", f.BeforeID, err)
+		}
+		before.ID = f.BeforeID
+	}
+	query, args, err := archiveQuery(s.driver, f, before)
 	if err != nil {
 		return nil, err
 	}
@@ -61,64 +78,40 @@ func (s *Store) FindReports(ctx context.Context, f ports.ArchiveFilter) ([]domai
 	return recs, nil
 }
 
-// archiveQuery is the SELECT of FindReports for driver: one statement
-// shape per set of filters, each read through a named index (as
-// listQuery's, and for the same reason). With a partner, the partner's
-// indexes; without one, numero_credito's, received_at's (migrations 1
-// and 2), else the primary key. A key filter needs a partner: no index
-// starts with the key. Every shape bounds the id (below BeforeID, or
-// below the largest id when there is none), so that even the list of
-// every partner's newest reports is a range of an index read backwards
-// and stopped by the LIMIT; a date range reads every row of the range
-// and sorts it by id.
-func archiveQuery(driver string, f ports.ArchiveFilter) (string, []any, error) {
-	dates := !f.From.IsZero() || !f.To.IsZero()
-	var index string
+// lastDate is the last day a DATETIME holds on both engines.
+var lastDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// archiveQuery is the SELECT of FindReports for driver: a keyset page
+// (keyset.query), descending, before the position before (ID 0: the
+// newest). With a partner it reads the index the partner's own look-up
+// would (listIndex) backwards: support's view only lifts the partner
+// scope. Without one: numero_credito's (migration 1; it holds the few
+// rows of one credit, sorted by their receipt time), else received_at's
+// (migration 2), whose entries end with the id, so that even the list of
+// every partner's newest reports is a range of it stopped by the LIMIT.
+// A key filter needs a partner: no index starts with the key.
+func archiveQuery(driver string, f ports.ArchiveFilter, before ports.ListPosition) (string, []any, error) {
+	k := keyset{driver: driver, from: f.From, to: f.To, pos: before, desc: true, limit: f.Limit}
+	if k.to.IsZero() {
+		// A bound every row meets makes the newest page a range of the
+		// index read backwards, which the plan shows as one; unbounded,
+		// the same read is a scan stopped by the LIMIT.
+		k.to = lastDate
+	}
 	switch {
 	case f.User != "":
-		index = userIndex(f.CreditNumber != "", f.IdempotencyKey != "", dates)
+		k.index = listIndex(f.CreditNumber, f.IdempotencyKey)
+		k.conds, k.args = []string{"partner_user = ?"}, []any{f.User}
 	case f.IdempotencyKey != "":
 		return "", nil, errors.New("find reports: a key filter needs a partner")
 	case f.CreditNumber != "":
-		index = "ix_staging_numero_credito"
-	case dates:
-		index = "ix_staging_received"
-	case driver == MySQL:
-		index = "PRIMARY"
+		k.index = "ix_staging_numero_credito"
+	default:
+		k.index = "ix_staging_received"
 	}
-	hint := ""
-	if index != "" {
-		hint = indexHint(driver, index)
-	}
-	var conds []string
-	var args []any
-	add := func(cond string, v any) {
-		conds = append(conds, cond)
-		args = append(args, v)
-	}
-	if f.User != "" {
-		add("partner_user = ?", f.User)
-	}
-	if f.CreditNumber != "" {
-		add("numero_credito = ?", f.CreditNumber)
-	}
-	if f.IdempotencyKey != "" {
-		add("idempotency_key = ?", f.IdempotencyKey)
-	}
-	if !f.From.IsZero() {
-		add("received_at >= ?", f.From.UTC())
-	}
-	if !f.To.IsZero() {
-		add("received_at < ?", f.To.UTC())
-	}
-	before := f.BeforeID
-	if before <= 0 {
-		before = math.MaxInt64
-	}
-	add("id < ?", before)
-	query := "SELECT " + recordNames + " FROM " + StagingTable + hint + " WHERE " + strings.Join(conds, " AND ") +
-		" ORDER BY id DESC LIMIT ?"
-	return query, append(args, f.Limit), nil
+	k.conds, k.args = equalities(k.conds, k.args, f.CreditNumber, f.IdempotencyKey)
+	query, args := k.query(recordNames)
+	return query, args, nil
 }
 
 // recordCols receives the columns of recordNames.

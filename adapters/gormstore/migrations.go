@@ -42,6 +42,7 @@ var shipped = []struct {
 	{5, "password changes"},
 	{6, "keyset pages of the partner's look-ups"},
 	{7, "decisions, events and webhooks"},
+	{8, "one order per table"},
 }
 
 // Migrations returns the released migrations, in order.

@@ -32,6 +32,8 @@ var released = map[string]string{
 	"0006.sqlite.sql": "47f43095e6c0ca00ff8b32e5e468373c9e3ed35559fe079234e74dd0515fcdb7",
 	"0007.mysql.sql":  "9f8a8a4b89b8485ff9575a5c8b2ebc45050e5e37de089fd5a9c038f9ef608b3e",
 	"0007.sqlite.sql": "a78b3198abcfebfde3b3923f68acae5995ca9d4b56985e2619c517e2b071d0ab",
+	"0008.mysql.sql":  "902d6f132f36b3d472137b08ef4eeea066145a079ffbcc6da29c6ac321392558",
+	"0008.sqlite.sql": "31c35990b05adf9e5663b3c6d87b7f8d6a90165ab2183ed3ec85403205420939",
 }
 
 func TestMigrationsFrozen(t *testing.T) {

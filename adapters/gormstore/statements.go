@@ -68,13 +68,40 @@ func stagingArgs(cols []column, r domain.StagedReport) []any {
 	args := make([]any, 0, 9+len(cols))
 	args = append(args, r.ReceivedAt.UTC(), r.PartnerUser, nullStr(r.PartnerNIT), nullStr(r.FileName), nullInt(r.FileSize),
 		nullStr(r.FileSHA256), nullStr(r.RequestID), nullStr(r.IdempotencyKey), r.PayloadSHA256)
+	// The fields stored as text are written into one buffer, then taken
+	// as substrings of one string: one allocation for all their text
+	// rather than one or more a field. ends[i] is where column i's text
+	// ends in it; absent for a field the report does not have, number for
+	// one stored as a number.
+	const absent, number = -1, -2
+	var stack [4096]byte
+	text := stack[:0]
+	var endsStack [128]int
+	ends := endsStack[:0]
 	for _, c := range cols {
 		v, ok := r.Report.At(c.index)
-		if !ok {
-			args = append(args, nil)
-			continue
+		switch {
+		case !ok:
+			ends = append(ends, absent)
+		case domain.StoredKindOf(c.field.Type) == domain.StoredText:
+			text = domain.AppendStored(text, c.field, v)
+			ends = append(ends, len(text))
+		default:
+			ends = append(ends, number)
 		}
-		args = append(args, domain.StoredValue(c.field, v))
+	}
+	all, start := string(text), 0
+	for i, c := range cols {
+		switch end := ends[i]; {
+		case end == absent:
+			args = append(args, nil)
+		case end == number:
+			v, _ := r.Report.At(c.index)
+			args = append(args, domain.StoredValue(c.field, v))
+		default:
+			args = append(args, all[start:end])
+			start = end
+		}
 	}
 	return args
 }

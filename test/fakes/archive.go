@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/ports"
@@ -28,7 +29,8 @@ func (m *ReportStore) FindReport(ctx context.Context, id int64) (domain.Recorded
 	return domain.RecordedReport{ReportRecord: recordOf(id, r), Report: stored.Report}, nil
 }
 
-// FindReports returns the rows that match f, newest first.
+// FindReports returns the rows that match f, newest first in list order
+// (received_at, then id), before report f.BeforeID's place when it is set.
 func (m *ReportStore) FindReports(_ context.Context, f ports.ArchiveFilter) ([]domain.ReportRecord, error) {
 	if f.Limit <= 0 {
 		return nil, fmt.Errorf("find reports: limit %d, want > 0", f.Limit)
@@ -38,11 +40,34 @@ func (m *ReportStore) FindReports(_ context.Context, f ports.ArchiveFilter) ([]d
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	pos := func(i int) ports.ListPosition {
+		return ports.ListPosition{ReceivedAt: m.rows[i].ReceivedAt, ID: int64(i + 1)}
+	}
+	var before ports.ListPosition
+	if f.BeforeID > 0 {
+		if f.BeforeID > int64(len(m.rows)) {
+			return nil, nil
+		}
+		before = pos(int(f.BeforeID - 1))
+	}
+	order := make([]int, len(m.rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if pos(b).Before(pos(a)) {
+			return -1
+		}
+		return 1
+	})
 	var out []domain.ReportRecord
-	for i := len(m.rows) - 1; i >= 0 && len(out) < f.Limit; i-- {
+	for _, i := range order {
+		if len(out) == f.Limit {
+			break
+		}
 		r, id := m.rows[i], int64(i+1)
 		switch {
-		case f.User != "" && r.PartnerUser != f.User, f.BeforeID > 0 && id >= f.BeforeID,
+		case f.User != "" && r.PartnerUser != f.User, f.BeforeID > 0 && !pos(i).Before(before),
 			f.CreditNumber != "" && r.Report.Text("numero_credito") != f.CreditNumber,
 			f.IdempotencyKey != "" && r.IdempotencyKey != f.IdempotencyKey,
 			!f.From.IsZero() && r.ReceivedAt.Before(f.From),

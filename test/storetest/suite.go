@@ -44,6 +44,7 @@ var reportStoreTests = []namedTest[Harness]{
 	{"list filters and pages", testListFiltersAndPages},
 	{"support reads any partner's report", testArchiveReadsAny},
 	{"support lists every partner newest first", testArchiveListsNewestFirst},
+	{"support lists in the look-ups' order, newest first", testArchiveListsInReceiptOrder},
 }
 
 // testMigrationsIdempotent: migrating a migrated store does nothing, and its schema checks.

@@ -39,8 +39,8 @@ var reportsCommand = subcommands{"reports", "list|show|purge|accept|reject|decid
 	"reject": {"ID --reason-code CODE --reason TEXT", rejectHelp},
 	"decide": {"--file FILE.csv", decideHelp},
 	"list": {"[--user U] [--credit N] [--key K] [--from D] [--to D] [--limit N] [--before ID]",
-		"Lists stored reports of every partner, or of --user, newest first: id, receipt time, partner,\n" +
-			"credit number, file, the Idempotency-Key's SHA-256 prefix and the request id. Dates are\n" +
+		"Lists stored reports of every partner, or of --user, newest first (by receipt time, then id):\n" +
+			"id, receipt time, partner, credit number, file, the Idempotency-Key's SHA-256 prefix and the request id. Dates are\n" +
 			"YYYY-MM-DD (00:00 UTC) or RFC 3339; --from is inclusive, --to exclusive. When more reports\n" +
 			"match than --limit, standard error says which --before shows the next (older) page.\n" +
 			"--key needs --user (a key is a partner's own). Exit code 2 for a bad flag."},
@@ -78,7 +78,7 @@ func reportsList(ctx context.Context, fs *flag.FlagSet, cfgPath *string, args []
 	from := fs.String("from", "", "received at or after: YYYY-MM-DD (00:00 UTC) or RFC 3339")
 	to := fs.String("to", "", "received before: YYYY-MM-DD (00:00 UTC) or RFC 3339")
 	fs.IntVar(&q.Limit, "limit", ports.SupportPageDefault, "reports to show, 1 to "+strconv.Itoa(ports.SupportPageMax))
-	fs.Int64Var(&q.Before, "before", 0, "show reports with ids below this one (the next page)")
+	fs.Int64Var(&q.Before, "before", 0, "show the reports listed after report ID (the next, older page)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

@@ -1,7 +1,8 @@
 // Package jsonscan is the HTTP adapter's strict JSON reader for a report
 // body (and the token endpoint's form in JSON): an object of simple
 // values and one level of objects, its members in arrival order with
-// duplicates and numbers as written, long strings as views of the body.
+// duplicates and numbers as written, long strings as views of the body,
+// short ones copied into shared blocks.
 // It is hand-written for speed (BenchmarkObject beside it; the plain
 // reader, encoding/json, is its fuzz oracle) and internal to httpapi,
 // which turns its errors into answers.
@@ -33,6 +34,8 @@ type scanner struct {
 	// past maxMembers the scan stops (contract §7: decided while
 	// scanning, before anything is kept per member).
 	members, maxMembers int
+	// arena is the block short strings are copied into (keep).
+	arena []byte
 }
 
 // ErrTooManyMembers stops a scan that passed its member bound.

@@ -47,7 +47,30 @@ func (s *scanner) str(view bool) (string, error) {
 			return name, nil
 		}
 	}
-	return string(raw), nil
+	return s.keep(raw), nil
+}
+
+// arenaBlock is the size of the blocks that short strings are copied
+// into: a report's short values cost an allocation a block, not one
+// each.
+const arenaBlock = 2048
+
+// keep returns a copy of raw that does not refer to the body. A short
+// one is copied into the scanner's current block (a new block once it
+// is full); a block is never written again where a string handed out
+// points, so every string stays as it was. A longer one is a copy of its
+// own, so that a string kept for long pins no more than itself and a
+// block.
+func (s *scanner) keep(raw []byte) string {
+	if len(raw) == 0 || len(raw) > arenaBlock/8 {
+		return string(raw)
+	}
+	if cap(s.arena)-len(s.arena) < len(raw) {
+		s.arena = make([]byte, 0, arenaBlock)
+	}
+	at := len(s.arena)
+	s.arena = append(s.arena, raw...)
+	return unsafe.String(&s.arena[at], len(raw))
 }
 
 // escaped reads the rest of a string that has an escape at s.i. Unescaped
