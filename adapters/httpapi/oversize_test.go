@@ -38,6 +38,7 @@ func debianPython(t *testing.T) string {
 // because the server closed before they had sent it. Now each reads the
 // 413 and its problem body on a real listener.
 func TestOversizedBodyIsReadByPython(t *testing.T) {
+	t.Parallel()
 	py := debianPython(t)
 	h, _ := newV1Harness(t, Limits{MaxBody: 32 * mib, MaxBytesInFlight: 128 * mib})
 	for _, lib := range []string{"urllib", "httpx"} {
