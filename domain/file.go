@@ -83,6 +83,9 @@ const (
 	// It is no problem of the file: MapReportWith answers it as
 	// ErrUnavailable, and the partner may send the report again.
 	CodeFileCheckStopped = "file_check_stopped"
+	// CodeFileEncrypted: a PDF that is encrypted (an /Encrypt entry): it
+	// needs a password to open, or holds what no check can read.
+	CodeFileEncrypted = "file_encrypted"
 )
 
 // fileCodes are the problem codes of filecheck's findings; a test keeps
@@ -95,6 +98,7 @@ var fileCodes = map[filecheck.Kind]string{
 	filecheck.ImageTooLarge: CodeFileImageTooLarge,
 	filecheck.ActiveContent: CodeFileActiveContent,
 	filecheck.Stopped:       CodeFileCheckStopped,
+	filecheck.Encrypted:     CodeFileEncrypted,
 }
 
 // NewFileFromBytes checks data exactly as the Base64String of a report's

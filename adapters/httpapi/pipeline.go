@@ -52,7 +52,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 // of checks: token (401) before the body is read, a repeated
 // Idempotency-Key on a keyed route (400), Content-Type (415; 400 when it
 // came more than once), declared
-// size (413), a place among the bodies being received (503 at once), the
+// size (413, then a bounded drain: refuseTooLarge), a place among the bodies being received (503 at once), the
 // body's bytes in flight (503 at once, or while a body of unknown length
 // arrives), the body itself (413, 408 when too slow), then the in-flight
 // bound (503 at once), JSON, and step (the fields, read in NFC by the
@@ -81,16 +81,20 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 			"Content-Type debe ser application/json"))
 		return
 	}
-	if r.ContentLength > s.Limits.MaxBody {
-		rt.fail(w, r, tooLarge(s.Limits.MaxBody))
-		return
-	}
 	partner := partnerOf(principal)
 	res := s.bytes.hold(partner)
 	defer res.release()
+	if r.ContentLength > s.Limits.MaxBody {
+		s.refuseTooLarge(w, r, rt, partner, res, 0)
+		return
+	}
 	body, err := s.receive(w, r, partner, res)
 	defer s.reclaim.after(len(body))
-	if err != nil {
+	switch {
+	case errors.Is(err, domain.ErrTooLarge):
+		s.refuseTooLarge(w, r, rt, partner, res, int64(len(body)))
+		return
+	case err != nil:
 		rt.fail(w, r, err)
 		return
 	}

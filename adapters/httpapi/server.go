@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -69,6 +70,7 @@ type Server struct {
 	quiet     *logGate
 	work      *reportWork
 	reclaim   *reclaimer
+	drainFor  time.Duration // the longest a refused body is drained (drainTime)
 }
 
 // New returns a server that reports to m and serves its Handler on
@@ -108,6 +110,9 @@ func New(s Server, m Meter) (*Server, error) {
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()
 	s.reclaim = newReclaimer()
+	if s.drainFor == 0 {
+		s.drainFor = drainTime
+	}
 	return &s, nil
 }
 

@@ -36,11 +36,15 @@ const (
 	// Stopped: the check was ended by its stop channel (InspectUntil)
 	// before it could decide; no verdict on the file.
 	Stopped
+	// Encrypted: a PDF with an /Encrypt entry (in its trailer or an xref
+	// stream's dictionary): it opens with a password, or its strings and
+	// streams are ciphertext that neither the lender nor the checks read.
+	Encrypted
 )
 
 // Kinds returns every Kind, so that a caller can show it maps each.
 func Kinds() []Kind {
-	return []Kind{Undecodable, TooLarge, TypeRefused, Truncated, ImageTooLarge, ActiveContent, Stopped}
+	return []Kind{Undecodable, TooLarge, TypeRefused, Truncated, ImageTooLarge, ActiveContent, Stopped, Encrypted}
 }
 
 // String returns the Kind's name, for tests and logs.
@@ -60,6 +64,8 @@ func (k Kind) String() string {
 		return "active_content"
 	case Stopped:
 		return "stopped"
+	case Encrypted:
+		return "encrypted"
 	}
 	return "none"
 }
@@ -71,6 +77,10 @@ func (k Kind) String() string {
 type Finding struct {
 	Kind   Kind
 	Detail string
+	// unreadable: the check could not read a structure (fail closed);
+	// ciphertext reads so, and a PDF's check holds such a finding until it
+	// knows whether the file is encrypted (pdf_encrypt.go).
+	unreadable bool
 }
 
 func refuse(k Kind, detail string) *Finding { return &Finding{Kind: k, Detail: detail} }

@@ -66,8 +66,9 @@ type pdfCheck struct {
 	rawFrom      int64   // where that data started, or -1
 	rawToEOF     bool    // a viewer may read one on to the end of the file
 	hdr          objStmHeader
-	hdrNext      int64 // the first offset of its data not yet fed to hdr
-	encrypted    bool  // an /Encrypt entry: strings and streams are ciphertext
+	hdrNext      int64    // the first offset of its data not yet fed to hdr
+	encrypted    bool     // an /Encrypt entry: strings and streams are ciphertext
+	held         *Finding // an object stream that could not be read (pdf_encrypt.go)
 	objStms      objStms
 	defs         pdfDefs
 	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
@@ -111,7 +112,9 @@ func newPDFCheck(r Limits) contentCheck {
 	return p
 }
 
-func (p *pdfCheck) check(w *window) *Finding {
+// scan reads a window (check, pdf_encrypt.go, holds what it cannot read
+// while the file may still turn out encrypted).
+func (p *pdfCheck) scan(w *window) *Finding {
 	if !p.started { // the first window holds the header (sniff found it there)
 		p.started = true
 		if fe := pdfPrefix(w.buf); fe != nil {
@@ -125,10 +128,10 @@ func (p *pdfCheck) check(w *window) *Finding {
 	}
 	p.keepTail(w.buf[w.fresh:])
 	buf, lim := w.buf, w.index(w.limit)
-	text := w.from                     // where the text outside stream data resumed, when not in data
-	slash, obj, stream := lim, lim, -1 // the next of each at or after i, or lim
+	text := w.from                    // where the text outside stream data resumed, when not in data
+	slash, obj, stream := -1, lim, -1 // the next of each at or after i, or lim
 	if !p.allowScripts {
-		slash, obj = -1, -1
+		obj = -1
 	}
 	for i := w.index(w.from); i < lim; {
 		if slash < i {
@@ -147,7 +150,9 @@ func (p *pdfCheck) check(w *window) *Finding {
 		var fe *Finding
 		switch e {
 		case slash:
-			if name, ok := pdfNameAt(buf, e, &p.name); ok {
+			if name, ok := pdfNameAt(buf, e, &p.name); ok && p.allowScripts {
+				fe = p.onEncrypt(name)
+			} else if ok {
 				fe = p.onName(w, e, name)
 			}
 		case obj:
@@ -217,6 +222,9 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	case "F":
 		p.dict.filterKey = true
 	case "Encrypt":
+		if fe := p.onEncrypt(name); fe != nil {
+			return fe
+		}
 		p.encrypted = true
 	}
 	if key := pdfStreamKey(name); key != 0 {
@@ -226,6 +234,9 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 }
 
 func (p *pdfCheck) finish(int64) *Finding {
+	if p.held != nil {
+		return p.held
+	}
 	eof := bytes.LastIndex(p.tail, []byte("%%EOF"))
 	if eof < 0 {
 		return refuse(Truncated, "el PDF está incompleto: no termina con %%EOF")

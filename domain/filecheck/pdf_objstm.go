@@ -47,7 +47,9 @@ type objStms struct {
 }
 
 func pdfUninspectable(why string) *Finding {
-	return refuse(ActiveContent, "el PDF no se puede inspeccionar en busca de contenido activo: "+why)
+	fe := refuse(ActiveContent, "el PDF no se puede inspeccionar en busca de contenido activo: "+why)
+	fe.unreadable = true
+	return fe
 }
 
 // count1 counts an object stream.

@@ -39,7 +39,7 @@ type corpusSource struct {
 // corpusNeeds are what the sources read: the tools and Debian's files
 // (.ci/run installs them all; the Go modules come from go mod download).
 var corpusNeeds = struct{ tools, paths []string }{
-	tools: []string{"img2pdf", "ps2pdf", "dwebp"},
+	tools: []string{"img2pdf", "ps2pdf", "dwebp", "qpdf"},
 	paths: []string{"/usr/share/backgrounds/mate", "/usr/share/backgrounds/gnome", "/usr/share/doc/gnuplot/gnuplot.pdf", "/usr/share/doc/dblatex/manual.pdf.gz"},
 }
 
@@ -59,7 +59,12 @@ var corpusNeeds = struct{ tools, paths []string }{
 //   - TeX manuals that Debian ships (gnuplot-doc, dblatex-doc);
 //   - scans made here: img2pdf from 20 photos (mate's 16 JPEGs, the first
 //     4 gnome PNGs by name), ps2pdf from PostScript drawing mate's 3
-//     smallest JPEGs, and a page of text.
+//     smallest JPEGs, and a page of text;
+//   - encrypted documents: the first five of pdfcpu's PDFs by name,
+//     encrypted by qpdf (qpdfEncryptedDocs), as the corpus has none.
+//
+// Every PDF that qpdf --is-encrypted names (qpdfEncrypted) must be
+// refused with file_encrypted; the others are held as before.
 func TestRealDocumentCorpus(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -83,9 +88,17 @@ func TestRealDocumentCorpus(t *testing.T) {
 		t.Skipf("the corpus lacks %v (.ci/run installs them)", missing)
 	}
 	tmp := t.TempDir()
-	var photos, small []corpusFile // for img2pdf; for ps2pdf
+	var photos, small, pdfs []corpusFile // for img2pdf; for ps2pdf; for qpdf
 	sources := []corpusSource{
-		{"pdfcpu", pdfcpuTestdata},
+		{"pdfcpu", func() ([]corpusFile, error) {
+			files, err := pdfcpuTestdata()
+			for _, f := range files {
+				if strings.HasSuffix(f.name, ".pdf") {
+					pdfs = append(pdfs, f)
+				}
+			}
+			return files, err
+		}},
 		{"x-image", xImageTestdata},
 		{"go-image", goImageTestdata},
 		{"mate-backgrounds", func() ([]corpusFile, error) {
@@ -112,13 +125,14 @@ func TestRealDocumentCorpus(t *testing.T) {
 		{"tex-manuals", texManuals},
 		{"img2pdf", func() ([]corpusFile, error) { return img2pdfScans(tmp, photos) }},
 		{"ps2pdf", func() ([]corpusFile, error) { return ps2pdfScans(tmp, small) }},
+		{"qpdf-encrypted", func() ([]corpusFile, error) { return qpdfEncryptedDocs(tmp, pdfs) }},
 	}
 
 	in := testkit.MustStart(t)
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok, legacyTok := testkit.V1Token(t, in, testkit.Partner, testkit.Password), in.Token(t, testkit.Partner, testkit.Password)
 	today := time.Now()
-	counts, n, seen := map[string]int{}, 0, map[string]bool{}
+	counts, n, seen, encrypted := map[string]int{}, 0, map[string]bool{}, 0
 	var wrong []string
 	for _, src := range sources {
 		files, err := src.files()
@@ -134,10 +148,24 @@ func TestRealDocumentCorpus(t *testing.T) {
 			r := testkit.Call(t, http.MethodPost, in.URL+"/v1/reports/validate", testkit.V1Header(tok), testkit.MustJSON(body))
 			reason, listed := corpusRefused[f.name]
 			rule, ruled := corpusRuled[f.name]
+			locked, err := qpdfEncrypted(tmp, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if locked {
+				encrypted++
+				ruled, rule = true, "file_encrypted: qpdf --is-encrypted says it is encrypted"
+			}
 			switch {
 			case ruled:
 				if code, _, _ := strings.Cut(rule, ":"); !strings.Contains(string(r.Raw), `"`+code+`"`) {
 					wrong = append(wrong, fmt.Sprintf("%s: %d %s; want %s", f.name, r.Status, fileProblem(string(r.Raw)), rule))
+				}
+				if locked { // and on the legacy path, as it is the same check
+					body["Número de Crédito"] = fmt.Sprintf("CR-CORPUS-L%04d", n)
+					if l := in.Report(t, legacyTok, testkit.MustJSON(body)); !strings.Contains(string(l.Raw), `"file_encrypted"`) {
+						wrong = append(wrong, fmt.Sprintf("%s on the legacy path: %d %s", f.name, l.Status, fileProblem(string(l.Raw))))
+					}
 				}
 				continue
 			case r.Status == 200 && !listed:
@@ -175,7 +203,10 @@ func TestRealDocumentCorpus(t *testing.T) {
 	for _, src := range sources {
 		by = append(by, fmt.Sprintf("%s %d", src.name, counts[src.name]))
 	}
-	t.Logf("corpus: %d files (%s); %d listed as really active, %d as refused by a rule", n, strings.Join(by, ", "), len(corpusRefused), len(corpusRuled))
+	t.Logf("corpus: %d files (%s); %d listed as really active, %d as refused by a rule, %d encrypted (qpdf)", n, strings.Join(by, ", "), len(corpusRefused), len(corpusRuled), encrypted)
+	if encrypted < 5 {
+		wrong = append(wrong, fmt.Sprintf("qpdf names %d encrypted files, want the 5 of qpdf-encrypted at least", encrypted))
+	}
 	if len(wrong) > 0 {
 		t.Fatalf("%d of %d files not as expected:\n%s", len(wrong), n, strings.Join(wrong, "\n"))
 	}
