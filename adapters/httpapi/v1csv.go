@@ -41,7 +41,8 @@ func writeCSV(w http.ResponseWriter, r *http.Request, page ports.Page) {
 		h.Set("Next-Cursor", page.NextCursor)
 		h.Set("Link", "<"+nextPageURL(r.URL, page.NextCursor)+`>; rel="next"`)
 	}
-	w.WriteHeader(http.StatusOK)
+	// Always 200: the header row is the first write (the status goes
+	// with it), and every failure was answered before this point.
 	cat := domain.DefaultCatalogue()
 	bw := bufio.NewWriter(w)
 	row := append([]string{}, csvReceiptColumns...)
