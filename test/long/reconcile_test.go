@@ -13,6 +13,7 @@ import (
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
+	"github.com/lender/disbursementd/test/storetest"
 	"github.com/lender/disbursementd/test/testkit"
 )
 
@@ -28,6 +29,17 @@ const monthReports = 20_000
 // time goes to the test log, for docs/performance.md.
 func TestReconcileMonthRecipe(t *testing.T) {
 	t.Parallel()
+	reconcileMonth(t, func(*config.Config) {})
+}
+
+// TestReconcileMonthRecipeMySQL is TestReconcileMonthRecipe on MariaDB.
+func TestReconcileMonthRecipeMySQL(t *testing.T) {
+	t.Parallel()
+	storetest.ServerDSN(t)
+	reconcileMonth(t, testkit.WithMySQL(t))
+}
+
+func reconcileMonth(t *testing.T, store func(*config.Config)) {
 	if testing.Short() {
 		t.Skip("20,000 reports and a month's export: not in -short")
 	}
@@ -50,7 +62,7 @@ func TestReconcileMonthRecipe(t *testing.T) {
 	if !strings.Contains(string(guide), "```python\n"+string(text)+"```\n") {
 		t.Fatal("docs/partner-guide.md: the reconciliation's ```python block is not docs/examples/reconcile/reconcile.py as it is")
 	}
-	in := testkit.MustStart(t, func(c *config.Config) { c.HTTP.LookupRatePerPartner = 50 }) // the default rate
+	in := testkit.MustStart(t, store, func(c *config.Config) { c.HTTP.LookupRatePerPartner = 50 }) // the default rate
 	in.AddUser(t, testkit.Partner, testkit.Nit, testkit.Password)
 	tok := testkit.V1Token(t, in, testkit.Partner, testkit.Password)
 	month := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
@@ -68,7 +80,7 @@ func TestReconcileMonthRecipe(t *testing.T) {
 		return string(out), time.Since(start), err
 	}
 	out, took, err := run(ledger)
-	t.Logf("reconcile.py, %d reports at the default look-up rate: wall time %s\n%s", monthReports, took.Round(10*time.Millisecond), out)
+	t.Logf("reconcile.py, %d reports on %s at the default look-up rate: wall time %s\n%s", monthReports, in.Config.Store.Driver, took.Round(10*time.Millisecond), out)
 	if err != nil || !strings.Contains(out, fmt.Sprintf("2026-10: %d reports", monthReports)) || !strings.Contains(out, "missing 0, extra 0, amounts differ 0") {
 		t.Fatalf("the month does not reconcile: %v\n%s", err, out)
 	}
