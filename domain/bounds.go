@@ -32,6 +32,11 @@ const (
 	// in a page when the partner names no limit, and the most it may hold.
 	PageDefault = 100
 	PageMax     = 500
+	// PageFieldsMax bounds a page that carries each report's fields
+	// (include=fields, or the CSV export): a report with its fields is
+	// about ten times a receipt's bytes, and the page's fields are read
+	// in one statement inside one look-up's slot and timeout.
+	PageFieldsMax = 100
 	// MaxTokenLifetime is the longest an issued token may live, and the
 	// longest exp - iat accepted (§5).
 	MaxTokenLifetime = 24 * time.Hour
@@ -59,6 +64,9 @@ var (
 	UserNameBound = Bound{En: "1 to " + strconv.Itoa(MaxUserNameBytes) + " printable ASCII characters without spaces"}
 	// PageLimitBound is the limit of a page of receipts.
 	PageLimitBound = Bound{Es: "un entero de 1 a " + strconv.Itoa(PageMax), En: "1 to " + strconv.Itoa(PageMax)}
+	// PageFieldsLimitBound is the limit of a page with fields.
+	PageFieldsLimitBound = Bound{Es: "un entero de 1 a " + strconv.Itoa(PageFieldsMax) + " con include=fields o text/csv",
+		En: "1 to " + strconv.Itoa(PageFieldsMax) + " with include=fields or text/csv"}
 	// PasswordBound is what CheckNewPassword accepts.
 	PasswordBound = Bound{En: strconv.Itoa(MinPasswordLength) + " to " + strconv.Itoa(MaxPasswordLength) + " bytes long"}
 	// TokenLifetimeBound is what CheckTokenLifetime accepts.

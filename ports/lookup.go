@@ -25,6 +25,11 @@ type ReportLookup interface {
 	// pay): its page reads on until it has f.Limit in that state, within
 	// the look-up limit.
 	ListReports(ctx context.Context, f ReportFilter) ([]ListedReceipt, error)
+	// ReportFields returns the fields of those of ids (at most
+	// domain.PageFieldsMax) that are user's reports, by id, read by
+	// primary key in one statement; an id of another user's report, or
+	// of none, is left out.
+	ReportFields(ctx context.Context, user string, ids []int64) (map[int64]*domain.Report, error)
 }
 
 // ListPosition is a receipt's place in list order: its receipt time as
@@ -103,6 +108,7 @@ type ListQuery struct {
 	From, To       time.Time // zero: unbounded
 	Limit          int       // 0: domain.PageDefault
 	Cursor         string    // a Page's NextCursor; "" for the first page
+	Fields         bool      // each receipt with its report's fields (Page.Reports)
 }
 
 // Page is one page of receipts, in list order: by receipt time, then id
@@ -111,6 +117,7 @@ type ListQuery struct {
 // report once: the next page starts after the last position shown.
 type Page struct {
 	Receipts   []domain.StoredReceipt
+	Reports    []*domain.Report // when asked (ListQuery.Fields): Receipts[i]'s fields
 	NextCursor string
 }
 
@@ -124,6 +131,8 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 		f.Limit = domain.PageDefault
 	case f.Limit < 1 || f.Limit > domain.PageMax:
 		return Page{}, domain.InvalidParameter("limit", domain.PageLimitBound.Es)
+	case lq.Fields && f.Limit > domain.PageFieldsMax:
+		return Page{}, domain.InvalidParameter("limit", domain.PageFieldsLimitBound.Es)
 	}
 	if f.CreditNumber != "" && !domain.ValidCreditNumber(f.CreditNumber) {
 		return Page{}, domain.InvalidParameter("numero_credito", domain.CreditNumberBound.Es)
@@ -167,5 +176,36 @@ func (q *ReportQueries) List(ctx context.Context, lq ListQuery) (Page, error) {
 	for i, r := range rows {
 		page.Receipts[i] = r.StoredReceipt
 	}
+	if lq.Fields {
+		if err := q.withFields(ctx, lq.User, &page); err != nil {
+			return Page{}, err
+		}
+	}
 	return page, nil
+}
+
+// withFields reads the fields of page's reports in one store call and
+// sets page.Reports. A report gone between the two reads (purged) leaves
+// the page: a page shows only what it can show whole.
+func (q *ReportQueries) withFields(ctx context.Context, user string, page *Page) error {
+	ids := make([]int64, len(page.Receipts))
+	for i, r := range page.Receipts {
+		ids[i] = r.ID
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	reps, err := q.store.ReportFields(ctx, user, ids)
+	if err != nil {
+		return lookupFailed(err)
+	}
+	kept := page.Receipts[:0]
+	for _, r := range page.Receipts {
+		if rep, ok := reps[r.ID]; ok {
+			kept = append(kept, r)
+			page.Reports = append(page.Reports, rep)
+		}
+	}
+	page.Receipts = kept
+	return nil
 }

@@ -25,6 +25,10 @@ func (brokenLookup) ListReports(context.Context, ports.ReportFilter) ([]ports.Li
 	return nil, errors.New("connection refused")
 }
 
+func (brokenLookup) ReportFields(context.Context, string, []int64) (map[int64]*domain.Report, error) {
+	return nil, errors.New("connection refused")
+}
+
 func TestNewReportQueriesRefusesNil(t *testing.T) {
 	if q, err := ports.NewReportQueries(nil); err == nil || q != nil {
 		t.Fatalf("NewReportQueries(nil) = %v, %v; want an error", q, err)

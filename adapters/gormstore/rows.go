@@ -26,15 +26,21 @@ func (s *Store) readReport(ctx context.Context, p *pool, query string, args []an
 	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}
-	byIndex := make([]any, len(s.catalogue.Fields))
-	for i, c := range s.columns {
-		byIndex[c.index] = vals[i]
-	}
-	rep, err := s.catalogue.RestoreReport(func(i int, _ domain.Field) any { return byIndex[i] })
+	rep, err := s.restore(vals)
 	if err != nil {
 		return nil, err
 	}
 	return rep, rows.Err()
+}
+
+// restore is the report of a row's field columns, vals in the order of
+// s.columns (reportQuery's).
+func (s *Store) restore(vals []any) (*domain.Report, error) {
+	byIndex := make([]any, len(s.catalogue.Fields))
+	for i, c := range s.columns {
+		byIndex[c.index] = vals[i]
+	}
+	return s.catalogue.RestoreReport(func(i int, _ domain.Field) any { return byIndex[i] })
 }
 
 // queryAll runs query on p and returns what scan makes of each row, in

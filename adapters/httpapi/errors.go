@@ -40,6 +40,7 @@ var statusTable = []struct {
 	{domain.ErrThrottled, http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusTooManyRequests, "slow_down", "slow_down"},
 	{domain.ErrTooLarge, http.StatusRequestEntityTooLarge, http.StatusBadRequest, http.StatusUnauthorized, http.StatusRequestEntityTooLarge, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{domain.ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnsupportedMediaType, http.StatusBadRequest, "invalid_client", "invalid_request"},
+	{errNotAcceptable, http.StatusNotAcceptable, http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotAcceptable, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{errUnsupportedGrant, http.StatusBadRequest, http.StatusBadRequest, http.StatusUnauthorized, http.StatusBadRequest, http.StatusBadRequest, "invalid_client", "unsupported_grant_type"},
 	{domain.ErrKeyReused, http.StatusBadRequest, http.StatusBadRequest, http.StatusUnauthorized, http.StatusBadRequest, http.StatusBadRequest, "invalid_client", "invalid_request"},
 	{domain.ErrInProgress, http.StatusConflict, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusConflict, http.StatusServiceUnavailable, "temporarily_unavailable", "temporarily_unavailable"},
@@ -85,6 +86,11 @@ func statusOf(err error, on surface) (int, string) {
 // is not client_credentials (RFC 6749 §5.2 unsupported_grant_type): an
 // OAuth rule, so the HTTP adapter's own.
 var errUnsupportedGrant = errors.New("unsupported grant type")
+
+// errNotAcceptable is the kind of a request whose Accept header names no
+// media type its route answers in (406 not_acceptable): content
+// negotiation is HTTP's, so the HTTP adapter's own.
+var errNotAcceptable = errors.New("not acceptable")
 
 // asDomain returns err's *domain.Error, or a generic one whose message
 // hides the internal error.

@@ -167,7 +167,7 @@ func (s *Server) logRequest(r *http.Request, ri *reqInfo, sw *statusWriter, rout
 const (
 	exposeLegacy = "X-Request-Id, Retry-After, WWW-Authenticate, Idempotent-Replayed"
 	allowLegacy  = "Content-Type, Authentication-Type, Idempotency-Key"
-	exposeV1     = "Location, Idempotent-Replayed, Retry-After, X-Request-Id, WWW-Authenticate"
+	exposeV1     = "Location, Idempotent-Replayed, Retry-After, X-Request-Id, WWW-Authenticate, Link, Next-Cursor"
 	allowV1      = "Authorization, Content-Type, Idempotency-Key, X-Request-Id"
 	methods      = "GET, POST, OPTIONS"
 	methodsV1    = "GET, POST, DELETE, OPTIONS" // DELETE /v1/webhook_endpoints/{id}

@@ -42,6 +42,7 @@ var reportStoreTests = []namedTest[Harness]{
 	{"a report reads back as it was stored", testLookupReadsBack},
 	{"another partner's report is not found", testLookupOtherPartner},
 	{"list filters and pages", testListFiltersAndPages},
+	{"a page's fields read back by id, only the partner's", testLookupFields},
 	{"support reads any partner's report", testArchiveReadsAny},
 	{"support lists every partner newest first", testArchiveListsNewestFirst},
 	{"support lists in the look-ups' order, newest first", testArchiveListsInReceiptOrder},

@@ -127,7 +127,7 @@ func run(ctx context.Context, base, user, secret, credit string) error {
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
-	page, ok := lres.(*partnerapi.V1ReceiptPageHeaders)
+	page, ok := lres.(*partnerapi.ReceiptPageHeaders)
 	if !ok {
 		return fmt.Errorf("list: %T %+v; want 200", lres, lres)
 	}
