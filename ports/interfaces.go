@@ -100,6 +100,10 @@ type UserStore interface {
 	// ChangePassword replaces a user's hash with a new password's and
 	// records at as its PasswordChangedAt; domain.ErrNotFound.
 	ChangePassword(ctx context.Context, name, hash string, at time.Time) error
+	// RotatePassword writes a rotation provided the user's hash is still
+	// currentHash (a compare-and-set across replicas); domain.ErrConflict
+	// when it changed, domain.ErrNotFound.
+	RotatePassword(ctx context.Context, name, currentHash string, r domain.Rotation) error
 }
 
 // UploadStore keeps the reports' files.

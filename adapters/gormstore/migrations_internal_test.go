@@ -32,6 +32,8 @@ var released = map[string]string{
 	"0006.sqlite.sql": "47f43095e6c0ca00ff8b32e5e468373c9e3ed35559fe079234e74dd0515fcdb7",
 	"0007.mysql.sql":  "9f8a8a4b89b8485ff9575a5c8b2ebc45050e5e37de089fd5a9c038f9ef608b3e",
 	"0007.sqlite.sql": "a78b3198abcfebfde3b3923f68acae5995ca9d4b56985e2619c517e2b071d0ab",
+	"0009.mysql.sql":  "f82afae8aae36d95917bab9c2ec38a4cdeceae940a82dcceb0abcc2f47290983",
+	"0009.sqlite.sql": "61fce26f50dc7a7fae494edeb0f80f600c023976032def6c43a0664239539a66",
 }
 
 func TestMigrationsFrozen(t *testing.T) {
