@@ -29,9 +29,6 @@ type rotatedReply struct {
 // a login. Its body, if any, is not read. 200 with the new secret; 409
 // rotation_in_progress while the last rotation's overlap lasts.
 func (s *Server) handleV1Rotate(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Pragma", "no-cache")
 	ri := info(r)
 	ri.client = s.clientAddr(r)
 	at := ports.RotateAttempt{Addr: ri.client}
@@ -56,6 +53,9 @@ func (s *Server) handleV1Rotate(w http.ResponseWriter, r *http.Request) {
 		s.v1Error(w, r, err)
 		return
 	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
 	ri.user = out.User
 	ri.detail = "secret rotated; the previous one works until " + out.PreviousUntil.UTC().Format(time.RFC3339)
 	writeJSON(w, http.StatusOK, rotatedReply{User: out.User, Secret: out.Secret,
