@@ -183,3 +183,34 @@ func TestRotateAcrossReplicas(t *testing.T) {
 		t.Fatal("after the overlap, A takes the token from before the rotation or refuses the new secret's")
 	}
 }
+
+// TestRotateUsersList: the operator's users list shows when the partner
+// rotated and until when its old secret works; users passwd ends it.
+func TestRotateUsersList(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("DISB_AUTH_BCRYPT_COST", "10")
+	if code, out, errs := testkit.RunCLI(t, testkit.Password+"\n", "users", "add", "--user", testkit.Partner, "--nit", testkit.Nit); code != app.ExitOK {
+		t.Fatalf("users add: %d %q %q", code, out, errs)
+	}
+	in := testkit.MustStart(t, func(c *config.Config) { c.Store.DSN = filepath.Join(dir, config.DefaultSQLitePath) })
+	r := rotate(t, in, testkit.BasicAuth(testkit.Partner, testkit.Password))
+	until, _ := r.Body["previous_valid_until"].(string)
+	if r.Status != 200 || until == "" {
+		t.Fatalf("rotate: %d %s", r.Status, r.Raw)
+	}
+	code, out, _ := testkit.RunCLI(t, "", "users", "list")
+	shown := strings.Replace(strings.TrimSuffix(until, "Z"), "T", " ", 1) + "Z"
+	if code != app.ExitOK || !strings.Contains(out, "ROTATED") || !strings.Contains(out, "OLD SECRET UNTIL") || !strings.Contains(out, shown) {
+		t.Fatalf("users list after a rotation: %d %q, want the old secret's end %s", code, out, shown)
+	}
+	if code, _, errs := testkit.RunCLI(t, "another long password\n", "users", "passwd", "--user", testkit.Partner); code != app.ExitOK {
+		t.Fatalf("users passwd: %d %q", code, errs)
+	}
+	if _, out, _ := testkit.RunCLI(t, "", "users", "list"); !strings.Contains(out, "ended (users passwd)") {
+		t.Fatalf("users list after users passwd: %q", out)
+	}
+	if s := tokenStatus(t, in, testkit.Partner, testkit.Password); s != 401 {
+		t.Fatalf("the rotated-out secret after users passwd: %d, want 401", s)
+	}
+}
