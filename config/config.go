@@ -130,6 +130,7 @@ type AuthConfig struct {
 	MaxConcurrentHashes int           `mapstructure:"max_concurrent_hashes" default:"0" doc:"bcrypt comparisons run at once; 0 = the number of CPUs"`
 	HashWait            time.Duration `mapstructure:"hash_wait" default:"2s" doc:"how long a login waits for a bcrypt slot before 503 temporarily_unavailable"`
 	UserCacheSize       int           `mapstructure:"user_cache_size" default:"10000" doc:"users whose active flag is cached (least recently used evicted)"`
+	RotationOverlap     time.Duration `mapstructure:"rotation_overlap" default:"24h" doc:"after POST /v1/credentials/rotate the old secret, and tokens issued before, work this long: more than 0 and at most 168h"`
 }
 
 // LoginConfig is the credential exchange upstream.

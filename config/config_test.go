@@ -116,6 +116,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"DISB_AUTH_TOKEN_TTL", "48h", "auth.token_ttl"},
 		{"DISB_AUTH_BCRYPT_COST", "9", "auth.bcrypt_cost"},
 		{"DISB_AUTH_HASH_WAIT", "0s", "auth.hash_wait"},
+		{"DISB_AUTH_ROTATION_OVERLAP", "0s", "auth.rotation_overlap"},
+		{"DISB_AUTH_ROTATION_OVERLAP", "169h", "auth.rotation_overlap"},
 		{"DISB_LOGIN_URL", "ftp://x", "login.url"},
 		{"DISB_THROTTLE_BACKEND", "redis", "throttle.backend"},
 		{"DISB_THROTTLE_MAX_ENTRIES", "0", "throttle.max_entries"},

@@ -163,7 +163,7 @@ func (c *Config) finishAuth() error {
 	if a.HashWait <= 0 {
 		return keyError("auth.hash_wait", "%s, want more than 0", a.HashWait)
 	}
-	return nil
+	return domainRule("auth.rotation_overlap", domain.CheckRotationOverlap(a.RotationOverlap))
 }
 
 func (c *Config) finishRest() error {

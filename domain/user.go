@@ -15,6 +15,17 @@ type User struct {
 	// PasswordChangedAt is when the password was last changed (users
 	// passwd); zero when never. See TokenPredates.
 	PasswordChangedAt time.Time
+	// PreviousPasswordHash is the secret the last rotation replaced; it
+	// opens a login until PreviousUntil (PreviousValid). RotatedAt is
+	// when the last rotation ran. All zero: never rotated.
+	PreviousPasswordHash string
+	RotatedAt            time.Time
+	PreviousUntil        time.Time
+}
+
+// Tokens is what u's record says of its tokens (TokenRefused).
+func (u User) Tokens() UserTokens {
+	return UserTokens{PasswordChanged: u.PasswordChangedAt, RotatedAt: u.RotatedAt, PreviousUntil: u.PreviousUntil}
 }
 
 // ValidateUserName checks a user name for users add: UserNameBound, 1

@@ -194,7 +194,8 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 
 // Authenticate verifies a token and returns the principal it speaks for.
 // A token of a user the store knows is refused when the user is inactive
-// or changed its password after the token was issued (TokenPredates), as
+// or changed its password after the token was issued (TokenPredates), or
+// when the token predates a rotation whose overlap has ended, as
 // the store said within Staleness. Errors are of kind domain.ErrInvalidToken, or domain.ErrUnavailable when
 // the user store cannot answer.
 func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) {
@@ -214,6 +215,8 @@ func (a *Auth) Authenticate(ctx context.Context, tok string) (Principal, error) 
 			return Principal{}, domain.InvalidToken("user_inactive")
 		case domain.TokenPredates(claims, st.PasswordChanged):
 			return Principal{}, domain.InvalidToken("password_changed")
+		case domain.TokenRefused(claims, st.Tokens(), now):
+			return Principal{}, domain.InvalidToken("secret_rotated")
 		}
 	}
 	return Principal{User: claims.Subject, NIT: claims.NIT, TokenID: claims.ID}, nil
@@ -254,7 +257,8 @@ func (a *Auth) userStatus(ctx context.Context, c domain.Claims, now time.Time) (
 		}
 	}
 	u, err := a.o.Users.GetUser(ctx, c.Subject)
-	s := UserStatus{Known: true, Active: u.Active, PasswordChanged: u.PasswordChangedAt, At: now}
+	s := UserStatus{Known: true, Active: u.Active, PasswordChanged: u.PasswordChangedAt,
+		RotatedAt: u.RotatedAt, PreviousUntil: u.PreviousUntil, At: now}
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		s = UserStatus{At: now}

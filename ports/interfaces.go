@@ -100,6 +100,10 @@ type UserStore interface {
 	// ChangePassword replaces a user's hash with a new password's and
 	// records at as its PasswordChangedAt; domain.ErrNotFound.
 	ChangePassword(ctx context.Context, name, hash string, at time.Time) error
+	// RotatePassword writes a rotation provided the user's hash is still
+	// currentHash (a compare-and-set across replicas); domain.ErrConflict
+	// when it changed, domain.ErrNotFound.
+	RotatePassword(ctx context.Context, name, currentHash string, r domain.Rotation) error
 }
 
 // UploadStore keeps the reports' files.
@@ -229,7 +233,16 @@ type UserStatus struct {
 	Known, Active bool
 	// PasswordChanged is the user's PasswordChangedAt (zero: never).
 	PasswordChanged time.Time
-	At              time.Time
+	// RotatedAt and PreviousUntil are the user's last rotation and the
+	// end of its overlap (zero: none).
+	RotatedAt, PreviousUntil time.Time
+	At                       time.Time
+}
+
+// Tokens is what the status says of the user's tokens
+// (domain.TokenRefused).
+func (s UserStatus) Tokens() domain.UserTokens {
+	return domain.UserTokens{PasswordChanged: s.PasswordChanged, RotatedAt: s.RotatedAt, PreviousUntil: s.PreviousUntil}
 }
 
 // Principal is the partner user a verified token speaks for.

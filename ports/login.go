@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -73,7 +74,9 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	case err != nil:
 		return "", unavailable(err)
 	}
-	if err := l.hasher.Compare(ctx, u.PasswordHash, password); err != nil {
+	now := l.clock.Now()
+	previous, err := l.compare(ctx, u, password, now)
+	if err != nil {
 		if domain.IsKind(err, domain.ErrUnavailable) {
 			return "", err
 		}
@@ -82,7 +85,12 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 	if !u.Active {
 		return "", invalid.WithCause(fmt.Errorf("%w: inactive", errKnownUser))
 	}
-	if l.hasher.NeedsRehash(u.PasswordHash) {
+	claims := l.policy.NewClaims(u, now, rand.Text())
+	if previous {
+		// The replaced secret of a rotation: what it opens ends with
+		// its overlap.
+		claims = domain.CapExpiry(claims, u.PreviousUntil)
+	} else if l.hasher.NeedsRehash(u.PasswordHash) {
 		// Bring the hash to the current cost, so that this user's
 		// comparisons need no padding (PasswordHasher.Compare). Best
 		// effort: the login itself has succeeded.
@@ -90,9 +98,25 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 			_ = l.users.SetPasswordHash(ctx, u.Name, h)
 		}
 	}
-	tok, err := l.issuer.Issue(l.policy.NewClaims(u, l.clock.Now(), rand.Text()))
+	tok, err := l.issuer.Issue(claims)
 	if err != nil {
 		return "", unavailable(err)
 	}
 	return tok, nil
+}
+
+// compare checks password against u's secret, and against the secret
+// its last rotation replaced while that one's overlap lasts (previous
+// true when that one matched). A user in an overlap pays a second
+// comparison for a wrong password: that the user is rotating is no
+// secret worth the padding (docs/decisions.md).
+func (l *Login) compare(ctx context.Context, u domain.User, password string, now time.Time) (previous bool, err error) {
+	err = l.hasher.Compare(ctx, u.PasswordHash, password)
+	if err == nil || domain.IsKind(err, domain.ErrUnavailable) || !u.PreviousValid(now) {
+		return false, err
+	}
+	if err := l.hasher.Compare(ctx, u.PreviousPasswordHash, password); err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -43,6 +43,7 @@ var shipped = []struct {
 	{6, "keyset pages of the partner's look-ups"},
 	{7, "decisions, events and webhooks"},
 	{8, "one order per table"},
+	{9, "partners' secret rotations"},
 }
 
 // Migrations returns the released migrations, in order.

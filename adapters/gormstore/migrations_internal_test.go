@@ -34,6 +34,8 @@ var released = map[string]string{
 	"0007.sqlite.sql": "a78b3198abcfebfde3b3923f68acae5995ca9d4b56985e2619c517e2b071d0ab",
 	"0008.mysql.sql":  "902d6f132f36b3d472137b08ef4eeea066145a079ffbcc6da29c6ac321392558",
 	"0008.sqlite.sql": "31c35990b05adf9e5663b3c6d87b7f8d6a90165ab2183ed3ec85403205420939",
+	"0009.mysql.sql":  "f82afae8aae36d95917bab9c2ec38a4cdeceae940a82dcceb0abcc2f47290983",
+	"0009.sqlite.sql": "61fce26f50dc7a7fae494edeb0f80f600c023976032def6c43a0664239539a66",
 }
 
 func TestMigrationsFrozen(t *testing.T) {

@@ -22,6 +22,11 @@ type userRow struct {
 	// PasswordChangedAt is when users passwd last ran (migration 5); NULL
 	// for a password never changed.
 	PasswordChangedAt *time.Time
+	// The last rotation (migration 9): the replaced secret's hash, when,
+	// and until when it opens a login; NULL when never rotated.
+	PreviousPasswordHash *string
+	RotatedAt            *time.Time
+	PreviousUntil        *time.Time
 }
 
 func (userRow) TableName() string { return "users" }
@@ -31,6 +36,15 @@ func (r userRow) toDomain() domain.User {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if r.PasswordChangedAt != nil {
 		u.PasswordChangedAt = r.PasswordChangedAt.UTC()
+	}
+	if r.PreviousPasswordHash != nil {
+		u.PreviousPasswordHash = *r.PreviousPasswordHash
+	}
+	if r.RotatedAt != nil {
+		u.RotatedAt = r.RotatedAt.UTC()
+	}
+	if r.PreviousUntil != nil {
+		u.PreviousUntil = r.PreviousUntil.UTC()
 	}
 	return u
 }
@@ -104,8 +118,37 @@ func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
 }
 
 // ChangePassword replaces a user's password hash and records when, so
-// that tokens issued before are refused; domain.ErrNotFound.
+// that tokens issued before are refused; a rotation's previous secret
+// stops with it. domain.ErrNotFound.
 func (s *Store) ChangePassword(ctx context.Context, name, hash string, at time.Time) error {
 	at = at.UTC()
-	return s.updateUser(ctx, name, "change password", map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at})
+	return s.updateUser(ctx, name, "change password", map[string]any{"password_hash": hash, "password_changed_at": at, "updated_at": at,
+		"previous_password_hash": nil, "previous_until": nil})
+}
+
+// RotatePassword writes rotation r to user name, provided its hash is
+// still currentHash: every rotation and password change replaces the
+// hash, so of two rotations read from one row (two replicas) only one
+// passes, and the overlap the caller checked on that row still holds. domain.ErrConflict when the row
+// changed in between, domain.ErrNotFound when there is no such user.
+func (s *Store) RotatePassword(ctx context.Context, name, currentHash string, r domain.Rotation) error {
+	at, until, from := r.RotatedAt.UTC(), r.PreviousUntil.UTC(), r.TokensFrom.UTC()
+	fields := map[string]any{"password_hash": r.NewHash, "previous_password_hash": r.PreviousHash,
+		"rotated_at": at, "previous_until": until, "updated_at": at}
+	if !r.TokensFrom.IsZero() {
+		fields["password_changed_at"] = from
+	}
+	res := s.write.orm.WithContext(ctx).Model(&userRow{}).
+		Where("username = ? AND password_hash = ?", name, currentHash).
+		Updates(fields)
+	if res.Error != nil {
+		return fmt.Errorf("rotate password: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		if _, err := s.GetUser(ctx, name); err != nil {
+			return err
+		}
+		return fmt.Errorf("user %q changed during the rotation: %w", name, domain.ErrConflict)
+	}
+	return nil
 }

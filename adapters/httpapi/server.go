@@ -46,11 +46,14 @@ type Server struct {
 	Exchange   TokenExchanger // GET of the partner endpoint and POST /v1/token: the configured login
 	Login      TokenExchanger // POST /auth/login: the built-in login
 	Auth       Authenticator
-	JWKS       func() ([]byte, error)
-	Checks     []Check
-	OpenAPI    []byte
-	Log        *slog.Logger
-	Limits     Limits
+	// Rotation serves POST /v1/credentials/rotate (the built-in login's
+	// users only: nil when login.url names another login).
+	Rotation SecretRotator
+	JWKS     func() ([]byte, error)
+	Checks   []Check
+	OpenAPI  []byte
+	Log      *slog.Logger
+	Limits   Limits
 	// TrustedProxies may set X-Forwarded-For; nobody else can.
 	TrustedProxies []netip.Prefix
 	// Clock dates the look-up rate's turns (required).
@@ -141,6 +144,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Events != nil {
 		s.eventRoutes(rt)
+	}
+	if s.Rotation != nil {
+		rt.handle(http.MethodPost, "/v1/credentials/rotate", s.handleV1Rotate)
 	}
 	if s.Login != nil {
 		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)

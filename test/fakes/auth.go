@@ -89,6 +89,26 @@ func (m *Users) ChangePassword(_ context.Context, name, hash string, at time.Tim
 		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
 	}
 	u.PasswordHash, u.PasswordChangedAt = hash, at
+	u.PreviousPasswordHash, u.PreviousUntil = "", time.Time{}
+	m.users[name] = u
+	return nil
+}
+
+// RotatePassword writes a rotation when the hash is still currentHash.
+func (m *Users) RotatePassword(_ context.Context, name, currentHash string, r domain.Rotation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	case u.PasswordHash != currentHash:
+		return fmt.Errorf("user %q changed: %w", name, domain.ErrConflict)
+	}
+	u.PasswordHash, u.PreviousPasswordHash, u.RotatedAt, u.PreviousUntil = r.NewHash, r.PreviousHash, r.RotatedAt, r.PreviousUntil
+	if !r.TokensFrom.IsZero() {
+		u.PasswordChangedAt = r.TokensFrom
+	}
 	m.users[name] = u
 	return nil
 }

@@ -36,7 +36,8 @@ var usersCommand = subcommands{"users", "add|passwd|deactivate|activate|list [fl
 		"the password is refused."},
 	"deactivate": {"--user U", "Refuses the user's logins at once, and its tokens within auth.user_staleness. Exit code 3 when there is no such user."},
 	"activate":   {"--user U", "Allows the user's logins and tokens again. Exit code 3 when there is no such user."},
-	"list":       {"", "Lists every user: name, NIT, active, created."},
+	"list": {"", "Lists every user: name, NIT, active, created, the partner's last secret rotation (POST /v1/credentials/rotate)\n" +
+		"and until when its old secret works (- when none; ended when the overlap is over or users passwd stopped it)."},
 }}
 
 func users(ctx context.Context, args []string, io IO) int {
@@ -108,9 +109,9 @@ func users(ctx context.Context, args []string, io IO) int {
 			return userErr(io, "list", err)
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "USER\tNIT\tACTIVE\tCREATED")
+		fmt.Fprintln(tw, "USER\tNIT\tACTIVE\tCREATED\tROTATED\tOLD SECRET UNTIL")
 		for _, u := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", u.Name, u.NIT, u.Active, u.CreatedAt.Format("2006-01-02 15:04:05Z"))
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\t%s\n", u.Name, u.NIT, u.Active, listTime(u.CreatedAt), listTime(u.RotatedAt), oldSecretUntil(u))
 		}
 		_ = tw.Flush()
 	}
@@ -168,4 +169,26 @@ func readPassword(r io.Reader, prompt io.Writer) (string, error) {
 		return "", errors.New("no password on standard input")
 	}
 	return pw, nil
+}
+
+// listTime is a time as users list shows it; "-" for none.
+func listTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// oldSecretUntil is until when a rotated user's old secret works, as
+// users list shows it.
+func oldSecretUntil(u domain.User) string {
+	switch {
+	case u.RotatedAt.IsZero():
+		return "-"
+	case u.PreviousPasswordHash == "" || u.PreviousUntil.IsZero():
+		return "ended (users passwd)"
+	case !time.Now().Before(u.PreviousUntil):
+		return "ended " + listTime(u.PreviousUntil)
+	}
+	return listTime(u.PreviousUntil)
 }

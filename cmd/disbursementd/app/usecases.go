@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lender/disbursementd/adapters/httpapi"
 	"github.com/lender/disbursementd/adapters/memstate"
 	"github.com/lender/disbursementd/adapters/metrics"
 	"github.com/lender/disbursementd/adapters/passwords"
@@ -31,6 +32,18 @@ type useCases struct {
 	// the store is ready).
 	login  *ports.Login
 	hasher *passwords.Bcrypt
+	// rotation serves POST /v1/credentials/rotate; nil when login.url
+	// names another login (its users are not kept here).
+	rotation *ports.Rotation
+}
+
+// rotator is the rotation as the HTTP adapter takes it: nil (no route)
+// when there is none.
+func (uc useCases) rotator() httpapi.SecretRotator {
+	if uc.rotation == nil {
+		return nil
+	}
+	return uc.rotation
 }
 
 // useCases builds the use cases of the configuration on the store, the
@@ -66,6 +79,11 @@ func (m *Main) useCases(throttle ports.LoginThrottle, mx *metrics.Metrics) (useC
 	}
 	if uc.builtin, err = ports.NewAuth(login, m.Keys, policy, m.Clock, opts); err != nil {
 		return uc, err
+	}
+	if cfg.Login.URL == "" {
+		if uc.rotation, err = ports.NewRotation(uc.partners, m.Store, hasher, m.Clock, cfg.Auth.RotationOverlap); err != nil {
+			return uc, err
+		}
 	}
 	rules, err := FileRules(cfg)
 	if err != nil {

@@ -88,7 +88,7 @@ func (m *Main) wire(bg context.Context) (wired, error) {
 	}
 	srv, err := httpapi.New(s11.serve(httpapi.Server{
 		Reports: uc.reports, Validator: uc.reports, Lookup: uc.queries, Exchange: uc.partners, Login: uc.builtin, Auth: uc.partners,
-		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log,
+		JWKS: m.Keys.JWKS, OpenAPI: OpenAPI(), Log: m.Log, Rotation: uc.rotator(),
 		Checks: []httpapi.Check{
 			{Name: "store", Fn: func(ctx context.Context) error {
 				select {

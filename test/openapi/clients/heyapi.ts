@@ -21,7 +21,9 @@ async function renew(step: string): Promise<void> {
     body: { grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret },
   });
   check(response?.status === 200 && data !== undefined, step, error ?? response?.status);
-  check(data.token_type === "Bearer" && data.expires_in === 86400, step, data);
+  // The stage's Postman run rotated the secret first (issue 36): this is
+  // the old one, whose tokens end with the overlap, seconds short of 86400.
+  check(data.token_type === "Bearer" && data.expires_in > 86400 - 300 && data.expires_in <= 86400, step, data);
   token = data.access_token;
 }
 

@@ -39,6 +39,9 @@ const expected = {
   deleteWebhookEndpoint: { status: 404, ok: (b) => b.code === "not_found" },
   rotateWebhookSecret: { status: 404, ok: (b) => b.code === "not_found" },
   listWebhookAttempts: { status: 404, ok: (b) => b.code === "not_found" },
+  // Issue 36: the partner's own secret rotation, with the run's token; the
+  // old secret (the environment's) keeps working for the overlap.
+  rotateCredentials: { status: 200, ok: (b, h) => /^[A-Z2-7]{52}$/.test(b.secret) && h["cache-control"] === "no-store" },
 };
 
 const ops = new Map();
