@@ -124,10 +124,12 @@ func equalities(conds []string, args []any, credit, key string) ([]string, []any
 // on the few reports of that credit), else the partner's receipts in
 // order. A status filter joins that index rather than having one of its
 // own (every index on the staging table is paid by every report, and a
-// decision would move its entry; migration 8 dropped migration 7's): its
-// page reads the partner's receipts in order and keeps those in the
-// state, so it reads more entries than it returns when few are in that
-// state; the look-up limit (store.lookup_timeout) bounds it.
+// decision would move its entry; migration 8 dropped migration 7's): a
+// page of a status alone reads the partner's receipts in order and keeps
+// those in the state, so it reads more entries than it returns when few
+// are in that state. The partner's look-ups never ask for that
+// (ports.ReportQueries.List checks a status itself, on a page of limit
+// entries); the operator's may.
 func listIndex(credit, key string) string {
 	switch {
 	case key != "":
