@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Every exchange the suite has through http.DefaultClient (call, and
@@ -22,6 +23,7 @@ const maxRecordedBody = 1 << 20
 
 // recordedExchange is one request and its answer as the suite saw them.
 type recordedExchange struct {
+	at          time.Time // when the request was sent
 	method, url string
 	reqHeader   http.Header
 	reqBody     *teeBody // nil when the request had no body
@@ -38,7 +40,7 @@ var recorded struct {
 type recordingTransport struct{ next http.RoundTripper }
 
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ex := &recordedExchange{method: req.Method, url: req.URL.String(), reqHeader: req.Header.Clone()}
+	ex := &recordedExchange{at: time.Now(), method: req.Method, url: req.URL.String(), reqHeader: req.Header.Clone()}
 	if req.Body != nil && req.Body != http.NoBody {
 		// The body is copied as the transport sends it, never read ahead:
 		// a test may stream it or stop early.
@@ -122,18 +124,22 @@ func (b *teeBody) bytes() ([]byte, bool) {
 	return bytes.Clone(b.buf.Bytes()), b.complete && !b.cut
 }
 
-// takeExchanges removes and returns the recorded exchanges with the server
-// at base (scheme, host and port).
-func takeExchanges(base string) []*recordedExchange {
+// takeExchanges removes the recorded exchanges with the server at base
+// (scheme, host and port) and returns those sent since since. An older
+// one was with another listener that had the port before this server (an
+// internal listener of another test, whose exchanges no test takes): it
+// is dropped, not charged to this server.
+func takeExchanges(base string, since time.Time) []*recordedExchange {
 	recorded.mu.Lock()
 	defer recorded.mu.Unlock()
 	var mine []*recordedExchange
 	rest := recorded.exchanges[:0]
 	for _, ex := range recorded.exchanges {
-		if strings.HasPrefix(ex.url, base+"/") {
-			mine = append(mine, ex)
-		} else {
+		switch {
+		case !strings.HasPrefix(ex.url, base+"/"):
 			rest = append(rest, ex)
+		case !ex.at.Before(since):
+			mine = append(mine, ex)
 		}
 	}
 	clear(recorded.exchanges[len(rest):])

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lender/disbursementd/test/fixture"
 )
@@ -17,11 +18,12 @@ import (
 // test's own and names what was wrong. base is read at the end, so a
 // service started on :0 may learn its address after watch is called.
 func watch(t testing.TB, base func() string, logs *SyncBuffer) {
+	started := time.Now()
 	t.Cleanup(func() {
 		if leaks := LogLeaks(logs.String()); len(leaks) > 0 {
 			t.Errorf("the service logged secrets in this test:\n%s", strings.Join(leaks, "\n"))
 		}
-		if bad := openAPIViolations(takeExchanges(base())); len(bad) > 0 {
+		if bad := openAPIViolations(takeExchanges(base(), started)); len(bad) > 0 {
 			t.Errorf("answers of this test that openapi.yaml does not describe:\n%s", strings.Join(bad, "\n"))
 		}
 	})
