@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,8 +51,9 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 func always(int64) bool { return true }
 
 // TestReadBodyCoversEachBufferFirst: a body asks to cover each buffer
-// before allocating it, doubling from firstStep up to its declared length
-// or, when it declares none, up to the limit: the hold grows with
+// before allocating it, doubling up to its declared length (from the size
+// that reaches it exactly) or, when it declares none, from firstStep up to
+// the limit: the hold grows with
 // what has arrived (issue 32, finding 1), never with what is declared. A
 // refusal stops the read with errOverBudget.
 func TestReadBodyCoversEachBufferFirst(t *testing.T) {
@@ -70,12 +72,29 @@ func TestReadBodyCoversEachBufferFirst(t *testing.T) {
 	if want := steps(6 * mib); !slices.Equal(asked, want) {
 		t.Fatalf("unknown length: covered %v, want %v", asked, want)
 	}
-	asked = nil
-	if _, err := readBody(bytes.NewReader(make([]byte, 5*mib)), 5*mib, 6*mib, record); err != nil {
-		t.Fatal(err)
-	}
-	if want := steps(5 * mib); !slices.Equal(asked, want) {
-		t.Fatalf("declared length: covered %v, want %v", asked, want)
+	// W2's body (a 200 KB file, 278,520 bytes in all) and W3's: each
+	// buffer twice the last, the last the declared length, the first at
+	// most firstStep and more than half of it.
+	for _, n := range []int64{5 * mib, 278_520, 28_026_423, firstStep + 1, 2 * firstStep} {
+		asked = nil
+		if _, err := readBody(bytes.NewReader(make([]byte, n)), n, 64*mib, record); err != nil {
+			t.Fatal(err)
+		}
+		if asked[len(asked)-1] != n || asked[0] > firstStep || 2*asked[0] <= firstStep {
+			t.Fatalf("declared length %d: covered %v", n, asked)
+		}
+		for i := 1; i < len(asked); i++ {
+			if asked[i] > 2*asked[i-1] || asked[i] <= asked[i-1] {
+				t.Fatalf("declared length %d: covered %v: a step more than doubles", n, asked)
+			}
+		}
+		var held int64
+		for _, a := range asked {
+			held += a
+		}
+		if held >= 2*n {
+			t.Fatalf("declared length %d: buffers of %d bytes in all, want under twice the body", n, held)
+		}
 	}
 	asked = nil
 	if _, err := readBody(strings.NewReader(strings.Repeat("z", 60<<10)), 32*mib, 64*mib, record); err != io.ErrUnexpectedEOF {
@@ -90,5 +109,23 @@ func TestReadBodyCoversEachBufferFirst(t *testing.T) {
 	}
 	if _, err := readBody(bytes.NewReader(make([]byte, 5*mib)), 5*mib, 6*mib, upTo(2*mib)); !errors.Is(err, errOverBudget) {
 		t.Fatalf("declared length past the budget: %v, want errOverBudget", err)
+	}
+}
+
+// BenchmarkReadBody reads W2's and W3's bodies with their lengths
+// declared: -benchmem shows the bytes each allocates on its way to one
+// buffer of its size.
+func BenchmarkReadBody(b *testing.B) {
+	for _, n := range []int{278_520, 28_026_423} {
+		body := make([]byte, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readBody(bytes.NewReader(body), int64(n), 64*mib, always); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
