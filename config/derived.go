@@ -23,6 +23,10 @@ const (
 	maxSQLiteReaders = 4
 	// mysqlWriters is store.batch_writers' auto on MySQL; SQLite's is 1.
 	mysqlWriters = 4
+	// galeraWriters is store.batch_writers' auto on a MySQL server that
+	// is a Galera node: one writer, so each certification round carries
+	// the largest batch (docs/scaling.md measures 1, 2 and 4).
+	galeraWriters = 1
 )
 
 // defaults are the settings' defaults, read once: what a setting whose 0
@@ -102,6 +106,16 @@ func (s StoreConfig) Writers() int {
 	default:
 		return 1
 	}
+}
+
+// GaleraWriters is the writers that take batches on a Galera node:
+// galeraWriters when store.batch_writers is auto on MySQL, else 0 (keep
+// Writers). Only the store can tell a Galera node, once connected.
+func (s StoreConfig) GaleraWriters() int {
+	if s.BatchWriters > 0 || s.Driver != "mysql" {
+		return 0
+	}
+	return galeraWriters
 }
 
 // MinFree is uploads.min_free_bytes, where 0 means twice

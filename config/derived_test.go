@@ -10,17 +10,17 @@ import (
 func TestDerived(t *testing.T) {
 	c := Defaults()
 	// SQLite: at most 4 readers beside the one writer, all kept idle.
-	if c.Store.PoolSize() != 4 || c.Store.IdleConns() != 4 || c.Store.Writers() != 1 || c.ThrottleBackend() != "memory" {
-		t.Errorf("sqlite: pool %d idle %d writers %d throttle %s", c.Store.PoolSize(), c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	if c.Store.PoolSize() != 4 || c.Store.IdleConns() != 4 || c.Store.Writers() != 1 || c.Store.GaleraWriters() != 0 || c.ThrottleBackend() != "memory" {
+		t.Errorf("sqlite: pool %d idle %d writers %d (%d on Galera) throttle %s", c.Store.PoolSize(), c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
 	// A caller that moves to MySQL after Load gets MySQL's values.
 	c.Store.Driver, c.Store.MaxOpenConns = "mysql", 16
-	if c.Store.PoolSize() != 16 || c.Store.IdleConns() != 16 || c.Store.Writers() != 4 || c.ThrottleBackend() != "database" {
-		t.Errorf("mysql: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	if c.Store.PoolSize() != 16 || c.Store.IdleConns() != 16 || c.Store.Writers() != 4 || c.Store.GaleraWriters() != 1 || c.ThrottleBackend() != "database" {
+		t.Errorf("mysql: idle %d writers %d (%d on Galera) throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
 	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 2, "memory"
-	if c.Store.IdleConns() != 8 || c.Store.Writers() != 2 || c.ThrottleBackend() != "memory" {
-		t.Errorf("explicit: idle %d writers %d throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.ThrottleBackend())
+	if c.Store.IdleConns() != 8 || c.Store.Writers() != 2 || c.Store.GaleraWriters() != 0 || c.ThrottleBackend() != "memory" {
+		t.Errorf("explicit: idle %d writers %d (%d on Galera) throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
 	// Bodies being received: by default 4 × http.max_in_flight in all,
 	// http.max_in_flight for one partner, following a later change.

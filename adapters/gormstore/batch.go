@@ -21,10 +21,15 @@ type committer struct {
 	s        *Store
 	queue    chan *request
 	maxBatch int
-	stop     chan struct{} // closed by close: writers take no new batch
-	stopped  chan struct{} // closed once the writers are gone and the queue drained
-	wg       sync.WaitGroup
-	once     sync.Once
+	// galera is the writers that take batches once the server is found
+	// to be a Galera node (0: as many as started); the others end.
+	galera  int
+	limit   atomic.Int32  // writers that take batches: writer i ends once i >= limit
+	probed  atomic.Bool   // the server was asked whether it is a Galera node
+	stop    chan struct{} // closed by close: writers take no new batch
+	stopped chan struct{} // closed once the writers are gone and the queue drained
+	wg      sync.WaitGroup
+	once    sync.Once
 }
 
 // request is one StoreReport waiting for its batch.
@@ -64,14 +69,35 @@ const maxBatchRetries = 3
 
 var errClosed = errors.New("store closed")
 
-func newCommitter(s *Store, writers, maxBatch int) *committer {
-	c := &committer{s: s, queue: make(chan *request, writers*maxBatch), maxBatch: maxBatch,
+func newCommitter(s *Store, writers, galera, maxBatch int) *committer {
+	c := &committer{s: s, queue: make(chan *request, writers*maxBatch), maxBatch: maxBatch, galera: galera,
 		stop: make(chan struct{}), stopped: make(chan struct{})}
+	c.limit.Store(int32(writers))
+	c.probed.Store(galera <= 0 || galera >= writers)
 	c.wg.Add(writers)
-	for range writers {
-		go c.writer()
+	for i := range writers {
+		go c.writer(i)
 	}
 	return c
+}
+
+// probe asks the server, before the first batch that reaches it, whether
+// it is a Galera node, and then lets only c.galera writers take batches:
+// each commit on a node pays a certification round among the nodes, so
+// fewer, larger batches carry more reports (docs/scaling.md). A failed
+// question is asked again before the next batch.
+func (c *committer) probe(ctx context.Context) {
+	if c.probed.Load() {
+		return
+	}
+	on, err := c.s.galeraNode(ctx)
+	if err != nil {
+		return
+	}
+	if on {
+		c.limit.Store(int32(c.galera))
+	}
+	c.probed.Store(true)
 }
 
 // submit queues a request and waits for its result, within ctx. A caller
@@ -109,9 +135,9 @@ func (c *committer) submit(ctx context.Context, q *request) result {
 	}
 }
 
-func (c *committer) writer() {
+func (c *committer) writer(i int) {
 	defer c.wg.Done()
-	for {
+	for i < int(c.limit.Load()) {
 		select {
 		case <-c.stop:
 			return
@@ -176,6 +202,7 @@ func (c *committer) run(batch []*request) {
 	}
 	ctx, cancel := batchContext(live)
 	defer cancel()
+	c.probe(ctx)
 	c.commit(ctx, live)
 }
 

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -109,3 +110,21 @@ func text(v driver.Value) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// galeraNode reports whether the server of the write pool runs Galera
+// replication (wsrep_on ON); a server without the variable does not.
+func (s *Store) galeraNode(ctx context.Context) (bool, error) {
+	var name, value string
+	err := s.write.sql.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'").Scan(&name, &value)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return strings.EqualFold(value, "ON"), nil
+}
+
+// Writers is the group-commit writers that take batches: BatchWriters,
+// or GaleraWriters once the first batch found a Galera node.
+func (s *Store) Writers() int { return int(s.batch.limit.Load()) }

@@ -88,7 +88,11 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 		return nil, err
 	}
 	s.sql = buildStatements(driver, s.columns)
-	s.batch = newCommitter(s, opts.BatchWriters, opts.MaxBatch)
+	galera := 0
+	if driver == MySQL {
+		galera = opts.GaleraWriters
+	}
+	s.batch = newCommitter(s, opts.BatchWriters, galera, opts.MaxBatch)
 	return s, nil
 }
 

@@ -49,6 +49,10 @@ type Options struct {
 	// BatchWriters is the number of group-commit writers
 	// (store.batch_writers).
 	BatchWriters int
+	// GaleraWriters, on MySQL, is the writers that take batches once the
+	// server is found to be a Galera node (store.batch_writers left to
+	// auto there); 0 keeps BatchWriters.
+	GaleraWriters int
 	// Clock makes every timestamp the store writes itself.
 	Clock ports.Clock
 	// Migrations are the schema changes Migrate applies; nil, as the
@@ -66,8 +70,8 @@ func (o Options) check(driver string) error {
 		return errors.New("gormstore: Options.Clock is required")
 	case o.MaxOpenConns <= 0 || o.MaxIdleConns <= 0:
 		return fmt.Errorf("gormstore: the pool bounds (%d open, %d idle) must be above 0", o.MaxOpenConns, o.MaxIdleConns)
-	case o.MaxBatch <= 0 || o.BatchWriters <= 0:
-		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d) must be above 0", o.MaxBatch, o.BatchWriters)
+	case o.MaxBatch <= 0 || o.BatchWriters <= 0 || o.GaleraWriters < 0:
+		return fmt.Errorf("gormstore: the group commit's batch (%d) and writers (%d, %d on Galera) must be above 0", o.MaxBatch, o.BatchWriters, o.GaleraWriters)
 	case o.LookupTimeout <= 0 || o.LookupConns <= 0:
 		return fmt.Errorf("gormstore: the look-up bounds (%s, %d connections) must be above 0", o.LookupTimeout, o.LookupConns)
 	case o.ReadbackTimeout <= 0:

@@ -41,13 +41,16 @@ func Options(driver string) gormstore.Options {
 		LookupTimeout: s.LookupTimeout, LookupConns: s.LookupConns,
 		LockWaitTimeout: s.LockWaitTimeout,
 		TLSCAFile:       s.TLSCAFile, TLSServerName: s.TLSServerName,
-		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(),
+		MaxBatch: s.MaxBatch, BatchWriters: s.Writers(), GaleraWriters: s.GaleraWriters(),
 		Clock: sysclock.Clock{},
 	}
 }
 
 // WithOptions is opts with each field left at zero taken from Options
-// (durations too: a test cannot ask for "never" here).
+// (durations too: a test cannot ask for "never" here), except
+// GaleraWriters: a store the suite opens on a Galera node keeps every
+// writer (concurrent batches on one node, the harder case) unless the
+// test asks for the service's one.
 func WithOptions(driver string, opts gormstore.Options) gormstore.Options {
 	def := Options(driver)
 	or := func(v *int, d int) {

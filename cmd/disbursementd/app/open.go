@@ -55,7 +55,7 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		LookupTimeout: cfg.Store.LookupTimeout, LookupConns: cfg.Store.LookupConns,
 		LockWaitTimeout: cfg.Store.LockWaitTimeout,
 		TLSCAFile:       cfg.Store.TLSCAFile, TLSServerName: cfg.Store.TLSServerName, AllowInsecureTLS: cfg.Store.AllowInsecureTLS,
-		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(),
+		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(), GaleraWriters: cfg.Store.GaleraWriters(),
 		Clock: clock,
 	}
 }
