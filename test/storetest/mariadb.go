@@ -53,9 +53,16 @@ func MustStartMariaDBWith(tb testing.TB, args ...string) *MariaDB {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The server's temporary files go to a directory of its own: in the
+	// shared /tmp a busy CI run once lost a bootstrap's temporary table
+	// file ("Error on delete of '/tmp/#sql-temptable-…'").
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		tb.Fatal(err)
+	}
 	u, _ := user.Current()
 	out, err := exec.Command(install, "--no-defaults", "--datadir="+filepath.Join(dir, "data"),
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--user="+u.Username).CombinedOutput()
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--user="+u.Username,
+		"--tmpdir="+filepath.Join(dir, "tmp")).CombinedOutput()
 	if err != nil {
 		tb.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
@@ -81,7 +88,8 @@ func (m *MariaDB) Start() {
 	m.cmd = exec.Command(m.bin, "--no-defaults", "--datadir="+filepath.Join(m.dir, "data"),
 		"--socket="+filepath.Join(m.dir, "sock"), "--pid-file="+filepath.Join(m.dir, "pid"),
 		"--port="+m.port, "--bind-address=127.0.0.1", "--user="+u.Username,
-		"--innodb-buffer-pool-size=128M", "--log-error="+filepath.Join(m.dir, "error.log"))
+		"--innodb-buffer-pool-size=128M", "--log-error="+filepath.Join(m.dir, "error.log"),
+		"--tmpdir="+filepath.Join(m.dir, "tmp"))
 	m.cmd.Args = append(m.cmd.Args, m.args...)
 	if err := m.cmd.Start(); err != nil {
 		m.tb.Fatal(err)
