@@ -112,10 +112,16 @@ func text(v driver.Value) string {
 }
 
 // galeraNode reports whether the server of the write pool runs Galera
-// replication (wsrep_on ON); a server without the variable does not.
-func (s *Store) galeraNode(ctx context.Context) (bool, error) {
+// replication.
+func (s *Store) galeraNode(ctx context.Context) (bool, error) { return galeraOn(ctx, s.write.sql) }
+
+// galeraOn reports whether db's server runs Galera replication (wsrep_on
+// ON); a server without the variable does not.
+func galeraOn(ctx context.Context, db interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (bool, error) {
 	var name, value string
-	err := s.write.sql.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'").Scan(&name, &value)
+	err := db.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'").Scan(&name, &value)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil

@@ -19,12 +19,10 @@ func serving(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer conn.Close()
-	var name, on string
-	switch err := conn.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'wsrep_on'").Scan(&name, &on); {
-	case errors.Is(err, sql.ErrNoRows):
+	switch on, err := galeraOn(ctx, conn); {
 	case err != nil:
 		return err
-	case strings.EqualFold(on, "ON"):
+	case on:
 		if err := galeraServing(ctx, conn); err != nil {
 			return err
 		}
