@@ -58,6 +58,7 @@ datadir=$GALERA_DIR/n$n/data
 socket=$GALERA_DIR/n$n/sock
 pid-file=$GALERA_DIR/n$n/pid
 log-error=$GALERA_DIR/n$n/error.log
+tmpdir=$GALERA_DIR/n$n/tmp
 port=$((base + 10 * n))
 bind-address=127.0.0.1
 user=$(galera_user)
@@ -152,11 +153,12 @@ start_galera() {
   local n user
   user=$(galera_user)
   for n in 1 2 3; do
-    mkdir -p "$GALERA_DIR/n$n"
+    mkdir -p "$GALERA_DIR/n$n/tmp"
+    [ "$user" = "$(id -un)" ] || chown "$user" "$GALERA_DIR/n$n/tmp"
     galera_cnf "$n" >"$GALERA_DIR/n$n.cnf"
   done
   mariadb-install-db --no-defaults --datadir="$GALERA_DIR/n1/data" --auth-root-authentication-method=normal \
-    --skip-test-db --user="$user" >"$GALERA_DIR/install.log" 2>&1 || { cat "$GALERA_DIR/install.log" >&2; return 1; }
+    --skip-test-db --user="$user" --tmpdir="$GALERA_DIR/n1/tmp" >"$GALERA_DIR/install.log" 2>&1 || { cat "$GALERA_DIR/install.log" >&2; return 1; }
   [ "$user" = "$(id -un)" ] || chown -R "$user" "$GALERA_DIR"/n1 "$GALERA_DIR"/n2 "$GALERA_DIR"/n3
   galera_start_node 1 --wsrep-new-cluster
   galera_wait_synced 1 || return 1
