@@ -51,14 +51,16 @@ type nodeSet struct {
 	done    chan struct{}
 	closed  sync.Once
 	moves   atomic.Int64
+	addrs   []string              // each node's host:port, for onMove
+	onMove  func(from, to string) // called on the probe goroutine after a move; may be nil
 }
 
 // newNodeSet probes the nodes of dsns (MySQLDSNs, one per node) and
 // starts on the first that serves, or on the first if none answers yet
 // (the service starts not ready and moves when one serves).
-func newNodeSet(dsns []string) (*nodeSet, error) {
+func newNodeSet(dsns []string, onMove func(from, to string)) (*nodeSet, error) {
 	n := &nodeSet{streak: make([]int, len(dsns)), kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), onMove: onMove}
 	for _, d := range dsns {
 		cfg, err := mysqldrv.ParseDSN(d)
 		if err != nil {
@@ -70,6 +72,7 @@ func newNodeSet(dsns []string) (*nodeSet, error) {
 			cfg.Params = map[string]string{}
 		}
 		cfg.Params[syncWait] = "0"
+		n.addrs = append(n.addrs, cfg.Addr)
 		c, err := mysqldrv.NewConnector(cfg)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("store.dsn: a node's DSN: %w", err), n.closeProbes())
@@ -105,6 +108,10 @@ func (n *nodeSet) wake() {
 
 // Moves counts the times the pools moved to another node.
 func (n *nodeSet) Moves() int64 { return n.moves.Load() }
+
+// position is the place in the list (1 = first) of the node the pools
+// dial now.
+func (n *nodeSet) position() int { return n.node().node + 1 }
 
 func (n *nodeSet) run() {
 	defer close(n.done)
@@ -159,6 +166,9 @@ func (n *nodeSet) choose(serving []bool) {
 	if target != cur.node {
 		n.current.Store(&choice{node: target, epoch: cur.epoch + 1})
 		n.moves.Add(1)
+		if n.onMove != nil {
+			n.onMove(n.addrs[cur.node], n.addrs[target])
+		}
 	}
 }
 

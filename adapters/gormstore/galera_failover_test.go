@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/fixture"
@@ -40,7 +42,11 @@ func TestStoreFailoverGalera(t *testing.T) {
 	if dir == "" {
 		t.Fatal("GALERA_DIR is not set: the test kills and restarts a node of test/galera.sh's cluster")
 	}
-	st := storetest.MustOpen(t, gormstore.MySQL, storetest.NodeList(t, dsns, 2), gormstore.Options{})
+	var movesMu sync.Mutex
+	var moves []string // "from>to", as OnNodeMove told them
+	st := storetest.MustOpen(t, gormstore.MySQL, storetest.NodeList(t, dsns, 2), gormstore.Options{
+		OnNodeMove: func(from, to string) { movesMu.Lock(); moves = append(moves, from+">"+to); movesMu.Unlock() }})
+	n3 := nodeAddr(t, dsns[2])
 	// At open the store takes the first node that serves: node 3 may be
 	// slow to answer its first check on a busy machine (or still joining
 	// after an earlier test's restart); the replica prefers it and moves
@@ -48,6 +54,10 @@ func TestStoreFailoverGalera(t *testing.T) {
 	if waitNode(st, "n3", time.Minute) == 0 {
 		t.Fatalf("the replica writes to %q, want n3, the first of its list, within a minute of opening", nodeName(t, st))
 	}
+	if st.NodePosition() != 1 {
+		t.Errorf("on node 3, the first of its list, NodePosition = %d, want 1", st.NodePosition())
+	}
+	movesBefore := st.NodeMoves()
 	load := startFailoverLoad(t, st, 8)
 	time.Sleep(2 * time.Second)
 	killed := time.Now()
@@ -56,6 +66,17 @@ func TestStoreFailoverGalera(t *testing.T) {
 	if got := nodeName(t, st); got == "n3" || got == "" {
 		t.Errorf("%s after node 3's kill the replica writes to %q", time.Since(killed).Round(time.Millisecond), got)
 	}
+	// What the operator sees (disbursementd_store_node, its moves, the
+	// log line): the pools left the first node of the list.
+	if p := st.NodePosition(); p < 2 {
+		t.Errorf("after node 3's kill NodePosition = %d, want 2 or 3", p)
+	}
+	movesMu.Lock()
+	left := len(moves) > 0 && strings.HasPrefix(moves[len(moves)-1], n3+">")
+	movesMu.Unlock()
+	if !left || st.NodeMoves() <= movesBefore {
+		t.Errorf("after node 3's kill: moves told %q, NodeMoves %d (before %d); want the last from %s", moves, st.NodeMoves(), movesBefore, n3)
+	}
 	galeraNode(t, dir, "restart", 3)
 	rejoined := time.Now()
 	back := waitNode(st, "n3", 20*time.Second)
@@ -63,6 +84,13 @@ func TestStoreFailoverGalera(t *testing.T) {
 		t.Errorf("the replica did not move back to node 3 within 20 s of its rejoining")
 	} else {
 		t.Logf("moved back to node 3 %s after it rejoined", back.Round(time.Millisecond))
+		movesMu.Lock()
+		told := append([]string(nil), moves...)
+		movesMu.Unlock()
+		if st.NodePosition() != 1 || len(told) == 0 || !strings.HasSuffix(told[len(told)-1], ">"+n3) || int64(len(told)) != st.NodeMoves() {
+			t.Errorf("back on node 3: NodePosition %d, moves told %q, NodeMoves %d; want 1, the last to %s, one told per move",
+				st.NodePosition(), told, st.NodeMoves(), n3)
+		}
 	}
 	time.Sleep(time.Second)
 	acked, log := load.stop()
@@ -94,6 +122,16 @@ func TestStoreFailoverGalera(t *testing.T) {
 			t.Errorf("node %d lacks %d of the %d acknowledged reports", node+1, missing, len(acked))
 		}
 	}
+}
+
+// nodeAddr is the host:port of dsn.
+func nodeAddr(t *testing.T, dsn string) string {
+	t.Helper()
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Addr
 }
 
 // nodeName is the Galera node the store writes to ("" when none answers).

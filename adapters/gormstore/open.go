@@ -150,7 +150,7 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	}
 	s.target = target{dsns: dsns}
 	if len(dsns) > 1 {
-		if s.target.nodes, err = newNodeSet(dsns); err != nil {
+		if s.target.nodes, err = newNodeSet(dsns, opts.OnNodeMove); err != nil {
 			return err
 		}
 	}
@@ -197,6 +197,24 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	return s.read.sql.PingContext(ctx)
+}
+
+// NodePosition is the place in store.dsn's list of nodes (1 = first) of
+// the node the pools use now; 0 when store.dsn names one database.
+func (s *Store) NodePosition() int {
+	if s.target.nodes == nil {
+		return 0
+	}
+	return s.target.nodes.position()
+}
+
+// NodeMoves counts the times the pools moved to another node of
+// store.dsn's list (failover.go); 0 without a list.
+func (s *Store) NodeMoves() int64 {
+	if s.target.nodes == nil {
+		return 0
+	}
+	return s.target.nodes.Moves()
 }
 
 // Close stops the group-commit writers (reports still queued get an

@@ -53,6 +53,10 @@ type Options struct {
 	// server is found to be a Galera node (store.batch_writers left to
 	// auto there); 0 keeps BatchWriters.
 	GaleraWriters int
+	// OnNodeMove, when store.dsn lists several nodes, is told each time
+	// the pools move from one node to another (their host:port), on the
+	// store's probe goroutine; nil: nobody is.
+	OnNodeMove func(from, to string)
 	// Clock makes every timestamp the store writes itself.
 	Clock ports.Clock
 	// Migrations are the schema changes Migrate applies; nil, as the

@@ -143,6 +143,25 @@ func (m *Metrics) StoreConflicts(count func() int64) error {
 	return nil
 }
 
+// StoreNode exports, when store.dsn lists a cluster's nodes, where the
+// pools write: disbursementd_store_node (the node's place in the list, 1 =
+// first; 0 when store.dsn names one database) and
+// disbursementd_store_node_moves_total (moves from one node to another).
+func (m *Metrics) StoreNode(position func() int, moves func() int64) error {
+	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "disbursementd_store_node",
+		Help: "Place in store.dsn's list of nodes (1 = first) of the node the store's pools use now; 0 when store.dsn names one database."},
+		func() float64 { return float64(position()) })
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_node_moves_total",
+		Help: "Times the store's pools moved to another node of store.dsn's list (its node left the Primary component or stopped being Synced, or an earlier node served again)."},
+		func() float64 { return float64(moves()) })
+	for _, col := range []prometheus.Collector{g, c} {
+		if err := m.reg.Register(col); err != nil {
+			return fmt.Errorf("metrics: store node: %w", err)
+		}
+	}
+	return nil
+}
+
 // Handler serves /metrics.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

@@ -38,6 +38,9 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 	if err := m.StoreConflicts(func() int64 { return 4 }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.StoreNode(func() int { return 2 }, func() int64 { return 3 }); err != nil {
+		t.Fatal(err)
+	}
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	scrape := rec.Body.String()
@@ -58,6 +61,8 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 		`disbursementd_report_bodies_too_slow_total 1`,
 		`disbursementd_token_exchanges_total{outcome="ok"} 1`,
 		`disbursementd_ready{check="store"} 1`,
+		`disbursementd_store_node 2`,
+		`disbursementd_store_node_moves_total 3`,
 		`disbursementd_upstream_login_duration_seconds_count{outcome="ok"} 1`,
 		`disbursementd_missing_files_total 2`,
 		`disbursementd_sweep_runs_total{outcome="ok"} 1`,

@@ -292,7 +292,7 @@ func TestAutoMigrateOff(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disbursementd migrate") {
 		t.Fatalf("Run on an empty database with auto_migrate off: %v", err)
 	}
-	st, err := app.OpenStore(cfg, sysclock.Clock{})
+	st, err := app.OpenStore(cfg, sysclock.Clock{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func openConfiguredStore(ctx context.Context, cfgPath string, io IO, migrate boo
 	// A store that cannot be opened (a data path not usable, a server
 	// refusing) is a failure of the run, as for serve, not of the
 	// configuration, which loaded.
-	st, err := OpenStore(cfg, sysclock.Clock{})
+	st, err := OpenStore(cfg, sysclock.Clock{}, nil)
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "disbursementd:", err)
 		return nil, nil, ExitFailure

@@ -33,14 +33,22 @@ func FileRules(cfg *config.Config) (domain.FileRules, error) {
 
 // OpenStore opens the configured store. For SQLite it first makes sure the
 // database file can be opened, so that a permission problem is named with
-// its path and key instead of the driver's "out of memory (14)".
-func OpenStore(cfg *config.Config, clock ports.Clock) (*gormstore.Store, error) {
+// its path and key instead of the driver's "out of memory (14)". With a
+// list of nodes in store.dsn, log (when not nil) gets a warning each time
+// the pools move to another node.
+func OpenStore(cfg *config.Config, clock ports.Clock, log *slog.Logger) (*gormstore.Store, error) {
 	if cfg.Store.Driver == gormstore.SQLite {
 		if err := checkSQLitePath(cfg.Store.DSN); err != nil {
 			return nil, fmt.Errorf("store.dsn (%s): %w", config.EnvName("store.dsn"), err)
 		}
 	}
-	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, StoreOptions(cfg, clock), domain.DefaultCatalogue())
+	opts := StoreOptions(cfg, clock)
+	if log != nil {
+		opts.OnNodeMove = func(from, to string) {
+			log.Warn("store moved to another node of store.dsn", "from", from, "to", to)
+		}
+	}
+	st, err := gormstore.Open(cfg.Store.Driver, cfg.Store.DSN, opts, domain.DefaultCatalogue())
 	return st, settingError(err)
 }
 

@@ -36,7 +36,7 @@ type wired struct {
 func (m *Main) wire(bg context.Context) (wired, error) {
 	cfg := m.Config
 	var err error
-	if m.Store, err = OpenStore(cfg, m.Clock); err != nil {
+	if m.Store, err = OpenStore(cfg, m.Clock, m.Log); err != nil {
 		return wired{}, err
 	}
 	m.closers = append(m.closers, m.Store)
@@ -138,6 +138,9 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*metrics.Metrics, error) {
 		return nil, err
 	}
 	if err := mx.StoreConflicts(m.Store.Conflicts); err != nil {
+		return nil, err
+	}
+	if err := mx.StoreNode(m.Store.NodePosition, m.Store.NodeMoves); err != nil {
 		return nil, err
 	}
 	pools := m.Store.Pools()
