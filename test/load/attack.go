@@ -80,7 +80,8 @@ type result struct {
 	P90        time.Duration
 	P99        time.Duration
 	Errors     uint64
-	PeakRSS    int64 // bytes, service only
+	Answers    map[string]uint64 // the errors by answer: an HTTP status, or "0" for none (a transport error)
+	PeakRSS    int64             // bytes, service only
 	BaseRSS    int64
 	BodyBytes  int
 	CPU        time.Duration // the service process's CPU time over the run
@@ -117,13 +118,15 @@ func (e *environment) attackAt(urls []string, w workload, c int, rate int, withT
 	}
 	m.Close()
 	var errs uint64
+	answers := map[string]uint64{}
 	for code, n := range m.StatusCodes {
 		if code != ok {
 			errs += uint64(n)
+			answers[code] += uint64(n)
 		}
 	}
 	return result{Requests: m.Requests, OK: uint64(m.StatusCodes[ok]), Throughput: m.Throughput,
-		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99, Errors: errs,
+		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99, Errors: errs, Answers: answers,
 		BodyBytes: len(w.prefix) + len(w.suffix) + 12}, nil
 }
 

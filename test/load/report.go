@@ -185,7 +185,7 @@ func (r *report) line(i int) string {
 			ratios[k] = x.service[k].Throughput / ceiling
 		}
 	}
-	return fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %.2f |\n",
+	return fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
 		x.workload, x.conc, rate(x.service), ms(medianDur(x.service, p50)), ms(medianDur(x.service, p90)),
 		ms(medianDur(x.service, p99)), errorsOf(x.service), r.cpu(x.service),
 		mib(int64(medianOf(x.service, peakRSS))), rate(x.http), rate(x.storage), ms(medianDur(x.storage, p99)), median(ratios))
@@ -253,7 +253,7 @@ func (r *report) writeHalf(b *strings.Builder) {
 		db + " storage ceiling p99 ms (c=32) | p99 / storage p99 |\n|---|---|---|---|---|---|" + dash + "---|---|\n")
 	for _, h := range r.half {
 		p := medianDur(h.service, p99)
-		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %d | %s | %s | %.2f |\n", h.workload, h.rate, ms(medianDur(h.service, p50)), ms(p),
+		fmt.Fprintf(b, "| %s | %.0f | %s | %s | %s | %s | %s | %.2f |\n", h.workload, h.rate, ms(medianDur(h.service, p50)), ms(p),
 			errorsOf(h.service), r.cpu(h.service), ms(h.storageP99), float64(p)/float64(max(h.storageP99, 1)))
 	}
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -47,13 +51,26 @@ func medianDur(rs []result, f func(result) time.Duration) time.Duration {
 }
 
 // errorsOf is the errors of all runs together: one failed request in any
-// run is worth seeing, so they are summed, not averaged away.
-func errorsOf(rs []result) uint64 {
+// run is worth seeing. Beside the count, which answers they were ("503
+// ×12, 0 ×1": an HTTP status, 0 for no answer), when the runs recorded it.
+func errorsOf(rs []result) string {
 	var n uint64
+	by := map[string]uint64{}
 	for _, r := range rs {
 		n += r.Errors
+		for code, k := range r.Answers {
+			by[code] += k
+		}
 	}
-	return n
+	if len(by) == 0 {
+		return strconv.FormatUint(n, 10)
+	}
+	codes := slices.Sorted(maps.Keys(by))
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%s ×%d", c, by[c])
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
 }
 
 // Column accessors, for medianOf.

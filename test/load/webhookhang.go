@@ -102,7 +102,7 @@ func hangTable(o options, workload string, alone, beside []result) string {
 		name string
 		rs   []result
 	}{{"no endpoint", alone}, {fmt.Sprintf("%d hanging endpoints", hangEndpoints), beside}} {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", r.name, num(medianOf(r.rs, throughput)), ms(medianDur(r.rs, p50)), ms(medianDur(r.rs, p99)), errorsOf(r.rs))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.name, num(medianOf(r.rs, throughput)), ms(medianDur(r.rs, p50)), ms(medianDur(r.rs, p99)), errorsOf(r.rs))
 	}
 	if a := medianOf(alone, throughput); a > 0 {
 		fmt.Fprintf(&b, "\nThroughput kept beside the hanging endpoints: %.2f of alone.\n", medianOf(beside, throughput)/a)
