@@ -66,12 +66,20 @@ func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Resu
 }
 
 // commitBatch inserts each request's staging row, record and file
-// reservation in one transaction and commits once. A request whose key is
+// reservation in one transaction and commits once: on MySQL first in
+// multi-row statements (commitRows), otherwise, or when those cannot
+// settle the batch, a statement per report. A request whose key is
 // taken has its staging row removed again and is reported conflicted.
 // When a request's statement fails, it returns that request's index and
 // the error, having rolled back; a failed commit is a *commitError, with the
 // per-request results as they were before it, and index -1.
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
+	if s.driver == MySQL && len(reqs) > 1 && !s.rowsOff.Load() {
+		out, err := s.commitRows(ctx, reqs)
+		if !errors.Is(err, errPerReport) {
+			return out, -1, err
+		}
+	}
 	b := &batchTx{}
 	var opts *sql.TxOptions
 	var prep [5]*sql.Stmt

@@ -31,3 +31,9 @@ func LookupContext(s *Store, ctx context.Context) (context.Context, context.Canc
 
 // Pool is the pool reports are written on.
 func Pool(s *Store) *sql.DB { return s.write.sql }
+
+// RowBatches counts the batches s committed with multi-row statements;
+// RowsOff says s found its server interleaving auto-increment ids, so
+// that it no longer tries them (commit_rows.go).
+func RowBatches(s *Store) int64 { return s.rowBatches.Load() }
+func RowsOff(s *Store) bool     { return s.rowsOff.Load() }

@@ -1,0 +1,184 @@
+package gormstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// On MySQL a batch's rows go in a few multi-row statements (commitRows)
+// instead of three a report (insertOne): each statement is a round trip,
+// and the round trips, not the rows, were most of the service's and the
+// server's work per report. The per-report path stays for SQLite, for a
+// batch of one, and for every batch the multi-row one cannot settle.
+
+// errPerReport says a batch must run again a statement per report: a
+// row was refused (only that path can tell whose), a key was taken, or
+// the server does not give a statement's rows consecutive ids.
+var errPerReport = errors.New("the batch needs a statement per report")
+
+// rowChunks are the sizes a batch is cut into, largest first: a prepared
+// statement per size and kind, so a connection holds a handful of them
+// whatever the batch sizes.
+var rowChunks = []int{64, 32, 16, 8, 4, 2}
+
+// commitRows inserts reqs in one transaction with multi-row statements
+// and commits once. errPerReport (nothing stored, rolled back) sends the
+// batch to the per-report path; a failed COMMIT is a *commitError, as in
+// commitBatch.
+func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, error) {
+	tx, err := s.write.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return nil, fmt.Errorf("begin batch: %w", err)
+	}
+	out, err := s.insertRows(ctx, tx, reqs)
+	if err != nil {
+		_ = tx.Rollback()
+		if errors.Is(err, errPerReport) || (ctx.Err() == nil && (s.rowError(err) || isLockWait(err))) {
+			return nil, errPerReport
+		}
+		return nil, err
+	}
+	if s.beforeCommit != nil {
+		s.beforeCommit()
+	}
+	if err := tx.Commit(); err != nil {
+		return out, &commitError{err}
+	}
+	s.rowBatches.Add(1)
+	return out, nil
+}
+
+// insertRows runs reqs' statements in tx, chunk by chunk (rowChunks):
+// the staging rows, whose ids are the statement's first id and the ones
+// after it, a step of auto_increment_increment apart, as MySQL gives a
+// multi-row INSERT under innodb_autoinc_lock_mode 0 or 1 (asked in the
+// transaction, so a server restarted with another mode is seen); then
+// their records, which must all be new; then the file reservations and
+// the events.
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]result, error) {
+	var mode, step int64
+	if err := tx.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
+		return nil, fmt.Errorf("read the auto-increment mode: %w", err)
+	}
+	if mode > 1 || step < 1 {
+		s.rowsOff.Store(true)
+		return nil, errPerReport
+	}
+	out := make([]result, 0, len(reqs))
+	for len(reqs) > 0 {
+		n := 1
+		for _, size := range rowChunks {
+			if len(reqs) >= size {
+				n = size
+				break
+			}
+		}
+		chunk := reqs[:n]
+		reqs = reqs[n:]
+		ids, err := s.insertChunk(ctx, tx, chunk, step)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			out = append(out, result{kind: stored, id: id})
+		}
+	}
+	return out, nil
+}
+
+// insertChunk inserts chunk's rows and returns their staging ids.
+func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, step int64) ([]int64, error) {
+	n := len(chunk)
+	args := make([]any, 0, n*(9+len(s.columns)))
+	for _, q := range chunk {
+		args = append(args, stagingArgs(s.columns, q.r)...)
+	}
+	res, err := s.execRows(ctx, tx, s.sql.staging, n, args)
+	if err != nil {
+		return nil, fmt.Errorf("insert staging rows: %w", err)
+	}
+	first, err := res.LastInsertId()
+	if err != nil {
+		return nil, fmt.Errorf("read staging ids: %w", err)
+	}
+	if k, err := res.RowsAffected(); err != nil || k != int64(n) {
+		return nil, fmt.Errorf("insert staging rows: %d of %d (%v): %w", k, n, err, errPerReport)
+	}
+	ids := make([]int64, n)
+	args = args[:0]
+	for i, q := range chunk {
+		ids[i] = first + int64(i)*step
+		rec := q.rec
+		rec.FileName = q.r.FileName
+		args = append(args, keyArgs(rec, ids[i])...)
+	}
+	if res, err = s.execRows(ctx, tx, s.sql.key, n, args); err != nil {
+		return nil, fmt.Errorf("insert idempotency records: %w", err)
+	}
+	if k, err := res.RowsAffected(); err != nil || k != int64(n) {
+		// A key is taken (0 rows for it): the per-report path tells whose.
+		return nil, fmt.Errorf("insert idempotency records: %d of %d (%v): %w", k, n, err, errPerReport)
+	}
+	args = args[:0]
+	files := 0
+	for i, q := range chunk {
+		if q.r.FileName != "" {
+			args = append(args, q.r.FileName, ids[i], q.r.ReceivedAt.UTC())
+			files++
+		}
+	}
+	if files > 0 {
+		if _, err := s.execRows(ctx, tx, s.sql.reserve, files, args); err != nil {
+			return nil, fmt.Errorf("reserve files: %w", err)
+		}
+	}
+	args = args[:0]
+	for i, q := range chunk {
+		args = append(args, q.r.PartnerUser, ids[i], q.r.ReceivedAt.UTC())
+	}
+	if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
+		return nil, fmt.Errorf("insert the reports' events: %w", err)
+	}
+	return ids, nil
+}
+
+// execRows runs single, a one-row INSERT, as an INSERT of n rows, with
+// the prepared statement of that size.
+func (s *Store) execRows(ctx context.Context, tx *sql.Tx, single string, n int, args []any) (sql.Result, error) {
+	st, err := s.write.stmts.get(ctx, multiRow(single, n))
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
+// multiRow turns a one-row INSERT ... VALUES (...) [tail] into the same
+// statement with n rows: the one parenthesised tuple after VALUES,
+// repeated.
+func multiRow(single string, n int) string {
+	if n == 1 {
+		return single
+	}
+	at := strings.Index(single, " VALUES (")
+	if at < 0 {
+		panic("gormstore: not a one-row INSERT: " + single)
+	}
+	head := single[:at+len(" VALUES ")]
+	rest := single[len(head):]
+	end := strings.Index(rest, ")") + 1
+	tuple, tail := rest[:end], rest[end:]
+	var b strings.Builder
+	b.Grow(len(head) + n*(len(tuple)+2) + len(tail))
+	b.WriteString(head)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(tuple)
+	}
+	b.WriteString(tail)
+	return b.String()
+}
