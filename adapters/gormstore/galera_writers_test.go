@@ -30,6 +30,11 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	if got := st.Writers(); got != 1 {
 		t.Fatalf("on a Galera node after a batch: %d writers, want 1", got)
 	}
+	// A Galera node interleaves auto-increment ids (lock mode 2): no
+	// multi-row statements there, a statement per report.
+	if !gormstore.RowsOff(st) || gormstore.RowBatches(st) != 0 {
+		t.Fatalf("on a Galera node: multi-row off %v, %d multi-row batches; want off, 0", gormstore.RowsOff(st), gormstore.RowBatches(st))
+	}
 	set := storetest.MustOpen(t, gormstore.MySQL, dsns[1], gormstore.Options{BatchWriters: 3})
 	storeSome(t, set, "galera-set", 10)
 	if got := set.Writers(); got != 3 {
