@@ -16,7 +16,7 @@ import (
 
 // errPerReport says a batch must run again a statement per report: a
 // row was refused (only that path can tell whose), a key was taken, or
-// the server does not give a statement's rows consecutive ids.
+// a statement's rows did not get the ids computed for them (readBack).
 var errPerReport = errors.New("the batch needs a statement per report")
 
 // rowChunks are the sizes a batch is cut into, largest first: a prepared
@@ -53,20 +53,26 @@ func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, erro
 
 // insertRows runs reqs' statements in tx, chunk by chunk (rowChunks):
 // the staging rows, whose ids are the statement's first id and the ones
-// after it, a step of auto_increment_increment apart, as MySQL gives a
-// multi-row INSERT under innodb_autoinc_lock_mode 0 or 1 (asked in the
-// transaction, so a server restarted with another mode is seen); then
-// their records, which must all be new; then the file reservations and
-// the events.
+// after it, a step of auto_increment_increment apart; then their
+// records, which must all be new; then the file reservations and the
+// events. MySQL promises those ids under innodb_autoinc_lock_mode 0 or 1
+// (asked in the transaction, so a server restarted with another mode is
+// seen). Under 2 (every Galera node, MySQL 8's default) it promises only
+// unique ids, so each chunk's rows are read back by those ids first
+// (readBack) and the batch goes a statement per report unless every id
+// holds its own row.
 func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]result, error) {
 	var mode, step int64
 	if err := tx.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
 		return nil, fmt.Errorf("read the auto-increment mode: %w", err)
 	}
-	if mode > 1 || step < 1 {
-		s.rowsOff.Store(true)
-		return nil, errPerReport
+	if s.rowStep != 0 {
+		step, mode = s.rowStep, 2
 	}
+	if step < 1 {
+		return nil, fmt.Errorf("auto_increment_increment %d: %w", step, errPerReport)
+	}
+	verify := mode > 1
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
 		n := 1
@@ -78,7 +84,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 		}
 		chunk := reqs[:n]
 		reqs = reqs[n:]
-		ids, err := s.insertChunk(ctx, tx, chunk, step)
+		ids, err := s.insertChunk(ctx, tx, chunk, step, verify)
 		if err != nil {
 			return nil, err
 		}
@@ -89,8 +95,9 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 	return out, nil
 }
 
-// insertChunk inserts chunk's rows and returns their staging ids.
-func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, step int64) ([]int64, error) {
+// insertChunk inserts chunk's rows and returns their staging ids, read
+// back first when verify is set.
+func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, step int64, verify bool) ([]int64, error) {
 	n := len(chunk)
 	args := make([]any, 0, n*(9+len(s.columns)))
 	for _, q := range chunk {
@@ -108,9 +115,16 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, s
 		return nil, fmt.Errorf("insert staging rows: %d of %d (%v): %w", k, n, err, errPerReport)
 	}
 	ids := make([]int64, n)
+	for i := range chunk {
+		ids[i] = first + int64(i)*step
+	}
+	if verify {
+		if err := s.readBack(ctx, tx, chunk, ids); err != nil {
+			return nil, err
+		}
+	}
 	args = args[:0]
 	for i, q := range chunk {
-		ids[i] = first + int64(i)*step
 		rec := q.rec
 		rec.FileName = q.r.FileName
 		args = append(args, keyArgs(rec, ids[i])...)

@@ -16,80 +16,19 @@ import (
 // TestMultiRowBatch: on MariaDB a batch of many reports goes in
 // multi-row statements (chunks of 32, 4, 2 and 1 here), and each report
 // gets its own id: its row, its record, its file's reservation and its
-// event name it. A batch with a taken key in it runs a statement per
-// report, so the taken key is answered as before.
+// event name it. The CI's MariaDB promises consecutive ids (lock mode
+// 1), so nothing is read back. A batch with a taken key in it runs a
+// statement per report, so the taken key is answered as before.
 func TestMultiRowBatch(t *testing.T) {
 	t.Parallel()
 	st := storetest.MustOpen(t, gormstore.MySQL, storetest.MustCreateDatabase(t), gormstore.Options{BatchWriters: 1})
 	db := gormstore.Pool(st)
-	// The first batch holds its COMMIT until the others are queued, so
-	// they go together in the next batch.
-	var once sync.Once
-	held, release := make(chan struct{}), make(chan struct{})
-	gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	const n = 40
-	type answer struct {
-		id  int64
-		err error
-	}
-	answers := make([]chan answer, n)
-	send := func(i int, key string) chan answer {
-		r := fullReport(t, fmt.Sprintf("CR-ROWS-%d", i))
-		if i%3 == 0 {
-			r.FileName, r.FileSize, r.FileSHA256 = fmt.Sprintf("partner_CR-ROWS-%d_20261129.pdf", i), 10, "ab"
-		}
-		ch := make(chan answer, 1)
-		go func() {
-			id, _, err := st.StoreReport(ctx, r, recordT(key, r.ReceivedAt))
-			ch <- answer{id, err}
-		}()
-		return ch
-	}
-	answers[0] = send(0, "rows-0")
-	<-held // the first report's batch waits at its COMMIT
-	for i := 1; i < n; i++ {
-		answers[i] = send(i, fmt.Sprintf("rows-%d", i))
-	}
-	waitQueued(t, st, n-1)
-	close(release)
-	ids := map[int64]int{}
-	for i, ch := range answers {
-		a := <-ch
-		if a.err != nil {
-			t.Fatalf("report %d: %v", i, a.err)
-		}
-		ids[a.id] = i
-	}
-	if gormstore.RowBatches(st) < 1 || gormstore.RowsOff(st) {
-		t.Fatalf("%d batches in multi-row statements (rows off: %v), want at least 1", gormstore.RowBatches(st), gormstore.RowsOff(st))
-	}
-	for id, i := range ids {
-		var credit, file string
-		var keyReport, events, reserved int64
-		if err := db.QueryRowContext(ctx, "SELECT numero_credito, COALESCE(file_name, '') FROM "+gormstore.StagingTable+" WHERE id = ?", id).Scan(&credit, &file); err != nil {
-			t.Fatalf("report %d, id %d: %v", i, id, err)
-		}
-		rec, err := st.GetKey(ctx, "bench", domain.KeyHash(fmt.Sprintf("rows-%d", i), ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		keyReport = rec.ReportID
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM report_events WHERE report_id = ?", id).Scan(&events); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM upload_files WHERE report_id = ? AND file_name = ?", id, file).Scan(&reserved); err != nil {
-			t.Fatal(err)
-		}
-		wantReserved := int64(0)
-		if i%3 == 0 {
-			wantReserved = 1
-		}
-		if credit != fmt.Sprintf("CR-ROWS-%d", i) || keyReport != id || events != 1 || reserved != wantReserved || (file != "") != (i%3 == 0) {
-			t.Errorf("report %d, id %d: row %s file %q, record's report %d, %d events, %d reservations (want %d)",
-				i, id, credit, file, keyReport, events, reserved, wantReserved)
-		}
+	mustStoreOneBatch(t, st, "ROWS", 40)
+	if gormstore.RowBatches(st) < 1 || gormstore.RowChecks(st) != 0 {
+		t.Fatalf("%d batches in multi-row statements, %d chunks read back; want at least 1 and none (lock mode 1)",
+			gormstore.RowBatches(st), gormstore.RowChecks(st))
 	}
 
 	// A taken key in a batch: the batch runs a statement per report.
@@ -121,6 +60,114 @@ func TestMultiRowBatch(t *testing.T) {
 		t.Fatalf("three keys sent twice: %d stored, %d conflicted, %d rows; want 3, 3, 3", stored, conflicted, rows)
 	}
 	t.Logf("multi-row batches: %d, then %d with the taken keys", before, gormstore.RowBatches(st)-before)
+}
+
+// TestMultiRowReadBack: where the server promises only unique ids (lock
+// mode 2, as on a Galera node), each chunk's rows are read back by the
+// ids computed for them. With the right step every id holds its own
+// row and the batch commits in multi-row statements; with a wrong one
+// (SetRowStep) every read-back finds another row or none, and the batch
+// runs a statement per report, each report still under its own id.
+func TestMultiRowReadBack(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		step       int64
+		wantMisses bool
+	}{
+		{"the server's step", 1, false},
+		{"a wrong step", 2, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := storetest.MustOpen(t, gormstore.MySQL, storetest.MustCreateDatabase(t), gormstore.Options{BatchWriters: 1})
+			gormstore.SetRowStep(st, tt.step)
+			mustStoreOneBatch(t, st, fmt.Sprintf("RB%d", tt.step), 40)
+			checks, misses, batches := gormstore.RowChecks(st), gormstore.RowMisses(st), gormstore.RowBatches(st)
+			if checks < 1 || (misses > 0) != tt.wantMisses || (batches > 0) == tt.wantMisses {
+				t.Fatalf("%d chunks read back, %d missed, %d multi-row batches; want misses %v", checks, misses, batches, tt.wantMisses)
+			}
+			t.Logf("%d chunks read back, %d missed, %d multi-row batches", checks, misses, batches)
+		})
+	}
+}
+
+// mustStoreOneBatch stores n reports (credit numbers CR-prefix-i, every
+// third with a file) in one batch: the first report's batch holds its
+// COMMIT until the others are queued behind the store's one writer. Then
+// each report's row, record, file reservation and event must name its
+// own id.
+func mustStoreOneBatch(t *testing.T, st *gormstore.Store, prefix string, n int) {
+	t.Helper()
+	db := gormstore.Pool(st)
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type answer struct {
+		id  int64
+		err error
+	}
+	credit := func(i int) string { return fmt.Sprintf("CR-%s-%d", prefix, i) }
+	key := func(i int) string { return fmt.Sprintf("%s-%d", prefix, i) }
+	answers := make([]chan answer, n)
+	send := func(i int) chan answer {
+		r := fullReport(t, credit(i))
+		r.RequestID = fmt.Sprintf("req-%s-%d", prefix, i)
+		if i%3 == 0 {
+			r.FileName, r.FileSize, r.FileSHA256 = fmt.Sprintf("partner_%s_20261129.pdf", credit(i)), 10, "ab"
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			id, _, err := st.StoreReport(ctx, r, recordT(key(i), r.ReceivedAt))
+			ch <- answer{id, err}
+		}()
+		return ch
+	}
+	answers[0] = send(0)
+	<-held // the first report's batch waits at its COMMIT
+	for i := 1; i < n; i++ {
+		answers[i] = send(i)
+	}
+	waitQueued(t, st, n-1)
+	close(release)
+	ids := map[int64]int{}
+	for i, ch := range answers {
+		a := <-ch
+		if a.err != nil {
+			t.Fatalf("report %d: %v", i, a.err)
+		}
+		ids[a.id] = i
+	}
+	if len(ids) != n {
+		t.Fatalf("%d reports got %d ids", n, len(ids))
+	}
+	for id, i := range ids {
+		var got, file string
+		var events, reserved int64
+		if err := db.QueryRowContext(ctx, "SELECT numero_credito, COALESCE(file_name, '') FROM "+gormstore.StagingTable+" WHERE id = ?", id).Scan(&got, &file); err != nil {
+			t.Fatalf("report %d, id %d: %v", i, id, err)
+		}
+		rec, err := st.GetKey(ctx, "bench", domain.KeyHash(key(i), ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM report_events WHERE report_id = ?", id).Scan(&events); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM upload_files WHERE report_id = ? AND file_name = ?", id, file).Scan(&reserved); err != nil {
+			t.Fatal(err)
+		}
+		wantReserved := int64(0)
+		if i%3 == 0 {
+			wantReserved = 1
+		}
+		if got != credit(i) || rec.ReportID != id || events != 1 || reserved != wantReserved || (file != "") != (i%3 == 0) {
+			t.Errorf("report %d, id %d: row %s file %q, record's report %d, %d events, %d reservations (want %d)",
+				i, id, got, file, rec.ReportID, events, reserved, wantReserved)
+		}
+	}
 }
 
 // waitQueued waits until n reports wait for a writer.

@@ -33,7 +33,15 @@ func LookupContext(s *Store, ctx context.Context) (context.Context, context.Canc
 func Pool(s *Store) *sql.DB { return s.write.sql }
 
 // RowBatches counts the batches s committed with multi-row statements;
-// RowsOff says s found its server interleaving auto-increment ids, so
-// that it no longer tries them (commit_rows.go).
+// RowChecks the chunks whose rows it read back (a server that promises
+// only unique auto-increment ids); RowMisses the read-backs that found
+// an id holding another row (commit_rows.go, commit_readback.go).
 func RowBatches(s *Store) int64 { return s.rowBatches.Load() }
-func RowsOff(s *Store) bool     { return s.rowsOff.Load() }
+func RowChecks(s *Store) int64  { return s.rowChecks.Load() }
+func RowMisses(s *Store) int64  { return s.rowMisses.Load() }
+
+// SetRowStep makes s compute a multi-row INSERT's ids a step of k apart
+// whatever the server's auto_increment_increment, and read them back as
+// under lock mode 2: with a wrong k every read-back must miss. Set it
+// before the store is used.
+func SetRowStep(s *Store, k int64) { s.rowStep = k }

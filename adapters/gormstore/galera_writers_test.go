@@ -14,7 +14,8 @@ import (
 // TestWritersOnAGaleraNode: with store.batch_writers left to auto (the
 // service's options), a store on a Galera node lets one writer take
 // batches once its first batch has asked the server, and every report
-// is still stored; with the writers set, every writer stays.
+// is still stored, a batch in multi-row statements read back by their
+// ids; with the writers set, every writer stays.
 func TestWritersOnAGaleraNode(t *testing.T) {
 	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
@@ -30,10 +31,13 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	if got := st.Writers(); got != 1 {
 		t.Fatalf("on a Galera node after a batch: %d writers, want 1", got)
 	}
-	// A Galera node interleaves auto-increment ids (lock mode 2): no
-	// multi-row statements there, a statement per report.
-	if !gormstore.RowsOff(st) || gormstore.RowBatches(st) != 0 {
-		t.Fatalf("on a Galera node: multi-row off %v, %d multi-row batches; want off, 0", gormstore.RowsOff(st), gormstore.RowBatches(st))
+	// A Galera node promises only unique auto-increment ids (lock mode
+	// 2): a batch's multi-row statements are read back there, and every
+	// id held its own row.
+	mustStoreOneBatch(t, st, "GALERA", 40)
+	if gormstore.RowChecks(st) < 1 || gormstore.RowMisses(st) != 0 || gormstore.RowBatches(st) < 1 {
+		t.Fatalf("on a Galera node: %d chunks read back, %d missed, %d multi-row batches; want some, none, some",
+			gormstore.RowChecks(st), gormstore.RowMisses(st), gormstore.RowBatches(st))
 	}
 	set := storetest.MustOpen(t, gormstore.MySQL, dsns[1], gormstore.Options{BatchWriters: 3})
 	storeSome(t, set, "galera-set", 10)

@@ -43,12 +43,13 @@ type Store struct {
 	batch       *committer
 	readback    time.Duration // bound of the read that settles an unknown commit
 	conflicts   atomic.Int64  // batches run again or split after a 1213 (Conflicts)
-	// rowsOff is set once the server was found to interleave
-	// auto-increment ids (innodb_autoinc_lock_mode 2: every Galera node,
-	// MySQL 8's default): its batches go a statement per report from then
-	// on (commit_rows.go).
-	rowsOff    atomic.Bool
-	rowBatches atomic.Int64 // batches committed by commitRows
+	rowBatches  atomic.Int64  // batches committed by commitRows
+	rowChecks   atomic.Int64  // chunks whose rows were read back (readBack)
+	rowMisses   atomic.Int64  // read-backs that found an id holding another row
+	// rowStep, set only by tests (export_test.go), replaces the
+	// auto_increment_increment the server gives, so that the ids
+	// insertChunk computes are wrong and readBack must see it.
+	rowStep    int64
 	migrations []Migration
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
