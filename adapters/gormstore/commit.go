@@ -74,7 +74,7 @@ func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Resu
 // the error, having rolled back; a failed commit is a *commitError, with the
 // per-request results as they were before it, and index -1.
 func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int, error) {
-	if s.driver == MySQL && len(reqs) > 1 {
+	if s.driver == MySQL && len(reqs) > 1 && s.clock.Now().UnixNano() >= s.rowsPausedUntil.Load() {
 		out, err := s.commitRows(ctx, reqs)
 		if !errors.Is(err, errPerReport) {
 			return out, -1, err

@@ -19,22 +19,33 @@ func tagOf(q *request) rowTag {
 	return rowTag{r.PartnerUser, r.RequestID, r.PayloadSHA256, r.IdempotencyKey, r.FileName}
 }
 
-// readBack reads chunk's staging rows by ids, the ids insertChunk
-// computed for them, inside tx (which sees its own rows), and returns
-// errPerReport unless each id holds its own report's row. Two reports
-// of a chunk that cannot be told apart also send the batch to the
-// per-report path: their ids could be crossed unseen.
-func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids []int64) error {
-	want := make(map[int64]rowTag, len(ids))
-	seen := make(map[rowTag]struct{}, len(ids))
-	args := make([]any, len(ids))
-	for i, q := range chunk {
+// distinctTags says whether every report of reqs can be told from the
+// others by its rowTag. Two that cannot could have their ids crossed
+// unseen, so such a batch is not read back but goes a statement per
+// report.
+func distinctTags(reqs []*request) bool {
+	seen := make(map[rowTag]struct{}, len(reqs))
+	for _, q := range reqs {
 		tag := tagOf(q)
 		if _, twice := seen[tag]; twice {
-			return fmt.Errorf("read back staging rows: two reports alike: %w", errPerReport)
+			return false
 		}
 		seen[tag] = struct{}{}
-		want[ids[i]] = tag
+	}
+	return true
+}
+
+// readBack reads chunk's staging rows by ids, the ids insertChunk
+// computed for them, inside tx (which sees its own rows and no other
+// transaction's uncommitted ones), and returns errPerReport unless each
+// id holds its own report's row (their tags are distinct: distinctTags).
+// A miss also keeps the next batches on the per-report path for
+// rowsPause.
+func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids []int64) error {
+	want := make(map[int64]rowTag, len(ids))
+	args := make([]any, len(ids))
+	for i, q := range chunk {
+		want[ids[i]] = tagOf(q)
 		args[i] = ids[i]
 	}
 	st, err := s.write.stmts.get(ctx, readBackQuery(len(ids)))
@@ -55,7 +66,7 @@ func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids 
 			return fmt.Errorf("read back staging rows: %w", err)
 		}
 		if tag, ok := want[id]; !ok || tag != got {
-			s.rowMisses.Add(1)
+			s.missed()
 			return fmt.Errorf("read back staging rows: id %d holds another row: %w", id, errPerReport)
 		}
 		found++
@@ -64,10 +75,17 @@ func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids 
 		return fmt.Errorf("read back staging rows: %w", err)
 	}
 	if found != len(ids) {
-		s.rowMisses.Add(1)
+		s.missed()
 		return fmt.Errorf("read back staging rows: %d of %d ids hold a row: %w", found, len(ids), errPerReport)
 	}
 	return nil
+}
+
+// missed counts a read-back that found another row or none, and pauses
+// the multi-row path.
+func (s *Store) missed() {
+	s.rowMisses.Add(1)
+	s.rowsPausedUntil.Store(s.clock.Now().Add(rowsPause).UnixNano())
 }
 
 // readBackQuery selects the rows of n staging ids with what tells them

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // On MySQL a batch's rows go in a few multi-row statements (commitRows)
@@ -23,6 +24,10 @@ var errPerReport = errors.New("the batch needs a statement per report")
 // statement per size and kind, so a connection holds a handful of them
 // whatever the batch sizes.
 var rowChunks = []int{64, 32, 16, 8, 4, 2}
+
+// rowsPause is how long batches go a statement per report after a
+// read-back found an id holding another row (rowsPausedUntil).
+const rowsPause = time.Minute
 
 // commitRows inserts reqs in one transaction with multi-row statements
 // and commits once. errPerReport (nothing stored, rolled back) sends the
@@ -73,6 +78,9 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 		return nil, fmt.Errorf("auto_increment_increment %d: %w", step, errPerReport)
 	}
 	verify := mode > 1
+	if verify && !distinctTags(reqs) {
+		return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
+	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
 		n := 1
@@ -118,7 +126,7 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, s
 	for i := range chunk {
 		ids[i] = first + int64(i)*step
 	}
-	if verify {
+	if verify && n > 1 { // one row's id is LastInsertId itself
 		if err := s.readBack(ctx, tx, chunk, ids); err != nil {
 			return nil, err
 		}
