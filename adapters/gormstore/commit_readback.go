@@ -81,6 +81,11 @@ func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids 
 	return nil
 }
 
+// RowMisses returns how many read-backs of multi-row statements found an
+// id holding another row or none (each sent its batch a statement per
+// report, and paused the multi-row path for rowsPause).
+func (s *Store) RowMisses() int64 { return s.rowMisses.Load() }
+
 // missed counts a read-back that found another row or none, and pauses
 // the multi-row path.
 func (s *Store) missed() {

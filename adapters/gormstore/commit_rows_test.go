@@ -88,7 +88,7 @@ func TestMultiRowReadBack(t *testing.T) {
 			}
 			gormstore.SetRowStep(st, step)
 			mustStoreOneBatch(t, st, fmt.Sprintf("RB%v1", wrong), 40)
-			checks, misses, batches := gormstore.RowChecks(st), gormstore.RowMisses(st), gormstore.RowBatches(st)
+			checks, misses, batches := gormstore.RowChecks(st), st.RowMisses(), gormstore.RowBatches(st)
 			if checks < 1 || (misses > 0) != wrong || (batches > 0) == wrong {
 				t.Fatalf("step %d: %d chunks read back, %d missed, %d multi-row batches; want misses %v", step, checks, misses, batches, wrong)
 			}

@@ -34,11 +34,10 @@ func Pool(s *Store) *sql.DB { return s.write.sql }
 
 // RowBatches counts the batches s committed with multi-row statements;
 // RowChecks the chunks whose rows it read back (a server that promises
-// only unique auto-increment ids); RowMisses the read-backs that found
-// an id holding another row (commit_rows.go, commit_readback.go).
+// only unique auto-increment ids; Store.RowMisses counts the misses)
+// (commit_rows.go, commit_readback.go).
 func RowBatches(s *Store) int64 { return s.rowBatches.Load() }
 func RowChecks(s *Store) int64  { return s.rowChecks.Load() }
-func RowMisses(s *Store) int64  { return s.rowMisses.Load() }
 
 // SetRowStep makes s compute a multi-row INSERT's ids a step of k apart
 // whatever the server's auto_increment_increment, and read them back as

@@ -35,9 +35,9 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	// 2): a batch's multi-row statements are read back there, and every
 	// id held its own row.
 	mustStoreOneBatch(t, st, "GALERA", 40)
-	if gormstore.RowChecks(st) < 1 || gormstore.RowMisses(st) != 0 || gormstore.RowBatches(st) < 1 {
+	if gormstore.RowChecks(st) < 1 || st.RowMisses() != 0 || gormstore.RowBatches(st) < 1 {
 		t.Fatalf("on a Galera node: %d chunks read back, %d missed, %d multi-row batches; want some, none, some",
-			gormstore.RowChecks(st), gormstore.RowMisses(st), gormstore.RowBatches(st))
+			gormstore.RowChecks(st), st.RowMisses(), gormstore.RowBatches(st))
 	}
 	set := storetest.MustOpen(t, gormstore.MySQL, dsns[1], gormstore.Options{BatchWriters: 3})
 	storeSome(t, set, "galera-set", 10)

@@ -143,6 +143,19 @@ func (m *Metrics) StoreConflicts(count func() int64) error {
 	return nil
 }
 
+// StoreRowMisses exports count, the read-backs of the store's multi-row
+// statements that found an id holding another row, as
+// disbursementd_store_multirow_misses_total.
+func (m *Metrics) StoreRowMisses(count func() int64) error {
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_multirow_misses_total",
+		Help: "Multi-row INSERTs whose rows, read back by the ids computed for them (innodb_autoinc_lock_mode 2, as on Galera), were not all there: each sent its batch a statement per report and paused the multi-row path for a minute."},
+		func() float64 { return float64(count()) })
+	if err := m.reg.Register(c); err != nil {
+		return fmt.Errorf("metrics: store row misses: %w", err)
+	}
+	return nil
+}
+
 // StoreNode exports, when store.dsn lists a cluster's nodes, where the
 // pools write: disbursementd_store_node (the node's place in the list, 1 =
 // first; 0 when store.dsn names one database) and

@@ -41,6 +41,9 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 	if err := m.StoreNode(func() int { return 2 }, func() int64 { return 3 }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.StoreRowMisses(func() int64 { return 5 }); err != nil {
+		t.Fatal(err)
+	}
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	scrape := rec.Body.String()
@@ -69,6 +72,7 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 		`disbursementd_sweep_findings_total{kind="missing_file"} 2`,
 		`disbursementd_sweep_quarantined_files 3`,
 		`disbursementd_store_conflicts_total 4`,
+		`disbursementd_store_multirow_misses_total 5`,
 	} {
 		if !slices.Contains(strings.Split(scrape, "\n"), series) {
 			t.Errorf("no line %s in /metrics", series)
