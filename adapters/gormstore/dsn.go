@@ -38,6 +38,16 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// sqliteWriterPragmas are added to the one writing connection's DSN. Its
+// page cache (16 MiB instead of SQLite's 2 MiB) holds the index leaves
+// that reports land on, which the 2 MiB cache read back from the file
+// about once a report; a checkpoint every 4,000 WAL pages instead of
+// 1,000 copies a page that several commits rewrote (an index's last
+// leaf, the table's last page) once instead of up to four times. The
+// readers keep SQLite's defaults: there are store.max_open_conns of them,
+// and a cache each would multiply. Measured in docs/performance.md.
+const sqliteWriterPragmas = "&_pragma=cache_size(-16384)&_pragma=wal_autocheckpoint(4000)"
+
 // withLockWait sets the session's innodb_lock_wait_timeout to d, rounded
 // up to whole seconds, on every connection of dsn (a MySQLDSN): a
 // statement that waits on another transaction's row lock fails with 1205

@@ -130,7 +130,7 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	var err error
 	writer := s.bounds
 	writer.open, writer.idle, writer.idleLimit = 1, 1, 0
-	if s.write, err = openPool(SQLite, s.target, writer, s.gormConfig()); err != nil {
+	if s.write, err = openPool(SQLite, target{dsns: []string{s.target.dsns[0] + sqliteWriterPragmas}}, writer, s.gormConfig()); err != nil {
 		return fmt.Errorf("open sqlite store: %w", err)
 	}
 	if s.read, err = openPool(SQLite, s.target, s.bounds, s.gormConfig()); err != nil {

@@ -1,6 +1,7 @@
 package gormstore_test
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -43,6 +44,37 @@ func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
 		}
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestSQLiteWriterPragmas: the writing connection has its larger page
+// cache and its less frequent checkpoint, and a reader keeps SQLite's
+// defaults (one cache per reader would multiply the memory).
+func TestSQLiteWriterPragmas(t *testing.T) {
+	t.Parallel()
+	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(t.TempDir(), "d.db"), storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	for _, c := range []struct {
+		name        string
+		pool        *sql.DB
+		cache, ckpt int64
+	}{
+		{"writer", gormstore.Pool(st), -16384, 4000},
+		{"reader", gormstore.LookupPool(st), -2000, 1000},
+	} {
+		var cache, ckpt int64
+		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA cache_size").Scan(&cache); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA wal_autocheckpoint").Scan(&ckpt); err != nil {
+			t.Fatal(err)
+		}
+		if cache != c.cache || ckpt != c.ckpt {
+			t.Errorf("%s: cache_size %d, wal_autocheckpoint %d; want %d, %d", c.name, cache, ckpt, c.cache, c.ckpt)
 		}
 	}
 }
