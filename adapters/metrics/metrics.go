@@ -134,24 +134,26 @@ func (m *Metrics) Pool(name string, db *sql.DB) error {
 // a deadlock or a Galera certification failure (1213), as
 // disbursementd_store_conflicts_total.
 func (m *Metrics) StoreConflicts(count func() int64) error {
-	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_conflicts_total",
-		Help: "Group commits run again (whole, or report by report) after a deadlock or a Galera certification failure (MySQL 1213)."},
-		func() float64 { return float64(count()) })
-	if err := m.reg.Register(c); err != nil {
-		return fmt.Errorf("metrics: store conflicts: %w", err)
-	}
-	return nil
+	return m.counterFunc("disbursementd_store_conflicts_total",
+		"Group commits run again (whole, or report by report) after a deadlock or a Galera certification failure (MySQL 1213).",
+		"store conflicts", count)
 }
 
 // StoreRowMisses exports count, the read-backs of the store's multi-row
 // statements that found an id holding another row, as
 // disbursementd_store_multirow_misses_total.
 func (m *Metrics) StoreRowMisses(count func() int64) error {
-	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "disbursementd_store_multirow_misses_total",
-		Help: "Multi-row INSERTs whose rows, read back by the ids computed for them (innodb_autoinc_lock_mode 2, as on Galera), were not all there: each sent its batch a statement per report and paused the multi-row path for a minute."},
-		func() float64 { return float64(count()) })
+	return m.counterFunc("disbursementd_store_multirow_misses_total",
+		"Multi-row INSERTs whose rows, read back by the ids computed for them (innodb_autoinc_lock_mode 2, as on Galera), were not all there: each sent its batch a statement per report and paused the multi-row path for a minute.",
+		"store row misses", count)
+}
+
+// counterFunc registers a counter named name whose value is count's, read
+// at each scrape; what names it in the error.
+func (m *Metrics) counterFunc(name, help, what string, count func() int64) error {
+	c := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(count()) })
 	if err := m.reg.Register(c); err != nil {
-		return fmt.Errorf("metrics: store row misses: %w", err)
+		return fmt.Errorf("metrics: %s: %w", what, err)
 	}
 	return nil
 }
