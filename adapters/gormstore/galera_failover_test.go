@@ -108,11 +108,19 @@ func TestStoreFailoverGalera(t *testing.T) {
 			}
 		}
 	}
-	gap := longestGap(log, killed, rejoined)
-	t.Logf("%d reports acknowledged, %d failed tries, the last %s after the kill; longest time without a stored report after the kill: %s",
-		len(acked), fails, lastFail.Sub(killed).Round(time.Millisecond), gap.Round(time.Millisecond))
+	gap, gapFrom := longestGap(log, killed, rejoined)
+	t.Logf("%d reports acknowledged, %d failed tries, the last %s after the kill; longest time without a stored report after the kill: %s, from %s after it; node 3 rejoined %s after the kill",
+		len(acked), fails, lastFail.Sub(killed).Round(time.Millisecond), gap.Round(time.Millisecond),
+		gapFrom.Sub(killed).Round(time.Millisecond), rejoined.Sub(killed).Round(time.Millisecond))
 	if !lastFail.IsZero() && lastFail.Sub(killed) > failoverBound {
 		t.Errorf("a store call failed %s after the kill, want none after %s", lastFail.Sub(killed).Round(time.Millisecond), failoverBound)
+		shown := 0
+		for _, a := range log { // what failed late, so that a failure says why
+			if a.err != nil && a.at.Sub(killed) > failoverBound && shown < 5 {
+				shown++
+				t.Logf("failed %s after the kill (a try of %s): %v", a.at.Sub(killed).Round(time.Millisecond), a.took.Round(time.Millisecond), a.err)
+			}
+		}
 	}
 	if gap > failoverBound {
 		t.Errorf("no report was stored for %s after the kill, want at most %s", gap.Round(time.Millisecond), failoverBound)
@@ -178,8 +186,9 @@ var failoverNonces atomic.Int64
 
 // try is one store call of the load: when it ended, and its error.
 type try struct {
-	at  time.Time
-	err error
+	at   time.Time // when the try ended
+	took time.Duration
+	err  error
 }
 
 // failoverLoad is writers storing reports through one store until
@@ -218,13 +227,14 @@ func (l *failoverLoad) report(ctx context.Context, t *testing.T, st *gormstore.S
 		State: domain.KeyDone, Nonce: fmt.Sprintf("%032d", failoverNonces.Add(1)), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 	for range 50 {
 		callCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		began := time.Now()
 		id, existing, err := st.StoreReport(callCtx, staged, rec)
 		cancel()
 		if errors.Is(err, domain.ErrConflict) && existing.Nonce == rec.Nonce {
 			id, err = existing.ReportID, nil // an earlier try was stored
 		}
 		l.mu.Lock()
-		l.log = append(l.log, try{at: time.Now(), err: err})
+		l.log = append(l.log, try{at: time.Now(), took: time.Since(began), err: err})
 		if err == nil {
 			l.acked = append(l.acked, id)
 		}
@@ -244,17 +254,22 @@ func (l *failoverLoad) stop() ([]int64, []try) {
 }
 
 // longestGap is the longest time within [from, to] without a stored
-// report.
-func longestGap(log []try, from, to time.Time) time.Duration {
-	last, gap := from, time.Duration(0)
+// report, and when it began.
+func longestGap(log []try, from, to time.Time) (time.Duration, time.Time) {
+	last, gap, began := from, time.Duration(0), from
 	for _, a := range log { // in the order the tries ended
 		if a.err != nil || a.at.Before(from) || a.at.After(to) {
 			continue
 		}
-		gap = max(gap, a.at.Sub(last))
+		if a.at.Sub(last) > gap {
+			gap, began = a.at.Sub(last), last
+		}
 		last = a.at
 	}
-	return max(gap, to.Sub(last))
+	if to.Sub(last) > gap {
+		gap, began = to.Sub(last), last
+	}
+	return gap, began
 }
 
 // missingReports counts the ids of acked that dsn's node does not hold.
