@@ -32,6 +32,9 @@ func LookupContext(s *Store, ctx context.Context) (context.Context, context.Canc
 // Pool is the pool reports are written on.
 func Pool(s *Store) *sql.DB { return s.write.sql }
 
+// ThrottlePool is the login throttle's own pool.
+func ThrottlePool(t *Throttle) *sql.DB { return t.p.sql }
+
 // RowBatches counts the batches s committed with multi-row statements;
 // RowChecks the chunks whose rows it read back (a server that promises
 // only unique auto-increment ids; Store.RowMisses counts the misses)

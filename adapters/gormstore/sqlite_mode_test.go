@@ -48,9 +48,10 @@ func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
 	}
 }
 
-// TestSQLiteWriterPragmas: the writing connection has its larger page
-// cache and its less frequent checkpoint, and a reader keeps SQLite's
-// defaults (one cache per reader would multiply the memory).
+// TestSQLiteWriterPragmas: the reports' writing connection has its
+// larger page cache, a reader keeps SQLite's, and every connection,
+// the login throttle's too (it commits, so it may checkpoint), has the
+// less frequent checkpoint.
 func TestSQLiteWriterPragmas(t *testing.T) {
 	t.Parallel()
 	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(t.TempDir(), "d.db"), storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
@@ -58,13 +59,19 @@ func TestSQLiteWriterPragmas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
+	th, err := gormstore.NewThrottle(st, gormstore.ThrottleOptions{Conns: 1, MaxKeys: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = th.Close() })
 	for _, c := range []struct {
 		name        string
 		pool        *sql.DB
 		cache, ckpt int64
 	}{
 		{"writer", gormstore.Pool(st), -16384, 4000},
-		{"reader", gormstore.LookupPool(st), -2000, 1000},
+		{"reader", gormstore.LookupPool(st), -2000, 4000},
+		{"throttle", gormstore.ThrottlePool(th), -2000, 4000},
 	} {
 		var cache, ckpt int64
 		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA cache_size").Scan(&cache); err != nil {
