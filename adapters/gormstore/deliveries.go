@@ -122,8 +122,9 @@ const dueChunk = 200
 // (a redelivery) made pending and due at now with its attempts counted
 // from 0 again; its lease's holder loses it (lease_owner is cleared, so
 // that holder's Finish records only its attempt) but keeps it until it
-// runs out (lease_until stays), so no other replica attempts the delivery
-// while that attempt may still be under way.
+// runs out (lease_until stays) or that Finish frees it, so no other
+// replica attempts the delivery while that attempt may still be under
+// way.
 func (s *Store) makeDue(ctx context.Context, db execer, pairs [][2]int64, now time.Time, again bool) error {
 	for len(pairs) > 0 {
 		chunk := pairs[:min(len(pairs), dueChunk)]

@@ -25,7 +25,7 @@ const successEvery = time.Minute
 // endpoint's last success on a delivery and disables the endpoint with
 // o.DisableReason when set, all in one transaction (run again after a
 // 1213). False when the lease was no longer owner's: only the attempt was
-// recorded.
+// recorded, and a redelivery that took the lease from it is freed.
 func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcome) (bool, error) {
 	_, eventSeq, ok := domain.ParseEventID(o.Attempt.EventID)
 	if !ok {
@@ -55,7 +55,17 @@ func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcom
 		n, err := affected(ctx, tx, "UPDATE "+deliveriesTable+" SET state = ?, attempts = attempts + 1, next_at = COALESCE(?, next_at),"+
 			" lease_owner = NULL, lease_until = NULL, delivered_at = ? WHERE id = ? AND lease_owner = ?",
 			string(o.State), nextAt, deliveredAt, o.ID, owner)
-		if held = n == 1; err != nil || !held {
+		if held = n == 1; err != nil {
+			return err
+		}
+		if !held {
+			// A redelivery took the lease from this attempt (makeDue clears
+			// lease_owner) and left its time, so that no other replica
+			// starts the delivery while this attempt may be under way. It
+			// is over now: the redelivery is free at once, not when the
+			// lease would have run out (webhooks.timeout + 60 s later). A
+			// lease another replica took since has an owner, and stays.
+			_, err := tx.ExecContext(ctx, "UPDATE "+deliveriesTable+" SET lease_until = NULL WHERE id = ? AND lease_owner IS NULL AND state = "+pendingState, o.ID)
 			return err
 		}
 		if o.State == ports.DeliveryDelivered {

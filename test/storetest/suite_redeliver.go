@@ -78,7 +78,8 @@ func testRedeliver(t *testing.T, h OutboxHarness) {
 	}
 	// A redelivery while an attempt is under way takes the lease from its
 	// holder, whose finish then records its attempt only, and keeps the
-	// delivery from every other replica until that lease runs out.
+	// delivery from every other replica until that lease runs out or that
+	// finish comes: the redelivery is then due at once.
 	due = dueAt(t, h, later)
 	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, "x", later, later.Add(time.Minute)); !ok || err != nil {
 		t.Fatalf("Lease = %v, %v", ok, err)
@@ -95,8 +96,19 @@ func testRedeliver(t *testing.T, h OutboxHarness) {
 	if err != nil || held {
 		t.Fatalf("the old holder's Finish = %v, %v; want false", held, err)
 	}
-	if got := dueAt(t, h, later.Add(time.Minute+time.Millisecond)); len(got) != 1 {
-		t.Fatalf("after the lease ran out: %+v; want the redelivery due", got)
+	if got := dueAt(t, h, later.Add(30*time.Second)); len(got) != 1 {
+		t.Fatalf("after the old holder's finish, within its lease: %+v; want the redelivery due", got)
+	}
+	// A lease another replica took since is not freed by a late finish.
+	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, "y", later.Add(30*time.Second), later.Add(2*time.Minute)); !ok || err != nil {
+		t.Fatalf("Lease by y = %v, %v", ok, err)
+	}
+	if held, err := h.Deliveries.Finish(ctx, "x", ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: b.Seq, State: ports.DeliveryDelivered,
+		Attempt: domain.Attempt{EventID: l.Event.ID(), At: later, StatusCode: 200}}); err != nil || held {
+		t.Fatalf("x's second Finish = %v, %v; want false", held, err)
+	}
+	if got := dueAt(t, h, later.Add(time.Minute)); len(got) != 0 {
+		t.Fatalf("under y's lease after x's late finish: %+v; want none due", got)
 	}
 }
 
