@@ -143,6 +143,13 @@ func (o *Outbox) Finish(_ context.Context, owner string, out ports.DeliveryOutco
 	o.recordAttempt(out.EndpointSeq, out.Attempt)
 	i := slices.IndexFunc(o.deliveries, func(d *outboxDelivery) bool { return d.id == out.ID && d.leaseOwner == owner })
 	if i < 0 {
+		// A redelivery took the lease (no owner) and kept its time while
+		// this attempt might be under way; it is over: free the delivery.
+		if j := slices.IndexFunc(o.deliveries, func(d *outboxDelivery) bool {
+			return d.id == out.ID && d.leaseOwner == "" && d.state == ports.DeliveryPending
+		}); j >= 0 {
+			o.deliveries[j].leaseUntil = time.Time{}
+		}
 		return false, nil
 	}
 	d := o.deliveries[i]
