@@ -2,6 +2,8 @@ package ports
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -16,6 +18,27 @@ const (
 	DeliveryDelivered DeliveryState = "delivered"
 	DeliveryFailed    DeliveryState = "failed" // the retry schedule ran out, or its event or endpoint went
 )
+
+// LostLease marks, in a delivery's lease, the holder a redelivery took it
+// from: the lease's owner becomes LostLease + that holder's name, which
+// no worker's own name begins with, and keeps its time, so that no
+// replica starts the delivery while the attempt may still be under way;
+// that holder's Finish frees its own mark only.
+const LostLease = "lost:"
+
+// MaxLeaseOwner is the longest name a worker's leases carry: the stores
+// keep 64 bytes for a lease's owner, LostLease's mark included.
+const MaxLeaseOwner = 64 - len(LostLease)
+
+// CheckLeaseOwner refuses a lease owner a store cannot tell from another's
+// or from a LostLease mark: "", over MaxLeaseOwner bytes, or beginning
+// with LostLease.
+func CheckLeaseOwner(owner string) error {
+	if owner == "" || len(owner) > MaxLeaseOwner || strings.HasPrefix(owner, LostLease) {
+		return fmt.Errorf("lease owner %q: want 1 to %d bytes, not beginning with %q", domain.Clip(owner), MaxLeaseOwner, LostLease)
+	}
+	return nil
+}
 
 // DeliveryStore keeps the deliveries of events to endpoints, shared by
 // every replica through the database (contract §11): a delivery is
@@ -39,9 +62,10 @@ type DeliveryStore interface {
 	// endpoints keep.
 	Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]DeliveryRef, error)
 	// Lease takes delivery id for owner until until when it is still
-	// pending, due at now and not leased by another owner past now. False
-	// when another replica took it first: a lost race (a Galera
-	// certification failure included) is no error.
+	// pending, due at now and not leased by another owner past now (a
+	// LostLease mark is another owner). False when another replica took it
+	// first: a lost race (a Galera certification failure included) is no
+	// error. An owner CheckLeaseOwner refuses is an error.
 	Lease(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error)
 	// Load returns a leased delivery with its event and endpoint (secrets
 	// included). domain.ErrNotFound when the delivery, its event, its
@@ -52,7 +76,9 @@ type DeliveryStore interface {
 	// sets the delivery's state (o.State, o.NextAt), frees the lease,
 	// stamps the endpoint's last success on a delivery, and disables the
 	// endpoint with o.DisableReason when it is set. False when the lease
-	// was no longer owner's: only the attempt was recorded.
+	// was no longer owner's: only the attempt was recorded, and, when a
+	// redelivery took the lease from owner and nobody leased it since
+	// (owner's LostLease mark is still there), the lease is freed.
 	Finish(ctx context.Context, owner string, o DeliveryOutcome) (bool, error)
 	// RedeliverEvent makes user's event at p due again, at now, for each
 	// of user's enabled endpoints that takes its type, and returns how

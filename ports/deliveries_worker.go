@@ -48,7 +48,8 @@ type Deliveries struct {
 
 // DeliveryOptions are the worker's settings (webhooks.*).
 type DeliveryOptions struct {
-	// Owner names this process in its leases (at most 64 bytes); ""
+	// Owner names this process in its leases (at most MaxLeaseOwner
+	// bytes, not beginning with LostLease); ""
 	// draws a random name. Two live processes never share one.
 	Owner              string
 	Timeout            time.Duration // webhooks.timeout: an attempt's bound, above 0
@@ -89,9 +90,14 @@ func NewDeliveries(store DeliveryStore, sender WebhookSender, enc EventEncoder, 
 	case store == nil || sender == nil || enc == nil || clock == nil || obs == nil:
 		return nil, errors.New("ports: NewDeliveries needs a store, a sender, an event encoder, a clock and an observer")
 	case o.Timeout <= 0 || o.PollInterval <= 0 || o.DisableAfter <= 0 || o.Workers < 1 ||
-		o.WorkersPerEndpoint < 1 || o.WorkersPerEndpoint > o.Workers || len(o.Owner) > 64:
-		return nil, fmt.Errorf("ports: NewDeliveries: timeout %s, poll interval %s and disable-after %s must be above 0, workers %d above 0, workers per endpoint %d from 1 to workers, owner at most 64 bytes",
+		o.WorkersPerEndpoint < 1 || o.WorkersPerEndpoint > o.Workers:
+		return nil, fmt.Errorf("ports: NewDeliveries: timeout %s, poll interval %s and disable-after %s must be above 0, workers %d above 0, workers per endpoint %d from 1 to workers",
 			o.Timeout, o.PollInterval, o.DisableAfter, o.Workers, o.WorkersPerEndpoint)
+	}
+	if o.Owner != "" {
+		if err := CheckLeaseOwner(o.Owner); err != nil {
+			return nil, fmt.Errorf("ports: NewDeliveries: %w", err)
+		}
 	}
 	if err := domain.CheckRetrySchedule(o.Schedule); err != nil {
 		return nil, fmt.Errorf("ports: NewDeliveries: %w", err)

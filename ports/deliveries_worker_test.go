@@ -33,15 +33,16 @@ func TestNewDeliveriesRefusesMissingParts(t *testing.T) {
 		}
 	}
 	for name, change := range map[string]func(*ports.DeliveryOptions){
-		"timeout":           func(o *ports.DeliveryOptions) { o.Timeout = 0 },
-		"workers":           func(o *ports.DeliveryOptions) { o.Workers = 0 },
-		"per endpoint 0":    func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = 0 },
-		"per endpoint more": func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = o.Workers + 1 },
-		"poll":              func(o *ports.DeliveryOptions) { o.PollInterval = 0 },
-		"disable after":     func(o *ports.DeliveryOptions) { o.DisableAfter = 0 },
-		"empty schedule":    func(o *ports.DeliveryOptions) { o.Schedule = nil },
-		"negative delay":    func(o *ports.DeliveryOptions) { o.Schedule = domain.RetrySchedule{-time.Second} },
-		"long owner":        func(o *ports.DeliveryOptions) { o.Owner = strings.Repeat("o", 65) },
+		"timeout":             func(o *ports.DeliveryOptions) { o.Timeout = 0 },
+		"workers":             func(o *ports.DeliveryOptions) { o.Workers = 0 },
+		"per endpoint 0":      func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = 0 },
+		"per endpoint more":   func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = o.Workers + 1 },
+		"poll":                func(o *ports.DeliveryOptions) { o.PollInterval = 0 },
+		"disable after":       func(o *ports.DeliveryOptions) { o.DisableAfter = 0 },
+		"empty schedule":      func(o *ports.DeliveryOptions) { o.Schedule = nil },
+		"negative delay":      func(o *ports.DeliveryOptions) { o.Schedule = domain.RetrySchedule{-time.Second} },
+		"long owner":          func(o *ports.DeliveryOptions) { o.Owner = strings.Repeat("o", ports.MaxLeaseOwner+1) },
+		"a lost lease's mark": func(o *ports.DeliveryOptions) { o.Owner = ports.LostLease + "w" },
 	} {
 		o := options()
 		change(&o)

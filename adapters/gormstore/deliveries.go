@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,11 +121,11 @@ const dueChunk = 200
 // makeDue makes each (event, endpoint) of pairs a pending delivery due at
 // now. A delivery that exists already is left as it is, or with again
 // (a redelivery) made pending and due at now with its attempts counted
-// from 0 again; its lease's holder loses it (lease_owner is cleared, so
-// that holder's Finish records only its attempt) but keeps it until it
-// runs out (lease_until stays) or that Finish frees it, so no other
-// replica attempts the delivery while that attempt may still be under
-// way.
+// from 0 again. Its lease's holder loses it: lease_owner becomes the
+// holder's ports.LostLease mark (lostOwner; a mark stays as it is), so
+// that holder's Finish records only its attempt and frees the mark, and
+// lease_until stays, so no other replica attempts the delivery while that
+// attempt may still be under way.
 func (s *Store) makeDue(ctx context.Context, db execer, pairs [][2]int64, now time.Time, again bool) error {
 	for len(pairs) > 0 {
 		chunk := pairs[:min(len(pairs), dueChunk)]
@@ -138,13 +139,13 @@ func (s *Store) makeDue(ctx context.Context, db execer, pairs [][2]int64, now ti
 		q := "INSERT INTO " + deliveriesTable + " (event_id, endpoint_id, state, attempts, next_at) VALUES " + strings.Join(values, ", ")
 		switch {
 		case s.driver == MySQL && again:
-			q += " ON DUPLICATE KEY UPDATE state = " + pendingState + ", attempts = 0, next_at = ?, lease_owner = NULL"
+			q += " ON DUPLICATE KEY UPDATE state = " + pendingState + ", attempts = 0, next_at = ?, lease_owner = " + lostOwner(MySQL)
 			args = append(args, now.UnixNano())
 		case s.driver == MySQL:
 			q += " ON DUPLICATE KEY UPDATE id = id"
 		case again:
 			q += " ON CONFLICT(event_id, endpoint_id) DO UPDATE SET state = " + pendingState +
-				", attempts = 0, next_at = excluded.next_at, lease_owner = NULL"
+				", attempts = 0, next_at = excluded.next_at, lease_owner = " + lostOwner(SQLite)
 		default:
 			q += " ON CONFLICT(event_id, endpoint_id) DO NOTHING"
 		}
@@ -153,6 +154,18 @@ func (s *Store) makeDue(ctx context.Context, db execer, pairs [][2]int64, now ti
 		}
 	}
 	return nil
+}
+
+// lostOwner is the SQL (in driver's dialect) of the lease_owner a
+// redelivery leaves: none where there was none, a ports.LostLease mark as
+// it is, and the holder's name marked.
+func lostOwner(driver string) string {
+	mark := "CONCAT('" + ports.LostLease + "', lease_owner)"
+	if driver != MySQL {
+		mark = "'" + ports.LostLease + "' || lease_owner"
+	}
+	return "CASE WHEN lease_owner IS NULL OR SUBSTR(lease_owner, 1, " + strconv.Itoa(len(ports.LostLease)) + ") = '" +
+		ports.LostLease + "' THEN lease_owner ELSE " + mark + " END"
 }
 
 // Due returns up to limit pending deliveries due at now (and at or after
@@ -193,6 +206,9 @@ func (s *Store) Due(ctx context.Context, now time.Time, limit int, busy []int64,
 // refuses the later commit (1213, or after the server's own retry of the
 // statement, no row): either is a lease lost, not an error.
 func (s *Store) Lease(ctx context.Context, id int64, owner string, now, until time.Time) (bool, error) {
+	if err := ports.CheckLeaseOwner(owner); err != nil {
+		return false, fmt.Errorf("lease delivery %d: %w", id, err)
+	}
 	n, err := affected(ctx, s.write.sql, "UPDATE "+deliveriesTable+" SET lease_owner = ?, lease_until = ? WHERE id = ? AND state = "+
 		pendingState+" AND next_at <= ? AND (lease_until IS NULL OR lease_until < ? OR lease_owner = ?)",
 		owner, until.UnixNano(), id, now.UnixNano(), now.UnixNano(), owner)

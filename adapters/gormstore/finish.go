@@ -25,7 +25,8 @@ const successEvery = time.Minute
 // endpoint's last success on a delivery and disables the endpoint with
 // o.DisableReason when set, all in one transaction (run again after a
 // 1213). False when the lease was no longer owner's: only the attempt was
-// recorded, and a redelivery that took the lease from it is freed.
+// recorded, and the lease is freed where a redelivery left owner's
+// ports.LostLease mark (nobody leased the delivery since).
 func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcome) (bool, error) {
 	_, eventSeq, ok := domain.ParseEventID(o.Attempt.EventID)
 	if !ok {
@@ -38,6 +39,9 @@ func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcom
 	}
 	if len(o.Attempt.Error) > maxErrorClass {
 		return false, fmt.Errorf("finish delivery %d: error class %q over %d bytes", o.ID, domain.Clip(o.Attempt.Error), maxErrorClass)
+	}
+	if err := ports.CheckLeaseOwner(owner); err != nil {
+		return false, fmt.Errorf("finish delivery %d: %w", o.ID, err)
 	}
 	var held bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -59,13 +63,14 @@ func (s *Store) Finish(ctx context.Context, owner string, o ports.DeliveryOutcom
 			return err
 		}
 		if !held {
-			// A redelivery took the lease from this attempt (makeDue clears
-			// lease_owner) and left its time, so that no other replica
-			// starts the delivery while this attempt may be under way. It
-			// is over now: the redelivery is free at once, not when the
-			// lease would have run out (webhooks.timeout + 60 s later). A
-			// lease another replica took since has an owner, and stays.
-			_, err := tx.ExecContext(ctx, "UPDATE "+deliveriesTable+" SET lease_until = NULL WHERE id = ? AND lease_owner IS NULL AND state = "+pendingState, o.ID)
+			// A redelivery that took the lease from this attempt left
+			// owner's mark and the lease's time (makeDue), so that no other
+			// replica starts the delivery while this attempt may be under
+			// way. It is over now: the redelivery is free at once, not when
+			// the lease would have run out. Only owner's own mark is freed:
+			// a lease taken since, or its mark, is another attempt's.
+			_, err := tx.ExecContext(ctx, "UPDATE "+deliveriesTable+" SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
+				o.ID, ports.LostLease+owner)
 			return err
 		}
 		if o.State == ports.DeliveryDelivered {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -33,8 +34,8 @@ func (o *Outbox) delivery(event, endpoint int64) *outboxDelivery {
 
 // makeDue makes the delivery of event to endpoint pending and due at now:
 // a new one, or with again an existing one (its attempts counted from 0,
-// its lease's holder losing it but the lease kept until it runs out); o.mu
-// is held.
+// its lease's holder losing it to its ports.LostLease mark, the lease's
+// time kept); o.mu is held.
 func (o *Outbox) makeDue(event, endpoint int64, now time.Time, again bool) {
 	d := o.delivery(event, endpoint)
 	switch {
@@ -42,7 +43,10 @@ func (o *Outbox) makeDue(event, endpoint int64, now time.Time, again bool) {
 		o.deliveries = append(o.deliveries, &outboxDelivery{id: o.nextSeq(), event: event, endpoint: endpoint,
 			state: ports.DeliveryPending, nextAt: now})
 	case again:
-		d.state, d.attempts, d.nextAt, d.leaseOwner = ports.DeliveryPending, 0, now, ""
+		d.state, d.attempts, d.nextAt = ports.DeliveryPending, 0, now
+		if d.leaseOwner != "" && !strings.HasPrefix(d.leaseOwner, ports.LostLease) {
+			d.leaseOwner = ports.LostLease + d.leaseOwner
+		}
 	}
 }
 
@@ -100,11 +104,14 @@ func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64, 
 // Lease takes delivery id for owner as the SQL store's conditional UPDATE
 // does.
 func (o *Outbox) Lease(_ context.Context, id int64, owner string, now, until time.Time) (bool, error) {
+	if err := ports.CheckLeaseOwner(owner); err != nil {
+		return false, fmt.Errorf("lease delivery %d: %w", id, err)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, d := range o.deliveries {
 		if d.id == id && d.state == ports.DeliveryPending && !d.nextAt.After(now) &&
-			(d.leaseUntil.Before(now) || d.leaseOwner == owner && owner != "") {
+			(d.leaseUntil.Before(now) || d.leaseOwner == owner) {
 			d.leaseOwner, d.leaseUntil = owner, until
 			return true, nil
 		}
@@ -138,17 +145,21 @@ func (o *Outbox) Finish(_ context.Context, owner string, out ports.DeliveryOutco
 	if !slices.Contains([]ports.DeliveryState{ports.DeliveryPending, ports.DeliveryDelivered, ports.DeliveryFailed}, out.State) {
 		return false, fmt.Errorf("finish delivery %d: %q is not a delivery's state", out.ID, out.State)
 	}
+	if err := ports.CheckLeaseOwner(owner); err != nil {
+		return false, fmt.Errorf("finish delivery %d: %w", out.ID, err)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.recordAttempt(out.EndpointSeq, out.Attempt)
 	i := slices.IndexFunc(o.deliveries, func(d *outboxDelivery) bool { return d.id == out.ID && d.leaseOwner == owner })
 	if i < 0 {
-		// A redelivery took the lease (no owner) and kept its time while
-		// this attempt might be under way; it is over: free the delivery.
+		// A redelivery took the lease (owner's mark) and kept its time
+		// while this attempt might be under way; it is over: free the
+		// delivery, when the mark is still owner's.
 		if j := slices.IndexFunc(o.deliveries, func(d *outboxDelivery) bool {
-			return d.id == out.ID && d.leaseOwner == "" && d.state == ports.DeliveryPending
+			return d.id == out.ID && d.leaseOwner == ports.LostLease+owner
 		}); j >= 0 {
-			o.deliveries[j].leaseUntil = time.Time{}
+			o.deliveries[j].leaseOwner, o.deliveries[j].leaseUntil = "", time.Time{}
 		}
 		return false, nil
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,37 @@ func testRedeliver(t *testing.T, h OutboxHarness) {
 	}
 	if got := dueAt(t, h, later.Add(time.Minute)); len(got) != 0 {
 		t.Fatalf("under y's lease after x's late finish: %+v; want none due", got)
+	}
+	// A second redelivery takes the lease from y; x's finish, later still,
+	// frees nothing of y's (y's attempt may be under way), and y's does.
+	if _, err := h.Deliveries.RedeliverSince(ctx, since, b.ID, later.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := h.Deliveries.Finish(ctx, "x", ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: b.Seq, State: ports.DeliveryDelivered,
+		Attempt: domain.Attempt{EventID: l.Event.ID(), At: later, StatusCode: 200}}); err != nil || held {
+		t.Fatalf("x's third Finish = %v, %v; want false", held, err)
+	}
+	if got := dueAt(t, h, later.Add(90*time.Second)); len(got) != 0 {
+		t.Fatalf("after a second redelivery took y's lease and x finished late: %+v; want none due while y's attempt may be under way", got)
+	}
+	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, "z", later.Add(90*time.Second), later.Add(3*time.Minute)); ok || err != nil {
+		t.Fatalf("Lease by z within y's time = %v, %v; want false", ok, err)
+	}
+	if held, err := h.Deliveries.Finish(ctx, "y", ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: b.Seq, State: ports.DeliveryDelivered,
+		Attempt: domain.Attempt{EventID: l.Event.ID(), At: later, StatusCode: 200}}); err != nil || held {
+		t.Fatalf("y's Finish after the second redelivery = %v, %v; want false", held, err)
+	}
+	if got := dueAt(t, h, later.Add(90*time.Second)); len(got) != 1 {
+		t.Fatalf("after y's finish: %+v; want the second redelivery due", got)
+	}
+	// A name a store could take for a lost lease's mark is no owner.
+	for _, owner := range []string{"", ports.LostLease + "y", strings.Repeat("o", ports.MaxLeaseOwner+1)} {
+		if ok, err := h.Deliveries.Lease(ctx, due[0].ID, owner, later.Add(90*time.Second), later.Add(3*time.Minute)); ok || err == nil {
+			t.Errorf("Lease by %q = %v, %v; want an error", owner, ok, err)
+		}
+	}
+	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, strings.Repeat("o", ports.MaxLeaseOwner), later.Add(90*time.Second), later.Add(3*time.Minute)); !ok || err != nil {
+		t.Fatalf("Lease by the longest owner = %v, %v", ok, err)
 	}
 }
 
