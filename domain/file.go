@@ -35,6 +35,16 @@ func NewFileRules(allowed []string, maxBytes, maxImagePixels int64, allowPDFScri
 		MaxImagePixels: maxImagePixels, AllowPDFScripts: allowPDFScripts}}, nil
 }
 
+// WithDecoder returns r with decode in place of the standard library's
+// base64 decoder; decode must be a filecheck.Decoder (the same bytes,
+// count and refusals as base64.RawStdEncoding.Decode). nil restores the
+// standard library's.
+func (r FileRules) WithDecoder(decode func(dst, src []byte) (int, error)) FileRules {
+	r.limits.Allowed = slices.Clone(r.limits.Allowed)
+	r.limits.Decode = decode
+	return r
+}
+
 // Allowed returns the allowed types, by name.
 func (r FileRules) Allowed() []string { return slices.Clone(r.limits.Allowed) }
 

@@ -53,8 +53,17 @@ func decodedSize(s string) int64 {
 // whitespace (what most clients send) is decoded as it is; once a block
 // shows whitespace, each block is compacted before it is decoded.
 type b64Decoder struct {
-	src   string // the text not yet decoded
-	dirty bool   // the text has whitespace: compact each block
+	src    string  // the text not yet decoded
+	dirty  bool    // the text has whitespace: compact each block
+	decode Decoder // nil: the standard library's
+}
+
+// run decodes src into dst with d's Decoder.
+func (d *b64Decoder) run(dst, src []byte) (int, error) {
+	if d.decode == nil {
+		return base64.RawStdEncoding.Decode(dst, src)
+	}
+	return d.decode(dst, src)
 }
 
 // read decodes into dst (len a multiple of 3) the next len(dst) bytes or,
@@ -70,7 +79,7 @@ func (d *b64Decoder) read(dst, tmp []byte) (int, error) {
 		k := min(want, len(d.src))
 		// The decoder only reads its source: the text itself, not a copy.
 		chars := unsafe.Slice(unsafe.StringData(d.src), k)
-		n, err := base64.RawStdEncoding.Decode(dst, chars)
+		n, err := d.run(dst, chars)
 		// The decoder skips CR and LF itself, but then the block is no
 		// longer aligned and decodes to fewer bytes than its length says.
 		if err == nil && n == k/4*3+max(k%4-1, 0) {
@@ -88,7 +97,7 @@ func (d *b64Decoder) read(dst, tmp []byte) (int, error) {
 	if n == 0 {
 		return 0, io.EOF // only whitespace was left
 	}
-	m, err := base64.RawStdEncoding.Decode(dst, tmp[:n])
+	m, err := d.run(dst, tmp[:n])
 	if err != nil {
 		return m, errBadBase64
 	}

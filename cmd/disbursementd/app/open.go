@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lender/disbursementd/adapters/asmbase64"
 	"github.com/lender/disbursementd/adapters/fsupload"
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/jwtkeys"
@@ -22,13 +23,15 @@ import (
 // the keys, and the file rules.
 
 // FileRules are the configured limits on attached files: the service's
-// only file rules, refused when a value is zero or unknown.
+// only file rules, refused when a value is zero or unknown. Files are
+// decoded with the AVX2 decoder (asmbase64; the standard library's where
+// the CPU has no AVX2).
 func FileRules(cfg *config.Config) (domain.FileRules, error) {
 	rules, err := cfg.Uploads.FileRules()
 	if err != nil {
 		return domain.FileRules{}, fmt.Errorf("uploads: %w", err)
 	}
-	return rules, nil
+	return rules.WithDecoder(asmbase64.Decode), nil
 }
 
 // OpenStore opens the configured store. For SQLite it first makes sure the
