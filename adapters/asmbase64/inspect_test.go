@@ -70,3 +70,24 @@ func TestInspectWithDecode(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInspect200K is the file check of W2's file (a 200 KB PDF)
+// with the standard library's decoder and with Decode.
+func BenchmarkInspect200K(b *testing.B) {
+	text := base64.StdEncoding.EncodeToString(fixture.PDF(200 << 10))
+	for _, d := range []struct {
+		name   string
+		decode filecheck.Decoder
+	}{{"stdlib", nil}, {"asm", asmbase64.Decode}} {
+		b.Run(d.name, func(b *testing.B) {
+			limits := filecheck.Limits{Allowed: filecheck.Names(), MaxBytes: 20 << 20, MaxImagePixels: 100_000_000, Decode: d.decode}
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, f := filecheck.Inspect(text, limits); f != nil {
+					b.Fatal(f)
+				}
+			}
+		})
+	}
+}

@@ -139,8 +139,31 @@ func testRedeliver(t *testing.T, h OutboxHarness) {
 			t.Errorf("Lease by %q = %v, %v; want an error", owner, ok, err)
 		}
 	}
-	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, strings.Repeat("o", ports.MaxLeaseOwner), later.Add(90*time.Second), later.Add(3*time.Minute)); !ok || err != nil {
+	if held, err := h.Deliveries.Finish(ctx, ports.LostLease+"y", ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: b.Seq, State: ports.DeliveryDelivered,
+		Attempt: domain.Attempt{EventID: l.Event.ID(), At: later, StatusCode: 200}}); held || err == nil {
+		t.Errorf("Finish by a lost lease's mark = %v, %v; want an error", held, err)
+	}
+	// The longest owner's mark fits, and a redelivery while a mark is
+	// there leaves it as it is: the holder's finish still frees it.
+	longest := strings.Repeat("o", ports.MaxLeaseOwner)
+	at := later.Add(90 * time.Second)
+	if ok, err := h.Deliveries.Lease(ctx, due[0].ID, longest, at, at.Add(time.Minute)); !ok || err != nil {
 		t.Fatalf("Lease by the longest owner = %v, %v", ok, err)
+	}
+	for range 2 {
+		if _, err := h.Deliveries.RedeliverSince(ctx, since, b.ID, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := dueAt(t, h, at.Add(30*time.Second)); len(got) != 0 {
+		t.Fatalf("after two redeliveries under the longest owner's lease: %+v; want none due", got)
+	}
+	if held, err := h.Deliveries.Finish(ctx, longest, ports.DeliveryOutcome{ID: due[0].ID, EndpointSeq: b.Seq, State: ports.DeliveryDelivered,
+		Attempt: domain.Attempt{EventID: l.Event.ID(), At: at, StatusCode: 200}}); err != nil || held {
+		t.Fatalf("the longest owner's Finish = %v, %v; want false", held, err)
+	}
+	if got := dueAt(t, h, at.Add(30*time.Second)); len(got) != 1 {
+		t.Fatalf("after the longest owner's finish: %+v; want the redelivery due (its mark freed)", got)
 	}
 }
 

@@ -24,8 +24,8 @@ import (
 
 // FileRules are the configured limits on attached files: the service's
 // only file rules, refused when a value is zero or unknown. Files are
-// decoded with the AVX2 decoder (asmbase64; the standard library's where
-// the CPU has no AVX2).
+// decoded with asmbase64 (the AVX2 decoder; see that package for other
+// CPUs).
 func FileRules(cfg *config.Config) (domain.FileRules, error) {
 	rules, err := cfg.Uploads.FileRules()
 	if err != nil {
