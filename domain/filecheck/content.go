@@ -23,7 +23,10 @@ type Limits struct {
 // CR and LF skipped, an error for the same texts (any error will do). It
 // may write anywhere in dst, which holds at least len(src)/4*3 bytes. A
 // faster decoder (a SIMD one, from an adapter) is a Decoder; the standard
-// library's is the plain one, and the default.
+// library's is the plain one, and the default. A Decoder is taken to be
+// that fast one: with it no file keeps its decoded bytes (keepDecoded),
+// since decoding a file again when it is written costs less than
+// allocating and copying them.
 type Decoder func(dst, src []byte) (int, error)
 
 // Content is a file that Inspect accepted: its type by its magic bytes,
@@ -36,7 +39,7 @@ type Decoder func(dst, src []byte) (int, error)
 type Content struct {
 	source      string // the base64 text, prefix removed, padding trimmed
 	decode      Decoder
-	decoded     []byte // the content, for files of at most keepDecoded bytes
+	decoded     []byte // the content, for files of at most keepDecoded bytes and no Decoder
 	marks       []int  // for a larger file: where in source each block of chunk bytes starts
 	chunk       int
 	Size        int64
@@ -45,7 +48,8 @@ type Content struct {
 	SHA256      [32]byte
 }
 
-// keepDecoded is the largest file whose decoded bytes are kept.
+// keepDecoded is the largest file whose decoded bytes are kept, when
+// the standard library's decoder decodes (Limits.Decode is nil).
 const keepDecoded = 1 << 20
 
 // Reader returns the decoded content, from the start. It is also an

@@ -88,7 +88,7 @@ func inspectIn(s string, rules Limits, chunk int, wk *work) (*Content, *Finding)
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	f := &Content{source: s, decode: rules.Decode}
-	if estimate := len(s) / 4 * 3; estimate <= keepDecoded {
+	if estimate := len(s) / 4 * 3; estimate <= keepDecoded && rules.Decode == nil {
 		f.decoded = make([]byte, 0, estimate+2)
 	}
 	d := b64Decoder{src: s, decode: rules.Decode}
