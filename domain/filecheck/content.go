@@ -30,17 +30,18 @@ type Limits struct {
 type Decoder func(dst, src []byte) (int, error)
 
 // Content is a file that Inspect accepted: its type by its magic bytes,
-// its decoded size and SHA-256, and its base64 text. A large file's bytes
-// are not held decoded: Reader and WriteTo decode the text again as it is
+// its decoded size and SHA-256, and its base64 text. Its bytes are not
+// held decoded: Reader and WriteTo decode the text again as it is
 // written, so a 20 MiB file does not sit in memory beside its 27 MiB of
-// base64 (the memory bound is 1.5× the body). A file of at most
-// keepDecoded bytes keeps what Inspect decoded, and is written without a
-// second decode, for at most keepDecoded bytes held while it is handled.
+// base64 (the memory bound is 1.5× the body). Only without a Decoder
+// (the standard library's, slower) does a file of at most keepDecoded
+// bytes keep what Inspect decoded, to be written without a second
+// decode, for at most keepDecoded bytes held while it is handled.
 type Content struct {
 	source      string // the base64 text, prefix removed, padding trimmed
 	decode      Decoder
 	decoded     []byte // the content, for files of at most keepDecoded bytes and no Decoder
-	marks       []int  // for a larger file: where in source each block of chunk bytes starts
+	marks       []int  // for a file not kept decoded: where in source each block of chunk bytes starts
 	chunk       int
 	Size        int64
 	Ext         string // the type's name, from the magic bytes
@@ -74,19 +75,29 @@ func (c *Content) WriteTo(w io.Writer) (int64, error) {
 
 // contentAt reads a Content's decoded bytes at any offset, for a check
 // that follows offsets backwards (a TIFF's directories) once the file has
-// passed. A file whose decoded bytes are kept is read from them; a larger
-// one is decoded again from the start of the block that holds the
-// offset (Inspect noted where each block's text starts), and the last
-// block decoded is kept for the next read. Each read and each block
+// passed. A file whose decoded bytes are kept is read from them; any
+// other is decoded again from the start of the block that holds the
+// offset (Inspect noted where each block's text starts), into a scratch
+// of the pool that release gives back, and the last block decoded is
+// kept for the next read. Each read and each block
 // decoded spends work; errWork when the work refuses.
 type contentAt struct {
-	c        *Content
-	wk       *work
-	block    int64 // the block in buf; -1 for none
-	buf, tmp []byte
+	c     *Content
+	wk    *work
+	block int64  // the block in buf; -1 for none
+	buf   []byte // the block decoded, in sc
+	sc    *scratch
 }
 
 func newContentAt(c *Content, wk *work) *contentAt { return &contentAt{c: c, wk: wk, block: -1} }
+
+// release gives a's scratch back to the pool; a reads nothing after.
+func (a *contentAt) release() {
+	if a.sc != nil {
+		scratchPool.Put(a.sc)
+		a.sc, a.buf, a.block = nil, nil, -1
+	}
+}
 
 // ReadAt reads len(p) bytes at off, fewer (with io.EOF) at the end.
 func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
@@ -104,19 +115,19 @@ func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
 		} else {
 			size := int64(a.c.chunk)
 			if k := off / size; k != a.block {
-				if a.buf == nil {
-					a.buf, a.tmp = make([]byte, a.c.chunk), make([]byte, a.c.chunk/3*4)
+				if a.sc == nil {
+					a.sc = scratchPool.Get().(*scratch)
 				}
 				a.wk.decodes++
 				if err := a.wk.err(int64(a.c.chunk)); err != nil {
 					return n, err
 				}
 				d := b64Decoder{src: a.c.source[a.c.marks[k]:], decode: a.c.decode}
-				m, err := d.read(a.buf[:a.c.chunk], a.tmp)
+				m, err := d.read(a.sc.win[:a.c.chunk], a.sc.tmp)
 				if err != nil && err != io.EOF {
 					return n, err
 				}
-				a.buf, a.block = a.buf[:m], k
+				a.buf, a.block = a.sc.win[:m], k
 			}
 			src = a.buf[min(off-a.block*size, int64(len(a.buf))):]
 			if len(src) == 0 {

@@ -133,28 +133,47 @@ var scratchPool = sync.Pool{New: func() any {
 }}
 
 // fileReader decodes a Content's text again, for Reader and WriteTo.
+// Read decodes a block at a time into a scratch of the pool, which goes
+// back once the last byte is handed out (a reader left before that
+// leaves it to the collector).
 type fileReader struct {
 	d    b64Decoder
-	buf  []byte // decoded by Read, not yet returned
-	tmp  []byte
-	left []byte
+	sc   *scratch
+	left []byte // decoded by Read into sc, not yet returned
 }
 
 // Read decodes the next bytes into p.
 func (r *fileReader) Read(p []byte) (int, error) {
 	if len(r.left) == 0 {
-		if r.buf == nil {
-			r.buf, r.tmp = make([]byte, decodedChunk), make([]byte, encodedChunk)
+		if len(r.d.src) == 0 {
+			r.release()
+			return 0, io.EOF
 		}
-		n, err := r.d.read(r.buf, r.tmp)
+		if r.sc == nil {
+			r.sc = scratchPool.Get().(*scratch)
+		}
+		n, err := r.d.read(r.sc.win[:decodedChunk], r.sc.tmp)
 		if err != nil {
+			r.release()
 			return 0, err
 		}
-		r.left = r.buf[:n]
+		r.left = r.sc.win[:n]
 	}
 	n := copy(p, r.left)
 	r.left = r.left[n:]
+	if len(r.left) == 0 && len(r.d.src) == 0 {
+		r.release()
+	}
 	return n, nil
+}
+
+// release gives r's scratch back to the pool; nothing of it is left to
+// hand out.
+func (r *fileReader) release() {
+	if r.sc != nil {
+		scratchPool.Put(r.sc)
+		r.sc, r.left = nil, nil
+	}
 }
 
 // WriteTo decodes the rest of the content into w, a block at a time.
@@ -168,6 +187,7 @@ func (r *fileReader) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+	r.release()
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	for {

@@ -169,7 +169,10 @@ func inspectIn(s string, rules Limits, chunk int, wk *work) (*Content, *Finding)
 	}
 	for _, c := range checks {
 		if r, ok := c.(rereader); ok {
-			if fe := r.reread(newContentAt(f, wk), f.Size, wk); fe != nil {
+			at := newContentAt(f, wk)
+			fe := r.reread(at, f.Size, wk)
+			at.release()
+			if fe != nil {
 				return nil, fe
 			}
 		}
