@@ -36,10 +36,10 @@ func NewFileRules(allowed []string, maxBytes, maxImagePixels int64, allowPDFScri
 }
 
 // WithDecoder returns r with decode in place of the standard library's
-// base64 decoder; decode must be a filecheck.Decoder (the same bytes,
-// count and refusals as base64.RawStdEncoding.Decode). nil restores the
-// standard library's.
-func (r FileRules) WithDecoder(decode func(dst, src []byte) (int, error)) FileRules {
+// base64 decoder (the same bytes, count and refusals as
+// base64.RawStdEncoding.Decode: filecheck.Decoder says what it must do).
+// nil restores the standard library's.
+func (r FileRules) WithDecoder(decode filecheck.Decoder) FileRules {
 	r.limits.Allowed = slices.Clone(r.limits.Allowed)
 	r.limits.Decode = decode
 	return r

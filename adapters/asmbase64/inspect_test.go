@@ -26,9 +26,8 @@ func wrap(text string, width int, eol string) string {
 
 // TestInspectWithDecode: the file check gives a file the same size, type,
 // SHA-256 and bytes with Decode as with the standard library's decoder
-// (which keeps the decoded bytes of files up to 1 MiB; with Decode every
-// file is decoded again when it is read or written), and refuses the
-// same texts, with and without line breaks.
+// (every file is decoded again when it is read or written), and refuses
+// the same texts, with and without line breaks.
 func TestInspectWithDecode(t *testing.T) {
 	t.Parallel()
 	limits := filecheck.Limits{Allowed: filecheck.Names(), MaxBytes: 20 << 20, MaxImagePixels: 100_000_000}

@@ -1,7 +1,6 @@
 package filecheck
 
 import (
-	"bytes"
 	"errors"
 	"io"
 )
@@ -21,27 +20,23 @@ type Limits struct {
 // Decoder decodes base64 text of the standard alphabet without padding
 // exactly as base64.RawStdEncoding.Decode does: the same bytes and count,
 // CR and LF skipped, an error for the same texts (any error will do). It
-// may write anywhere in dst, which holds at least len(src)/4*3 bytes. A
-// faster decoder (a SIMD one, from an adapter) is a Decoder; the standard
-// library's is the plain one, and the default. A Decoder is taken to be
-// that fast one: with it no file keeps its decoded bytes (keepDecoded),
-// since decoding a file again when it is written costs less than
-// allocating and copying them.
+// may write anywhere in dst, which holds at least
+// base64.RawStdEncoding.DecodedLen(len(src)) bytes. A faster decoder (a
+// SIMD one, from an adapter) is a Decoder; the standard library's is the
+// plain one, and the default.
 type Decoder func(dst, src []byte) (int, error)
 
 // Content is a file that Inspect accepted: its type by its magic bytes,
 // its decoded size and SHA-256, and its base64 text. Its bytes are not
 // held decoded: Reader and WriteTo decode the text again as it is
 // written, so a 20 MiB file does not sit in memory beside its 27 MiB of
-// base64 (the memory bound is 1.5× the body). Only without a Decoder
-// (the standard library's, slower) does a file of at most keepDecoded
-// bytes keep what Inspect decoded, to be written without a second
-// decode, for at most keepDecoded bytes held while it is handled.
+// base64 (the memory bound is 1.5× the body), and a small one costs no
+// copy (decoding again is cheaper than allocating and copying, with the
+// service's SIMD Decoder).
 type Content struct {
 	source      string // the base64 text, prefix removed, padding trimmed
 	decode      Decoder
-	decoded     []byte // the content, for files of at most keepDecoded bytes and no Decoder
-	marks       []int  // for a file not kept decoded: where in source each block of chunk bytes starts
+	marks       []int // where in source each block of chunk bytes starts
 	chunk       int
 	Size        int64
 	Ext         string // the type's name, from the magic bytes
@@ -49,35 +44,23 @@ type Content struct {
 	SHA256      [32]byte
 }
 
-// keepDecoded is the largest file whose decoded bytes are kept, when
-// the standard library's decoder decodes (Limits.Decode is nil).
-const keepDecoded = 1 << 20
-
 // Reader returns the decoded content, from the start. It is also an
 // io.WriterTo, so io.Copy and io.CopyBuffer decode straight into the
 // destination in large blocks.
 func (c *Content) Reader() io.Reader {
-	if c.decoded != nil {
-		return bytes.NewReader(c.decoded)
-	}
 	return &fileReader{d: b64Decoder{src: c.source, decode: c.decode}}
 }
 
 // WriteTo writes the decoded content to w.
 func (c *Content) WriteTo(w io.Writer) (int64, error) {
-	if c.decoded != nil {
-		n, err := w.Write(c.decoded)
-		return int64(n), err
-	}
 	r := fileReader{d: b64Decoder{src: c.source, decode: c.decode}}
 	return r.WriteTo(w)
 }
 
 // contentAt reads a Content's decoded bytes at any offset, for a check
 // that follows offsets backwards (a TIFF's directories) once the file has
-// passed. A file whose decoded bytes are kept is read from them; any
-// other is decoded again from the start of the block that holds the
-// offset (Inspect noted where each block's text starts), into a scratch
+// passed. The file is decoded again from the start of the block that
+// holds the offset (Inspect noted where each block's text starts), into a scratch
 // of the pool that release gives back, and the last block decoded is
 // kept for the next read. Each read and each block
 // decoded spends work; errWork when the work refuses.
@@ -109,30 +92,25 @@ func (a *contentAt) ReadAt(p []byte, off int64) (int, error) {
 	}
 	n := 0
 	for n < len(p) && off < a.c.Size {
-		var src []byte
-		if a.c.decoded != nil {
-			src = a.c.decoded[off:]
-		} else {
-			size := int64(a.c.chunk)
-			if k := off / size; k != a.block {
-				if a.sc == nil {
-					a.sc = scratchPool.Get().(*scratch)
-				}
-				a.wk.decodes++
-				if err := a.wk.err(int64(a.c.chunk)); err != nil {
-					return n, err
-				}
-				d := b64Decoder{src: a.c.source[a.c.marks[k]:], decode: a.c.decode}
-				m, err := d.read(a.sc.win[:a.c.chunk], a.sc.tmp)
-				if err != nil && err != io.EOF {
-					return n, err
-				}
-				a.buf, a.block = a.sc.win[:m], k
+		size := int64(a.c.chunk)
+		if k := off / size; k != a.block {
+			if a.sc == nil {
+				a.sc = scratchPool.Get().(*scratch)
 			}
-			src = a.buf[min(off-a.block*size, int64(len(a.buf))):]
-			if len(src) == 0 {
-				break
+			a.wk.decodes++
+			if err := a.wk.err(int64(a.c.chunk)); err != nil {
+				return n, err
 			}
+			d := b64Decoder{src: a.c.source[a.c.marks[k]:], decode: a.c.decode}
+			m, err := d.read(a.sc.win[:a.c.chunk], a.sc.tmp)
+			if err != nil && err != io.EOF {
+				return n, err
+			}
+			a.buf, a.block = a.sc.win[:m], k
+		}
+		src := a.buf[min(off-a.block*size, int64(len(a.buf))):]
+		if len(src) == 0 {
+			break
 		}
 		k := copy(p[n:], src)
 		n += k

@@ -187,8 +187,11 @@ func (r *fileReader) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
-	r.release()
-	s := scratchPool.Get().(*scratch)
+	s := r.sc // Read's, when it took one
+	if s == nil {
+		s = scratchPool.Get().(*scratch)
+	}
+	r.sc, r.left = nil, nil
 	defer scratchPool.Put(s)
 	for {
 		n, err := r.d.read(s.win[:decodedChunk], s.tmp)

@@ -129,7 +129,7 @@ func TestDecoderBlocks(t *testing.T) {
 	}
 }
 
-// TestReaderTakesItsBlockFromThePool: a file not kept decoded, read again
+// TestReaderTakesItsBlockFromThePool: a file read again
 // through Read (as the S3 store reads it) to the end, takes its block's
 // buffers from the pool and gives them back, instead of allocating 224
 // KiB a reader: one allocation a read (the reader itself), not three.

@@ -27,9 +27,6 @@ func TestImagesAccepted(t *testing.T) {
 			if code := fileKind(t, img, testLimits()); code != accepted {
 				t.Fatalf("refused with %s", code)
 			}
-			if code := fileKind(t, img, keptLimits()); code != accepted {
-				t.Fatalf("its bytes kept: refused with %s", code)
-			}
 		})
 	}
 }

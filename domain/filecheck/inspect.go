@@ -88,9 +88,6 @@ func inspectIn(s string, rules Limits, chunk int, wk *work) (*Content, *Finding)
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	f := &Content{source: s, decode: rules.Decode}
-	if estimate := len(s) / 4 * 3; estimate <= keepDecoded && rules.Decode == nil {
-		f.decoded = make([]byte, 0, estimate+2)
-	}
 	d := b64Decoder{src: s, decode: rules.Decode}
 	h := sha256.New()
 	var checks []contentCheck
@@ -104,17 +101,12 @@ func inspectIn(s string, rules Limits, chunk int, wk *work) (*Content, *Finding)
 		if wk.stopped() {
 			return nil, stoppedFinding()
 		}
-		if f.decoded == nil {
-			f.marks = append(f.marks, len(s)-len(d.src))
-		}
+		f.marks = append(f.marks, len(s)-len(d.src))
 		n, err := d.read(sc.win[carry:carry+chunk], sc.tmp)
 		if err != nil && err != io.EOF {
 			return nil, refuse(Undecodable, "Base64String no es base64 válido")
 		}
 		h.Write(sc.win[carry : carry+n])
-		if f.decoded != nil {
-			f.decoded = append(f.decoded, sc.win[carry:carry+n]...)
-		}
 		f.Size += int64(n)
 		w = window{buf: sc.win[:carry+n], base: f.Size - int64(carry+n), fresh: carry, from: w.limit, final: err == io.EOF, wk: wk}
 		w.limit = w.end()

@@ -15,17 +15,10 @@ import (
 // testLimits are the limits the tests run under: every known type,
 // 20 MiB, 100,000,000 pixels, no PDF scripts (the contract's defaults,
 // as config holds them; nothing here depends on their being equal), and
-// a Decoder, as the service has (asmbase64's there; the standard
-// library's here): no file keeps its decoded bytes, and every check that
-// reads a file again decodes it again. keptLimits are the same without
-// it: files up to keepDecoded keep their bytes.
+// the standard library's decoder (the service's, asmbase64, is held to
+// it by that package's tests). No file keeps its decoded bytes: every
+// check that reads a file again decodes it again.
 func testLimits() Limits {
-	l := keptLimits()
-	l.Decode = base64.RawStdEncoding.Decode
-	return l
-}
-
-func keptLimits() Limits {
 	return Limits{Allowed: Names(), MaxBytes: 20 << 20, MaxImagePixels: 100_000_000}
 }
 

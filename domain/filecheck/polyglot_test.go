@@ -150,7 +150,7 @@ func TestPolyglots(t *testing.T) {
 	openStream := append(onePagePDF(""), "9 0 obj\n<< /Length 99 >>\nstream\nxx\n%%EOF\n<?php system($_GET['c']); ?>"...)
 	scripts := testLimits()
 	scripts.AllowPDFScripts = true
-	big := textPixels(3 << 20) // past keepDecoded: the TIFF is read again from its text
+	big := textPixels(3 << 20) // several blocks: the TIFF is read again from its text
 	for _, tt := range []struct {
 		name  string
 		file  []byte
