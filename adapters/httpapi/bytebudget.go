@@ -7,10 +7,9 @@ import (
 // heldPerBodyByte is what a report holds in memory for each byte of its
 // body, at most: the body itself, and one more copy of it — a string
 // with escapes (a Base64String written with "\/") is unescaped into a
-// buffer of its own, and a decoded file (kept whole only when small) is
-// smaller than its base64. Nothing else a report holds grows with its
-// body: the file checks decode and hash in fixed windows, and the upload
-// stores decode as they write.
+// buffer of its own. A decoded file is never held whole: the file checks
+// decode and hash in fixed windows, and the upload stores decode again
+// as they write. Nothing else a report holds grows with its body.
 const heldPerBodyByte = 2
 
 // byteBudget bounds the memory that report bodies, and what is decoded

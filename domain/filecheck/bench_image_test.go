@@ -54,8 +54,8 @@ func BenchmarkFileInspectPNG1M(b *testing.B) {
 	benchInspect(b, base64.StdEncoding.EncodeToString(photoPNG(600, 400)))
 }
 
-// BenchmarkFileInspectPNG8M: the same, about 8 MB: past keepDecoded, so
-// the IDAT is decoded again from the text.
+// BenchmarkFileInspectPNG8M: the same, about 8 MB: many blocks, the IDAT
+// read again from the text.
 func BenchmarkFileInspectPNG8M(b *testing.B) {
 	benchInspect(b, base64.StdEncoding.EncodeToString(photoPNG(1700, 1100)))
 }

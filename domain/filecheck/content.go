@@ -58,12 +58,12 @@ func (c *Content) WriteTo(w io.Writer) (int64, error) {
 }
 
 // contentAt reads a Content's decoded bytes at any offset, for a check
-// that follows offsets backwards (a TIFF's directories) once the file has
-// passed. The file is decoded again from the start of the block that
-// holds the offset (Inspect noted where each block's text starts), into a scratch
-// of the pool that release gives back, and the last block decoded is
-// kept for the next read. Each read and each block
-// decoded spends work; errWork when the work refuses.
+// that reads the file again once it has passed (a TIFF's directories, a
+// PNG's or PDF's second look). The file is decoded again from the start
+// of the block that holds the offset (Inspect noted where each block's
+// text starts), into a scratch of the pool that release gives back, and
+// the last block decoded is kept for the next read. Each read and each
+// block decoded spends work; errWork when the work refuses.
 type contentAt struct {
 	c     *Content
 	wk    *work

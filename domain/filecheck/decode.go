@@ -135,7 +135,8 @@ var scratchPool = sync.Pool{New: func() any {
 // fileReader decodes a Content's text again, for Reader and WriteTo.
 // Read decodes a block at a time into a scratch of the pool, which goes
 // back once the last byte is handed out (a reader left before that
-// leaves it to the collector).
+// leaves it to the collector). WriteTo carries on in Read's scratch (or
+// takes one) and gives it back when it returns.
 type fileReader struct {
 	d    b64Decoder
 	sc   *scratch

@@ -94,15 +94,25 @@ func TestReaderIsWriterTo(t *testing.T) {
 	if _, err := f.WriteTo(&failAfter{n: decodedChunk + 5, err: boom}); !errors.Is(err, boom) {
 		t.Fatalf("WriteTo into a failing writer: %v", err)
 	}
-	// A Reader read from, then copied: nothing lost, nothing twice.
-	r := f.Reader()
-	head := make([]byte, 1000)
-	if _, err := io.ReadFull(r, head); err != nil {
-		t.Fatal(err)
-	}
-	var rest bytes.Buffer
-	if _, err := io.Copy(&rest, r); err != nil || !bytes.Equal(append(head, rest.Bytes()...), pdf) {
-		t.Fatalf("Read then Copy: %v", err)
+	// A Reader read from, then copied (WriteTo carries on in Read's
+	// scratch: with bytes of its block left, and at the block's end):
+	// nothing lost, nothing twice, the scratch given back once.
+	for _, n := range []int{1000, decodedChunk} {
+		r := f.Reader()
+		head := make([]byte, n)
+		if _, err := io.ReadFull(r, head); err != nil {
+			t.Fatal(err)
+		}
+		var rest bytes.Buffer
+		if _, err := io.Copy(&rest, r); err != nil || !bytes.Equal(append(head, rest.Bytes()...), pdf) {
+			t.Fatalf("Read %d bytes then Copy: %v", n, err)
+		}
+		if fr := r.(*fileReader); fr.sc != nil || len(fr.left) != 0 {
+			t.Fatalf("Read %d bytes then Copy: the reader still holds its scratch", n)
+		}
+		if k, err := r.Read(head); k != 0 || err != io.EOF {
+			t.Fatalf("Read after Copy: %d, %v; want 0, EOF", k, err)
+		}
 	}
 }
 
