@@ -129,10 +129,10 @@ func TestDecoderBlocks(t *testing.T) {
 	}
 }
 
-// TestReaderTakesItsBlockFromThePool: a file read again
-// through Read (as the S3 store reads it) to the end, takes its block's
-// buffers from the pool and gives them back, instead of allocating 224
-// KiB a reader: one allocation a read (the reader itself), not three.
+// TestReaderTakesItsBlockFromThePool: a reader that reads a file to the
+// end through Read (as the S3 store does) takes its block's buffers from
+// the pool and gives them back, instead of allocating 224 KiB a reader:
+// one allocation a read (the reader itself), not three.
 func TestReaderTakesItsBlockFromThePool(t *testing.T) {
 	data := benchPDF(200 << 10)
 	c, fe := Inspect(base64.StdEncoding.EncodeToString(data), testLimits())
