@@ -132,46 +132,58 @@ func BenchmarkReadBody(b *testing.B) {
 
 // TestReadBodyReusesItsSteps: the buffers a body is read through before
 // its last go back to a pool, so W2's body (278,520 bytes, read through
-// three smaller buffers) allocates about its own size, not twice it; and
-// the body returned is the caller's alone: bodies read after it, with or
-// without a declared length, leave its bytes as they were.
+// three smaller buffers) allocates about its own size, not twice it. It
+// runs in test/run's allocs stage, without the race detector.
 func TestReadBodyReusesItsSteps(t *testing.T) {
+	if raceDetector {
+		t.Skip("under the race detector a pool drops a quarter of what it is given: asserted in the allocs stage")
+	}
 	const n = 278_520
 	src := bytes.Repeat([]byte{'w'}, n)
-	read := func(b []byte, length int64) []byte {
-		got, err := readBody(bytes.NewReader(b), length, 64*mib, always)
-		if err != nil || !bytes.Equal(got, b) {
-			t.Fatalf("%d bytes (declared %d): %d back, %v", len(b), length, len(got), err)
-		}
-		return got
-	}
-	read(src, n) // fills the pool
+	readBodyOf(t, src, n) // fills the pool
 	const runs = 50
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for range runs {
-		read(src, n)
+		readBodyOf(t, src, n)
 	}
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > n*5/4 {
 		t.Fatalf("a %d-byte body allocated %d bytes a read; want about its own size (its steps reused)", n, per)
 	}
-	const k = 100 << 10 // read through a pool buffer when no length is declared
+}
+
+// TestReadBodyGivesItsOwnBuffer: the body returned is the caller's
+// alone: bodies read after it, through the same pool, with or without a
+// declared length, leave its bytes as they were.
+func TestReadBodyGivesItsOwnBuffer(t *testing.T) {
+	const n, k = 278_520, 100 << 10 // k: read through a pool buffer when no length is declared
 	kept := map[bool][]byte{}
 	for _, declared := range []bool{true, false} {
 		length := int64(-1)
 		if declared {
 			length = k
 		}
-		kept[declared] = read(bytes.Repeat([]byte{'k'}, k), length)
+		kept[declared] = readBodyOf(t, bytes.Repeat([]byte{'k'}, k), length)
 	}
 	for i := range 20 {
-		read(bytes.Repeat([]byte{byte('a' + i)}, k), []int64{k, -1}[i%2])
-		read(bytes.Repeat([]byte{byte('a' + i)}, n), []int64{n, -1}[i%2])
+		readBodyOf(t, bytes.Repeat([]byte{byte('a' + i)}, k), []int64{k, -1}[i%2])
+		readBodyOf(t, bytes.Repeat([]byte{byte('a' + i)}, n), []int64{n, -1}[i%2])
 	}
 	for declared, b := range kept {
 		if len(b) != k || bytes.Count(b, []byte{'k'}) != k {
 			t.Fatalf("a body read with its length declared %v changed after later bodies were read", declared)
 		}
 	}
+}
+
+// readBodyOf reads b through readBody, declaring length (-1: none), and
+// fails unless it comes back whole.
+func readBodyOf(t *testing.T, b []byte, length int64) []byte {
+	t.Helper()
+	got, err := readBody(bytes.NewReader(b), length, 64*mib, always)
+	if err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("%d bytes (declared %d): %d back, %v", len(b), length, len(got), err)
+	}
+	return got
 }
