@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -18,6 +19,9 @@ func FuzzObject(f *testing.F) {
 		`{"Numero de Convenio":"CV-1","Plazo (meses)":36,"Documento Soporte":{"Base64String":"JVBERi0="}}`,
 		`{"a":1}{"b":2}`, "\xEF\xBB\xBF{}", `{"a":[[[[1]]]]}`, `{"a":"\u0000"}`, `{"a":1e400,"b":-0}`, `[]`, ``,
 		`{"a":"\ud83d\ude00 \ud800 \udc00x \u00e9\/"}`, `{"a":01}`, `{"a":1.}`, `{"a":"x` + "\x01" + `"}`,
+		// escapes at the ends of the runs escaped copies whole
+		`{"a":"\\","b":"x\\\"y\/"}`, `{"a":"x\/` + "\x01" + `"}`, `{"a":"x\/y\`, `{"a":"x\/y`, `{"a":"\u00"}`,
+		`{"a":"` + strings.Repeat(`abc\/`, 1500) + `"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -48,3 +48,25 @@ func TestClosingQuoteSkipsEscapedQuotes(t *testing.T) {
 		t.Fatalf("escaped value: %+v, %v", members, err)
 	}
 }
+
+// TestEscapedStringErrorsSayWhere: in a string with escapes (read a run
+// at a time), a control character, a bad escape or a missing quote is
+// refused at the byte where it stands, whichever comes first.
+func TestEscapedStringErrorsSayWhere(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\"a\":\"x\\/y\x01z\"}":        "carácter de control sin escapar en un texto (byte 10)",
+		"{\"a\":\"\\/\x1f\\q\"}":        "carácter de control sin escapar en un texto (byte 8)",
+		"{\"a\":\"x\\/y\\q\x01\"}":      "escape no válido (byte 12)",
+		"{\"a\":\"x\\\x01\"}":           "escape no válido (byte 9)",
+		"{\"a\":\"x\\/\\u00\"}":         "escape \\u no válido (byte 11)",
+		"{\"a\":\"x\\/\\u00\x01\"}":     "escape \\u no válido (byte 11)",
+		"{\"a\":\"\\/\\ud800\\u\x01\"}": "escape \\u no válido (byte 16)",
+		"{\"a\":\"x\\/y\\":              "texto sin cerrar (byte 10)",
+		"{\"a\":\"x\\/y":                "texto sin cerrar (byte 10)",
+		"{\"a\":\"x\\/y\"":              "el cuerpo termina antes de cerrar el objeto (byte 11)",
+	} {
+		if _, err := Object([]byte(in), 10); err == nil || err.Error() != "JSON mal formado: "+want {
+			t.Errorf("Object(%q): %v, want %q", in, err, want)
+		}
+	}
+}
