@@ -50,6 +50,14 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 
 func always(int64) bool { return true }
 
+// TestReadBodyOfNoRoom: a limit of 0 with no declared length reads
+// nothing and gives an empty body (no step of size 0 is a pool's).
+func TestReadBodyOfNoRoom(t *testing.T) {
+	if got, err := readBody(strings.NewReader("x"), -1, 0, always); err != nil || len(got) != 0 {
+		t.Fatalf("limit 0: %q, %v", got, err)
+	}
+}
+
 // TestReadBodyCoversEachBufferFirst: a body asks to cover each buffer
 // before allocating it, doubling up to its declared length (from the size
 // that reaches it exactly) or, when it declares none, from firstStep up to

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -19,9 +20,11 @@ import (
 // of unknown length is given with length < 0.
 //
 // The buffers a body is read through on its way to the last (stepBuffer)
-// never leave readBody: they go back to a pool once copied, and the next
-// body reads through them again instead of allocating and clearing its
-// own. The buffer returned is the caller's alone.
+// go back to a pool once copied, and the next body reads through them
+// again instead of allocating and clearing its own. A buffer that leaves
+// readBody (the body, or what was read before an error) may have come
+// from the pool but never goes back to it, and is clipped to what was
+// read: it is the caller's alone.
 func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
 	if length == 0 {
 		return []byte{}, nil // declared empty
@@ -40,14 +43,14 @@ func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte,
 		if !cover(size) {
 			return buf, errOverBudget
 		}
-		grown, from := stepBuffer(size, length > 0 && size == end)
+		grown, from := stepBuffer(size, size == end)
 		grown = append(grown, buf...)
 		if pooled != nil {
-			stepPool[bits.Len64(uint64(cap(*pooled)-1))].Put(pooled)
+			stepPool[stepClass(int64(cap(*pooled)))].Put(pooled)
 		}
 		buf, pooled = grown, from
 		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+		buf = slices.Clip(buf[:len(buf)+n])
 		switch {
 		case (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) && length > 0:
 			return buf, io.ErrUnexpectedEOF
@@ -61,25 +64,31 @@ func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte,
 	}
 }
 
-// maxPooledStep is the largest buffer a body is read through that goes
-// back to stepPool: enough for the steps of a report with a file of a few
-// hundred kilobytes, without keeping megabytes idle between large bodies.
-const maxPooledStep = 1 << 20
+// maxPooledClass is the class (stepClass) of the largest buffer a body is
+// read through that goes back to stepPool, 1 MiB: enough for the steps of
+// a report with a file of a few hundred kilobytes, without keeping
+// megabytes idle between large bodies.
+const maxPooledClass = 20
 
-// stepPool holds the buffers of readBody's steps, by capacity: pool i
-// holds buffers of 1<<i bytes.
-var stepPool [bits.UintSize]sync.Pool
+// stepPool holds the buffers of readBody's steps by class: pool c holds
+// buffers of 1<<c bytes.
+var stepPool [maxPooledClass + 1]sync.Pool
+
+// stepClass is the class of a step of size bytes (> 0): the smallest c
+// with 1<<c >= size.
+func stepClass(size int64) int { return bits.Len64(uint64(size - 1)) }
 
 // stepBuffer returns an empty buffer of capacity size for one of a
 // body's steps, and the pool buffer it is a view of (nil when it has
-// none). A last step (the declared length) and a step over maxPooledStep
-// are allocated: the body that leaves readBody holds exactly its own
-// bytes, and is never a pool's.
+// none). The last step (the declared length, or the limit) and a step
+// over the largest class are allocated: the pool serves only the steps
+// before the last, a declared length's and an undeclared one's (powers
+// of two from firstStep, which a body may also end in).
 func stepBuffer(size int64, last bool) ([]byte, *[]byte) {
-	if last || size > maxPooledStep {
+	if last || size <= 0 || stepClass(size) > maxPooledClass {
 		return make([]byte, 0, size), nil
 	}
-	c := bits.Len64(uint64(size - 1)) // 1<<c >= size
+	c := stepClass(size)
 	p, ok := stepPool[c].Get().(*[]byte)
 	if !ok {
 		b := make([]byte, 1<<c)

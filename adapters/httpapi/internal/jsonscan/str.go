@@ -84,8 +84,10 @@ func (s *scanner) escaped(start int) (string, error) {
 	end := closingQuote(s.b, s.i)
 	buf := make([]byte, 0, end-start)
 	buf = append(buf, s.b[start:s.i]...)
-	// No escape that reads a control character is valid, so the escapes
-	// before the first one are read, and it is refused where it stands.
+	// No escape that reads a control character is valid: the runs and
+	// escapes before the first one are read, and the string is refused
+	// there (or at an escape that reads it, as an escape), as when it
+	// was read a byte at a time.
 	ctl := s.i + filecheck.IndexBelow(s.b[s.i:end], 0x20)
 	for {
 		run := s.b[s.i:ctl]
