@@ -50,6 +50,14 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 
 func always(int64) bool { return true }
 
+// halvedTo returns n halved (rounded up) until it is at most m.
+func halvedTo(n, m int64) int64 {
+	for n > m {
+		n = (n + 1) / 2
+	}
+	return n
+}
+
 // TestReadBodyOfNoRoom: a limit of 0 with no declared length reads
 // nothing and gives an empty body (no step of size 0 is a pool's).
 func TestReadBodyOfNoRoom(t *testing.T) {
@@ -59,49 +67,53 @@ func TestReadBodyOfNoRoom(t *testing.T) {
 }
 
 // TestReadBodyCoversEachBufferFirst: a body asks to cover each buffer
-// before allocating it, doubling up to its declared length (from the size
-// that reaches it exactly) or, when it declares none, from firstStep up to
-// the limit: the hold grows with
-// what has arrived (issue 32, finding 1), never with what is declared. A
-// refusal stops the read with errOverBudget.
+// before allocating it, doubling from firstStep up to its declared length
+// or, when it declares none, up to the limit: the hold grows with what
+// has arrived (issue 32, finding 1), never with what is declared. The
+// steps up to maxPooledStep are firstStep doubled (powers of two, which
+// the pool of steps holds exactly); past it a declared length's are that
+// length halved and rounded up to firstStep, each at most twice the one
+// before; the steps before the
+// body's own add up to less than twice the body. A refusal stops the read
+// with errOverBudget.
 func TestReadBodyCoversEachBufferFirst(t *testing.T) {
 	var asked []int64
 	record := func(n int64) bool { asked = append(asked, n); return true }
-	steps := func(last int64) []int64 {
-		var s []int64
-		for n := int64(firstStep); n < last; n *= 2 {
-			s = append(s, n)
-		}
-		return append(s, last)
-	}
 	if _, err := readBody(bytes.NewReader(make([]byte, 5*mib)), -1, 6*mib, record); err != nil {
 		t.Fatal(err)
 	}
-	if want := steps(6 * mib); !slices.Equal(asked, want) {
+	var want []int64
+	for n := int64(firstStep); n < 6*mib; n *= 2 {
+		want = append(want, n)
+	}
+	if want = append(want, 6*mib); !slices.Equal(asked, want) {
 		t.Fatalf("unknown length: covered %v, want %v", asked, want)
 	}
-	// W2's body (a 200 KB file, 278,520 bytes in all) and W3's: each
-	// buffer twice the last, the last the declared length, the first at
-	// most firstStep and more than half of it.
-	for _, n := range []int64{5 * mib, 278_520, 28_026_423, firstStep + 1, 2 * firstStep} {
+	// W2's body (a 200 KB file, 278,520 bytes in all), W3's, and bodies
+	// on either side of the first step and of maxPooledStep.
+	for _, n := range []int64{5 * mib, 278_520, 28_026_423, firstStep - 1, firstStep, firstStep + 1, 2 * firstStep,
+		maxPooledStep, maxPooledStep + 1, 2*maxPooledStep + 1} {
 		asked = nil
 		if _, err := readBody(bytes.NewReader(make([]byte, n)), n, 64*mib, record); err != nil {
 			t.Fatal(err)
 		}
-		if asked[len(asked)-1] != n || asked[0] > firstStep || 2*asked[0] <= firstStep {
+		if asked[len(asked)-1] != n || asked[0] != min(n, firstStep) {
 			t.Fatalf("declared length %d: covered %v", n, asked)
 		}
-		for i := 1; i < len(asked); i++ {
-			if asked[i] > 2*asked[i-1] || asked[i] <= asked[i-1] {
-				t.Fatalf("declared length %d: covered %v: a step more than doubles", n, asked)
+		var before int64
+		for i, a := range asked[:len(asked)-1] {
+			before += a
+			switch next := asked[i+1]; {
+			case next <= a || next > 2*a:
+				t.Fatalf("declared length %d: covered %v: a step is not within twice the one before", n, asked)
+			case a < maxPooledStep && next < n && next != 2*a:
+				t.Fatalf("declared length %d: covered %v: a step under maxPooledStep is not doubled", n, asked)
+			case a >= maxPooledStep && next < n && (next%firstStep != 0 || next-halvedTo(n, next) >= firstStep):
+				t.Fatalf("declared length %d: covered %v: a step past maxPooledStep is not the length halved, rounded up to firstStep", n, asked)
 			}
 		}
-		var held int64
-		for _, a := range asked {
-			held += a
-		}
-		if held >= 2*n {
-			t.Fatalf("declared length %d: buffers of %d bytes in all, want under twice the body", n, held)
+		if before >= 2*n {
+			t.Fatalf("declared length %d: steps of %d bytes before the body's own, want under twice the body", n, before)
 		}
 	}
 	asked = nil
