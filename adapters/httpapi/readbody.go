@@ -22,10 +22,10 @@ import (
 // back to a pool once copied (stepBuffer): the next body reads through
 // them again instead of allocating and clearing its own, and a pool's
 // buffer is exactly its step, so a body holds no more than the steps it
-// reserved. Larger steps lead to the declared length (nextStep). A buffer that leaves readBody (the
-// body, or what was read before an error) may have come from the pool
-// but never goes back to it, and is clipped to what was read: it is the
-// caller's alone.
+// reserved. Larger steps lead to the declared length (nextStep). A
+// buffer that leaves readBody (the body, or what was read before an
+// error) may have come from the pool but never goes back to it, and is
+// clipped to what was read: it is the caller's alone.
 func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
 	if length == 0 {
 		return []byte{}, nil // declared empty
