@@ -43,7 +43,7 @@ func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte,
 		grown, from := stepBuffer(size, size == end)
 		grown = append(grown, buf...)
 		if pooled != nil {
-			stepPool[bits.Len64(uint64(len(*pooled)))-1].Put(pooled)
+			poolOf(int64(len(*pooled))).Put(pooled)
 		}
 		buf, pooled = grown, from
 		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
@@ -88,16 +88,22 @@ func nextStep(size, end int64, declared bool) int64 {
 	return next
 }
 
-// maxPooledStep is the largest step that goes back to stepPool, 1 MiB:
-// enough for the steps of a report with a file of a few hundred
-// kilobytes, without keeping megabytes idle between large bodies.
-const maxPooledStep = 1 << maxPooledShift
-
-const maxPooledShift = 20
+// maxPooledShift is log2 of maxPooledStep, the largest step that goes
+// back to stepPool, 1 MiB: enough for the steps of a report with a file
+// of a few hundred kilobytes, without keeping megabytes idle between
+// large bodies.
+const (
+	maxPooledShift = 20
+	maxPooledStep  = 1 << maxPooledShift
+)
 
 // stepPool holds readBody's steps by size: pool c holds buffers of 1<<c
 // bytes (firstStep up to maxPooledStep).
 var stepPool [maxPooledShift + 1]sync.Pool
+
+// poolOf is the pool of steps of size bytes, a power of two of at most
+// maxPooledStep.
+func poolOf(size int64) *sync.Pool { return &stepPool[bits.Len64(uint64(size))-1] }
 
 // stepBuffer returns an empty buffer of capacity size for one of a
 // body's steps, and the pool buffer it is (nil when it has none). The
@@ -107,7 +113,7 @@ func stepBuffer(size int64, last bool) ([]byte, *[]byte) {
 	if last || size > maxPooledStep || size <= 0 || size&(size-1) != 0 {
 		return make([]byte, 0, size), nil
 	}
-	p, ok := stepPool[bits.Len64(uint64(size))-1].Get().(*[]byte)
+	p, ok := poolOf(size).Get().(*[]byte)
 	if !ok {
 		b := make([]byte, size)
 		p = &b
