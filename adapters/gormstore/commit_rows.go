@@ -20,10 +20,27 @@ import (
 // a statement's rows did not get the ids computed for them (readBack).
 var errPerReport = errors.New("the batch needs a statement per report")
 
-// rowChunks are the sizes a batch is cut into, largest first: a prepared
-// statement per size and kind, so a connection holds a handful of them
-// whatever the batch sizes.
-var rowChunks = []int{64, 32, 16, 8, 4, 2}
+// rowChunks are the sizes a batch is cut into, largest first (chunkSize):
+// every size up to 16, then 24, 32, 48 and 64, so a batch of up to 64
+// (store.max_batch's default) goes in at most two statements of each kind
+// (TestChunksOfABatch). Each statement is a round trip, and a chunk costs
+// three or four (staging rows, read-back, records, events): powers of two
+// alone cut a batch of 15 into 8, 4, 2 and 1. A connection prepares a
+// statement per size and kind that it runs: these 19 sizes, not one for
+// every batch size, since each prepared statement's parameters take the
+// server's memory (performance.md, "Two statements a batch").
+var rowChunks = []int{64, 48, 32, 24, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2}
+
+// chunkSize is the size of the next chunk of a batch with n rows left:
+// the largest of rowChunks that fits, or 1.
+func chunkSize(n int) int {
+	for _, size := range rowChunks {
+		if n >= size {
+			return size
+		}
+	}
+	return 1
+}
 
 // rowsPause is how long batches go a statement per report after a
 // read-back found an id holding another row (rowsPausedUntil).
@@ -83,13 +100,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
-		n := 1
-		for _, size := range rowChunks {
-			if len(reqs) >= size {
-				n = size
-				break
-			}
-		}
+		n := chunkSize(len(reqs))
 		chunk := reqs[:n]
 		reqs = reqs[n:]
 		ids, err := s.insertChunk(ctx, tx, chunk, step, verify)
