@@ -90,14 +90,14 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	}
 	// Prepared once per connection (database/sql keeps them), then one
 	// round trip an execution in the binary protocol: MySQL parses the
-	// 101-column INSERT once, not per report, and nothing is interpolated.
+	// 100-column INSERT once, not per report, and nothing is interpolated.
 	for i, q := range []string{s.sql.staging, s.sql.key, s.sql.undo, s.sql.reserve, s.sql.event} {
 		var err error
-		if prep[i], err = s.write.stmts.get(ctx, q); err != nil {
+		if prep[i], err = s.commit.stmts.get(ctx, q); err != nil {
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
 		}
 	}
-	tx, err := s.write.sql.BeginTx(ctx, opts)
+	tx, err := s.commit.sql.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}

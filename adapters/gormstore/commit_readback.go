@@ -48,7 +48,7 @@ func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids 
 		want[ids[i]] = tagOf(q)
 		args[i] = ids[i]
 	}
-	st, err := s.write.stmts.get(ctx, readBackQuery(len(ids)))
+	st, err := s.commit.stmts.get(ctx, readBackQuery(len(ids)))
 	if err != nil {
 		return err
 	}

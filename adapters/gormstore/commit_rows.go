@@ -22,13 +22,15 @@ var errPerReport = errors.New("the batch needs a statement per report")
 
 // rowChunks are the sizes a batch is cut into, largest first (chunkSize):
 // every size up to 16, then 24, 32, 48 and 64, so a batch of up to 64
-// (store.max_batch's default) goes in at most two statements of each kind
-// (TestChunksOfABatch). Each statement is a round trip, and a chunk costs
-// three or four (staging rows, read-back, records, events): powers of two
-// alone cut a batch of 15 into 8, 4, 2 and 1. A connection prepares a
-// statement per size and kind that it runs: these 19 sizes, not one for
-// every batch size, since each prepared statement's parameters take the
-// server's memory (performance.md, "Two statements a batch").
+// (store.max_batch's default) goes in at most two chunks
+// (TestChunksOfABatch). A chunk costs three to five round trips (staging
+// rows, their read-back under lock mode 2, records, file reservations,
+// events): powers of two alone cut a batch of 15 into 8, 4, 2 and 1. A
+// connection prepares a statement per size and kind that it runs (file
+// reservations: per number of files in the chunk), and each takes the
+// server's memory: these 19 sizes, not one for every batch size, on the
+// commit pool's few connections (openMySQL; performance.md, "Two
+// statements a batch").
 var rowChunks = []int{64, 48, 32, 24, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2}
 
 // chunkSize is the size of the next chunk of a batch with n rows left:
@@ -51,7 +53,7 @@ const rowsPause = time.Minute
 // batch to the per-report path; a failed COMMIT is a *commitError, as in
 // commitBatch.
 func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, error) {
-	tx, err := s.write.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	tx, err := s.commit.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
@@ -181,7 +183,7 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, s
 // execRows runs single, a one-row INSERT, as an INSERT of n rows, with
 // the prepared statement of that size.
 func (s *Store) execRows(ctx context.Context, tx *sql.Tx, single string, n int, args []any) (sql.Result, error) {
-	st, err := s.write.stmts.get(ctx, multiRow(single, n))
+	st, err := s.commit.stmts.get(ctx, multiRow(single, n))
 	if err != nil {
 		return nil, err
 	}

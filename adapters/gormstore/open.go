@@ -28,12 +28,14 @@ const (
 // beside the writer (on SQLite a pool of its own, which WAL lets read
 // while the one writer connection writes; on MySQL the same pool), and
 // look, for partners' look-ups (on MySQL a pool of its own, whose
-// sessions bound each statement; on SQLite the readers' pool). Each pool
-// carries GORM and the hot path's prepared statements over its one
-// *sql.DB.
+// sessions bound each statement; on SQLite the readers' pool), and
+// commit, the group commit's batches (on MySQL a pool of its own, see
+// openMySQL; on SQLite the write pool). Each pool carries GORM and the
+// hot path's prepared statements over its one *sql.DB.
 type Store struct {
 	write, read *pool
 	look        *pool
+	commit      *pool
 	lookupLimit time.Duration // store.lookup_timeout
 	driver      string
 	clock       ports.Clock
@@ -136,7 +138,7 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	if s.read, err = openPool(SQLite, s.target, s.bounds, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open sqlite store: %w", err), s.write.close())
 	}
-	s.look = s.read
+	s.look, s.commit = s.read, s.write
 	return nil
 }
 
@@ -178,6 +180,18 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	b.open, b.idle = opts.LookupConns, opts.LookupConns
 	if s.look, err = openPool(MySQL, look, b, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open mysql look-up pool: %w", err), s.write.close(), s.target.close())
+	}
+	// The batches' own pool: a connection prepares each statement it
+	// runs, a multi-row statement per chunk size and kind (commit_rows.go),
+	// and on the write pool, which every read and write shares, the
+	// batches came to run on all of its connections, each holding every
+	// size. Here they hold one connection per writer, and one more, so a
+	// writer inside its transaction always finds a connection to prepare
+	// a statement on (stmtCache.get).
+	b = s.bounds
+	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
+	if s.commit, err = openPool(MySQL, s.target, b, s.gormConfig()); err != nil {
+		return errors.Join(fmt.Errorf("open mysql commit pool: %w", err), s.look.close(), s.write.close(), s.target.close())
 	}
 	return nil
 }
@@ -236,6 +250,9 @@ func (s *Store) Close() error {
 	errs := []error{s.write.close()}
 	if s.read != s.write {
 		errs = append(errs, s.read.close())
+	}
+	if s.commit != s.write {
+		errs = append(errs, s.commit.close())
 	}
 	if s.look != s.read {
 		errs = append(errs, s.look.close())

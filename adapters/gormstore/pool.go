@@ -146,14 +146,15 @@ func (s *Store) openOwnPool(n int) (*pool, error) {
 
 // Pools returns the store's connection pools by name, for their
 // statistics: "store", the pool every write uses (on MySQL every read
-// but look-ups too), on SQLite "store_read", the readers' pool beside the
-// one writer connection (look-ups included), and on MySQL
-// "store_lookup", the look-ups' own pool.
+// but look-ups too; on SQLite the group commit's batches too), on SQLite
+// "store_read", the readers' pool beside the one writer connection
+// (look-ups included), and on MySQL "store_lookup", the look-ups' own
+// pool, and "store_commit", the group commit's.
 func (s *Store) Pools() map[string]*sql.DB {
 	if s.read != s.write {
 		return map[string]*sql.DB{"store": s.write.sql, "store_read": s.read.sql}
 	}
-	return map[string]*sql.DB{"store": s.write.sql, "store_lookup": s.look.sql}
+	return map[string]*sql.DB{"store": s.write.sql, "store_lookup": s.look.sql, "store_commit": s.commit.sql}
 }
 
 // Pool returns the throttle's own pool, for its statistics.
