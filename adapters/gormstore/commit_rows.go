@@ -26,11 +26,11 @@ var errPerReport = errors.New("the batch needs a statement per report")
 // (TestChunksOfABatch). A chunk costs three to five round trips (staging
 // rows, their read-back under lock mode 2, records, file reservations,
 // events): powers of two alone cut a batch of 15 into 8, 4, 2 and 1. A
-// connection prepares a statement per size and kind that it runs (file
-// reservations: per number of files in the chunk), and each takes the
-// server's memory: these 19 sizes, not one for every batch size, on the
-// commit pool's few connections (openMySQL; performance.md, "Two
-// statements a batch").
+// connection prepares a statement per size and kind that it runs, and
+// each takes the server's memory: these 19 sizes (file reservations: one
+// per number of files in a chunk, up to 64), not one for every batch
+// size, on the commit pool's few connections (openMySQL; performance.md,
+// "Two statements a batch").
 var rowChunks = []int{64, 48, 32, 24, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2}
 
 // chunkSize is the size of the next chunk of a batch with n rows left:

@@ -26,7 +26,8 @@ import (
 // Moving is a new epoch: a connection of an earlier epoch is refused by
 // the pool when it next takes or returns it (nodeConn), and new
 // connections dial the chosen node, so every pool of the replica (writes,
-// reads, look-ups, the throttle's) writes to one node at a time.
+// reads, look-ups, the group commit's, the throttle's) writes to one node
+// at a time.
 const (
 	probeEvery   = time.Second
 	probeLimit   = time.Second
