@@ -195,3 +195,25 @@ func waitQueued(t *testing.T, st *gormstore.Store, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestBatchesOnTheirOwnPool: on MySQL the group commit's batches run on a
+// pool of their own, a connection per writer and one more, and only that
+// pool prepares their statements; the write pool, which every read and
+// write shares, holds none of them (each of its connections would
+// otherwise prepare every chunk size it ran: the server's memory).
+func TestBatchesOnTheirOwnPool(t *testing.T) {
+	t.Parallel()
+	st := storetest.MustOpen(t, gormstore.MySQL, storetest.MustCreateDatabase(t), gormstore.Options{BatchWriters: 1})
+	if got := gormstore.CommitPool(st).Stats().MaxOpenConnections; got != 2 {
+		t.Fatalf("the commit pool of 1 writer opens at most %d connections, want 2", got)
+	}
+	mustStoreOneBatch(t, st, "OWN", 20)
+	write, commit := gormstore.Prepared(st)
+	if write != 0 || commit < 4 || gormstore.RowBatches(st) < 1 {
+		t.Fatalf("statements prepared: %d on the write pool, %d on the commit pool (%d multi-row batches); want 0 and at least the batch's 4 kinds",
+			write, commit, gormstore.RowBatches(st))
+	}
+	if open := gormstore.CommitPool(st).Stats().OpenConnections; open < 1 || open > 2 {
+		t.Fatalf("the commit pool has %d connections open, want 1 or 2", open)
+	}
+}

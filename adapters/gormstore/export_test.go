@@ -47,3 +47,19 @@ func RowChecks(s *Store) int64  { return s.rowChecks.Load() }
 // under lock mode 2: with a wrong k every read-back must miss. Set it
 // before the store is used.
 func SetRowStep(s *Store, k int64) { s.rowStep = k }
+
+// CommitPool is the pool the group commit's batches run on (the write
+// pool on SQLite).
+func CommitPool(s *Store) *sql.DB { return s.commit.sql }
+
+// Prepared returns how many statements the write pool's and the commit
+// pool's caches hold (one *sql.Stmt each, prepared on every connection
+// that runs it).
+func Prepared(s *Store) (write, commit int) {
+	count := func(c *stmtCache) int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.m)
+	}
+	return count(&s.write.stmts), count(&s.commit.stmts)
+}
