@@ -53,7 +53,7 @@ const rowsPause = time.Minute
 // batch to the per-report path; a failed COMMIT is a *commitError, as in
 // commitBatch.
 func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, error) {
-	tx, err := s.commit.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	tx, err := s.commit.sql.BeginTx(ctx, nil) // read committed: the commit pool's sessions (openMySQL)
 	if err != nil {
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}

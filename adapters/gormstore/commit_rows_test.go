@@ -216,4 +216,15 @@ func TestBatchesOnTheirOwnPool(t *testing.T) {
 	if open := gormstore.CommitPool(st).Stats().OpenConnections; open < 1 || open > 2 {
 		t.Fatalf("the commit pool has %d connections open, want 1 or 2", open)
 	}
+	// Read committed is the commit pool's sessions' own level, set when
+	// each connects, not a SET TRANSACTION a batch.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if level, err := gormstore.CommitIsolation(ctx, st); err != nil || level != "READ-COMMITTED" {
+		t.Fatalf("a transaction on the commit pool runs at %q (%v), want READ-COMMITTED", level, err)
+	}
+	var level string
+	if err := gormstore.Pool(st).QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'TX_ISOLATION'").Scan(&level); err != nil || level != "REPEATABLE-READ" {
+		t.Fatalf("the write pool's sessions run at %q (%v), want the server's REPEATABLE-READ", level, err)
+	}
 }

@@ -63,3 +63,16 @@ func Prepared(s *Store) (write, commit int) {
 	}
 	return count(&s.write.stmts), count(&s.commit.stmts)
 }
+
+// CommitIsolation is the isolation level a transaction on the commit pool
+// runs at, as MariaDB names it (READ-COMMITTED, REPEATABLE-READ).
+func CommitIsolation(ctx context.Context, s *Store) (string, error) {
+	tx, err := s.commit.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = tx.Rollback() }()
+	var level string
+	err = tx.QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'TX_ISOLATION'").Scan(&level)
+	return level, err
+}

@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -35,11 +36,14 @@ type poolBounds struct {
 type target struct {
 	dsns  []string
 	nodes *nodeSet
+	// onConnect, on MySQL, runs on each new connection (the commit pool's
+	// session isolation).
+	onConnect string
 }
 
 // each is t with f applied to every node's DSN.
 func (t target) each(f func(string) (string, error)) (target, error) {
-	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes}
+	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect}
 	for i, d := range t.dsns {
 		var err error
 		if out.dsns[i], err = f(d); err != nil {
@@ -104,6 +108,9 @@ func openMySQLDB(t target) (*sql.DB, error) {
 		if conns[i], err = newConnector(cfg); err != nil {
 			return nil, err
 		}
+		if t.onConnect != "" {
+			conns[i] = sessionConnector{conns[i], t.onConnect}
+		}
 	}
 	if t.nodes == nil {
 		return sql.OpenDB(conns[0]), nil
@@ -159,3 +166,24 @@ func (s *Store) Pools() map[string]*sql.DB {
 
 // Pool returns the throttle's own pool, for its statistics.
 func (t *Throttle) Pool() *sql.DB { return t.p.sql }
+
+// sessionConnector runs stmt on each new connection of its pool.
+type sessionConnector struct {
+	driver.Connector
+	stmt string
+}
+
+func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := conn.(driver.ExecerContext)
+	if !ok {
+		return nil, errors.Join(errors.New("the MySQL driver's connection cannot run statements directly"), conn.Close())
+	}
+	if _, err := e.ExecContext(ctx, c.stmt, nil); err != nil {
+		return nil, errors.Join(fmt.Errorf("%s on a new connection: %w", c.stmt, err), conn.Close())
+	}
+	return conn, nil
+}
