@@ -191,7 +191,8 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	// set once as each connects instead of a SET TRANSACTION round trip a
 	// batch: a batch reads only its own rows, and read committed keeps
 	// InnoDB from taking gap locks that would make concurrent batches
-	// wait. The write pool's other transactions keep the server's level.
+	// wait. The other pools' sessions keep the server's level (those of
+	// their transactions that need read committed ask for it: inTx).
 	b = s.bounds
 	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
 	commit := s.target
