@@ -29,7 +29,7 @@ const (
 // checkCausalReads refuses a DSN whose wsrep_sync_wait leaves reads
 // uncausal (its bit 1 clear): a replica would answer 404 for a report
 // another replica acknowledged. Left out, the store sets it on Galera
-// (causalConnector).
+// (newConnector).
 func checkCausalReads(driverName, dsn string) error {
 	if driverName != MySQL {
 		return nil
@@ -49,25 +49,36 @@ func checkCausalReads(driverName, dsn string) error {
 	return nil
 }
 
-// causalConnector sets wsrep_sync_wait on each new connection whose
-// server has wsrep_on ON, when the DSN does not set it itself: one
-// SHOW VARIABLES per connection, and a SET on Galera. A MySQL server
-// without wsrep (where the variable does not exist) is left as it is.
-type causalConnector struct{ driver.Connector }
-
-// newConnector is the MySQL pool's connector for cfg (a MySQLDSN's).
-func newConnector(cfg *mysqldrv.Config) (driver.Connector, error) {
-	c, err := mysqldrv.NewConnector(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if _, set := cfg.Params[syncWait]; set {
-		return c, nil // the driver sets the DSN's value on connect
-	}
-	return causalConnector{c}, nil
+// sessionConnector prepares each new connection of a MySQL pool: on a
+// server with wsrep_on ON (one SHOW VARIABLES per connection) it sets
+// wsrep_sync_wait to wait, unless wait is -1 (the DSN sets it: the driver
+// does on connect); then it runs stmt, if any. A MySQL server without
+// wsrep (where the variable does not exist) keeps its own.
+type sessionConnector struct {
+	driver.Connector
+	wait int
+	stmt string
 }
 
-func (c causalConnector) Connect(ctx context.Context) (driver.Conn, error) {
+// newConnector is a pool's connector for cfg (a MySQLDSN's) on t: its
+// sessions read causally on a Galera node (causalReads, or the DSN's own
+// wsrep_sync_wait), except with t.ownReads, and run t.onConnect.
+func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
+	wait := causalReads
+	if t.ownReads {
+		wait = 0
+		delete(cfg.Params, syncWait) // the DSN's value, for the other pools
+	} else if _, set := cfg.Params[syncWait]; set {
+		wait = -1
+	}
+	c, err := mysqldrv.NewConnector(cfg)
+	if err != nil || (wait < 0 && t.onConnect == "") {
+		return c, err
+	}
+	return sessionConnector{c, wait, t.onConnect}, nil
+}
+
+func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -75,14 +86,21 @@ func (c causalConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	q, canQuery := conn.(driver.QueryerContext)
 	e, canExec := conn.(driver.ExecerContext)
 	if !canQuery || !canExec {
-		return nil, errors.Join(errors.New("set causal reads: the MySQL driver's connection cannot run statements directly"), conn.Close())
+		return nil, errors.Join(errors.New("prepare a new connection: the MySQL driver's connection cannot run statements directly"), conn.Close())
 	}
-	on, err := wsrepOn(ctx, q)
-	if err == nil && on {
-		_, err = e.ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(causalReads), nil)
+	if c.wait >= 0 {
+		on, err := wsrepOn(ctx, q)
+		if err == nil && on {
+			_, err = e.ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(c.wait), nil)
+		}
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("set %s on a new connection: %w", syncWait, err), conn.Close())
+		}
 	}
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("set causal reads on a new connection: %w", err), conn.Close())
+	if c.stmt != "" {
+		if _, err := e.ExecContext(ctx, c.stmt, nil); err != nil {
+			return nil, errors.Join(fmt.Errorf("%s on a new connection: %w", c.stmt, err), conn.Close())
+		}
 	}
 	return conn, nil
 }

@@ -1,10 +1,15 @@
 package gormstore_test
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
+
+	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/config"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
@@ -115,4 +120,58 @@ func TestStoreReportLostCommitGalera(t *testing.T) {
 	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	storetest.RunLostCommitOn(t, dsns[0], dsns[1])
+}
+
+// TestCommitPoolReadsItsOwnRowsGalera: on a Galera node the commit pool's
+// sessions do not wait for the cluster before a read (wsrep_sync_wait 0:
+// a batch reads only its own rows and session variables, and each causal
+// read there cost the batch a round of the cluster), while the write,
+// look-up and throttle pools' sessions read causally (1), with store.dsn
+// carrying wsrep_sync_wait=1 (GALSET) and without it (GALBARE). A batch
+// is stored through the node, read back there, and found at once
+// through another node.
+func TestCommitPoolReadsItsOwnRowsGalera(t *testing.T) {
+	t.Parallel()
+	dsns := storetest.MustCreateGaleraDatabase(t)
+	bare, err := mysqldrv.ParseDSN(dsns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(bare.Params, storetest.CausalReads)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	wait := func(t *testing.T, db *sql.DB) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT @@SESSION.wsrep_sync_wait").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	other := storetest.MustOpen(t, gormstore.MySQL, dsns[1], gormstore.Options{})
+	for prefix, dsn := range map[string]string{"GALSET": dsns[0], "GALBARE": bare.FormatDSN()} {
+		t.Run(prefix, func(t *testing.T) {
+			st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{BatchWriters: 1})
+			th, err := gormstore.NewThrottle(st, gormstore.ThrottleOptions{Conns: 2, MaxKeys: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = th.Close() })
+			mustStoreOneBatch(t, st, prefix, 6)
+			if gormstore.RowChecks(st) < 1 || st.RowMisses() != 0 {
+				t.Errorf("%d chunks read back, %d missed; want some, none", gormstore.RowChecks(st), st.RowMisses())
+			}
+			if _, err := other.GetKey(ctx, "bench", domain.KeyHash(prefix+"-5", "")); err != nil {
+				t.Errorf("the batch's last report through node 2 right after: %v", err)
+			}
+			if got := wait(t, gormstore.CommitPool(st)); got != 0 {
+				t.Errorf("the commit pool's sessions: wsrep_sync_wait %d, want 0", got)
+			}
+			for pool, db := range map[string]*sql.DB{"write": gormstore.Pool(st), "look-up": gormstore.LookupPool(st), "throttle": gormstore.ThrottlePool(th)} {
+				if got := wait(t, db); got != 1 {
+					t.Errorf("the %s pool's sessions: wsrep_sync_wait %d, want 1 (causal reads)", pool, got)
+				}
+			}
+		})
+	}
 }

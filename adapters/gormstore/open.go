@@ -192,11 +192,18 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	// batch: a batch reads only its own rows, and read committed keeps
 	// InnoDB from taking gap locks that would make concurrent batches
 	// wait. The other pools' sessions keep the server's level (those of
-	// their transactions that need read committed ask for it: inTx).
+	// their transactions that need read committed ask for it: inTx). On
+	// a Galera node its reads are not causal (ownReads): a batch reads
+	// only its own rows and session variables, and a causal read (its
+	// BEGIN, the auto-increment SELECT, each read-back) waits a round of
+	// the cluster for writes it does not read. A key another node took a
+	// moment ago, not yet applied here, still cannot be taken twice: the
+	// batch loses certification and runs again (batch.go).
 	b = s.bounds
 	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
 	commit := s.target
 	commit.onConnect = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
+	commit.ownReads = true
 	if s.commit, err = openPool(MySQL, commit, b, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open mysql commit pool: %w", err), s.look.close(), s.write.close(), s.target.close())
 	}

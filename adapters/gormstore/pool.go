@@ -1,7 +1,6 @@
 package gormstore
 
 import (
-	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -39,11 +38,15 @@ type target struct {
 	// onConnect, on MySQL, runs on each new connection (the commit pool's
 	// session isolation).
 	onConnect string
+	// ownReads, on a Galera node, leaves the sessions' reads uncausal
+	// (wsrep_sync_wait 0): the commit pool's transactions read only their
+	// own rows and session variables (newConnector).
+	ownReads bool
 }
 
 // each is t with f applied to every node's DSN.
 func (t target) each(f func(string) (string, error)) (target, error) {
-	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect}
+	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect, ownReads: t.ownReads}
 	for i, d := range t.dsns {
 		var err error
 		if out.dsns[i], err = f(d); err != nil {
@@ -105,11 +108,8 @@ func openMySQLDB(t target) (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if conns[i], err = newConnector(cfg); err != nil {
+		if conns[i], err = newConnector(cfg, t); err != nil {
 			return nil, err
-		}
-		if t.onConnect != "" {
-			conns[i] = sessionConnector{conns[i], t.onConnect}
 		}
 	}
 	if t.nodes == nil {
@@ -166,24 +166,3 @@ func (s *Store) Pools() map[string]*sql.DB {
 
 // Pool returns the throttle's own pool, for its statistics.
 func (t *Throttle) Pool() *sql.DB { return t.p.sql }
-
-// sessionConnector runs stmt on each new connection of its pool.
-type sessionConnector struct {
-	driver.Connector
-	stmt string
-}
-
-func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e, ok := conn.(driver.ExecerContext)
-	if !ok {
-		return nil, errors.Join(errors.New("the MySQL driver's connection cannot run statements directly"), conn.Close())
-	}
-	if _, err := e.ExecContext(ctx, c.stmt, nil); err != nil {
-		return nil, errors.Join(fmt.Errorf("%s on a new connection: %w", c.stmt, err), conn.Close())
-	}
-	return conn, nil
-}
