@@ -233,7 +233,6 @@ func (c *committer) commit(ctx context.Context, live []*request) {
 			if retries < maxBatchRetries && pause(ctx, retries) {
 				retries++
 				c.s.conflicts.Add(1)
-				c.s.catchUp(ctx)
 				continue
 			}
 			if len(live) == 1 {

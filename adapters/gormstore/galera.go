@@ -67,7 +67,7 @@ func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 	wait := causalReads
 	if t.ownReads {
 		wait = 0
-		delete(cfg.Params, syncWait) // the DSN's value, for the other pools
+		delete(cfg.Params, syncWait) // the driver would set the DSN's first
 	} else if _, set := cfg.Params[syncWait]; set {
 		wait = -1
 	}

@@ -193,12 +193,13 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	// InnoDB from taking gap locks that would make concurrent batches
 	// wait. The other pools' sessions keep the server's level (those of
 	// their transactions that need read committed ask for it: inTx). On
-	// a Galera node its reads are not causal (ownReads): a batch reads
-	// only its own rows and session variables, and a causal read (its
-	// BEGIN, the auto-increment SELECT, each read-back) waits a round of
-	// the cluster for writes it does not read. A key another node took a
-	// moment ago, not yet applied here, still cannot be taken twice: the
-	// batch loses certification and runs again (batch.go).
+	// a Galera node its sessions do not read causally (ownReads): a
+	// batch reads only session variables and its own rows, and with
+	// wsrep_sync_wait=1 its START TRANSACTION waited for the node to
+	// apply what the cluster had committed (reads inside a transaction
+	// never wait). A key another node took a moment ago, not yet applied
+	// here, still cannot be taken twice: the batch loses certification
+	// and runs again, and finds it taken (TestKeyTakenDuringLagGalera).
 	b = s.bounds
 	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
 	commit := s.target

@@ -40,7 +40,7 @@ type target struct {
 	onConnect string
 	// ownReads, on a Galera node, leaves the sessions' reads uncausal
 	// (wsrep_sync_wait 0): the commit pool's transactions read only their
-	// own rows and session variables (newConnector).
+	// own rows and session variables (newConnector, openMySQL).
 	ownReads bool
 }
 

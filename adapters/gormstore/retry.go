@@ -61,21 +61,6 @@ func pause(ctx context.Context, n int) bool {
 	}
 }
 
-// catchUp, on MySQL, waits until the node has applied what the cluster
-// committed before now, with a causal read on the write pool (whose
-// sessions read causally on a Galera node: newConnector; elsewhere it
-// is a round trip). A batch that lost certification runs again on the
-// commit pool, whose reads do not wait (openMySQL): after catchUp the
-// write it lost to, another node's, is applied here, and the batch finds
-// the key taken instead of losing again. Its error is left to the batch.
-func (s *Store) catchUp(ctx context.Context) {
-	if s.driver != MySQL {
-		return
-	}
-	var one int
-	_ = s.write.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one)
-}
-
 // Conflicts counts the batches the store ran again, or split into single
 // reports, after a deadlock or a certification failure (1213): on a
 // Galera cluster, the writes another node committed first.
