@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
 )
 
 // On MySQL a batch's rows go in a few multi-row statements (commitRows)
@@ -45,7 +47,8 @@ func chunkSize(n int) int {
 }
 
 // rowsPause is how long batches go a statement per report after a
-// read-back found an id holding another row (rowsPausedUntil).
+// read-back found an id holding another row, or after the server
+// refused to prepare a multi-row statement (rowsPausedUntil).
 const rowsPause = time.Minute
 
 // commitRows inserts reqs in one transaction with multi-row statements
@@ -60,6 +63,9 @@ func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, erro
 	out, err := s.insertRows(ctx, tx, reqs)
 	if err != nil {
 		_ = tx.Rollback()
+		if tooManyStatements(err) {
+			s.refused()
+		}
 		if errors.Is(err, errPerReport) || (ctx.Err() == nil && (s.rowError(err) || isLockWait(err))) {
 			return nil, errPerReport
 		}
@@ -216,4 +222,30 @@ func multiRow(single string, n int) string {
 	}
 	b.WriteString(tail)
 	return b.String()
+}
+
+// erTooManyStatements is the server's answer to a PREPARE past
+// max_prepared_stmt_count (1461, ER_MAX_PREPARED_STMT_COUNT_REACHED).
+const erTooManyStatements = 1461
+
+// tooManyStatements says whether err is the server refusing to prepare
+// another statement: it holds max_prepared_stmt_count of them, every
+// client's together.
+func tooManyStatements(err error) bool {
+	var me *mysqldrv.MySQLError
+	return errors.As(err, &me) && me.Number == erTooManyStatements
+}
+
+// RowRefusals returns how many multi-row statements the server refused
+// to prepare (max_prepared_stmt_count): each sent its batch a statement
+// per report, whose statements each connection holds already, and
+// paused the multi-row path for rowsPause, so later batches do not each
+// pay a refused PREPARE and a rollback.
+func (s *Store) RowRefusals() int64 { return s.rowRefusals.Load() }
+
+// refused counts a refused multi-row PREPARE and pauses the multi-row
+// path.
+func (s *Store) refused() {
+	s.rowRefusals.Add(1)
+	s.rowsPausedUntil.Store(s.clock.Now().Add(rowsPause).UnixNano())
 }

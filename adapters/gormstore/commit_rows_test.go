@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
+
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/domain"
+	"github.com/lender/disbursementd/test/faultproxy"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -113,6 +116,14 @@ func TestMultiRowReadBack(t *testing.T) {
 // own id.
 func mustStoreOneBatch(t *testing.T, st *gormstore.Store, prefix string, n int) {
 	t.Helper()
+	storeOneBatch(t, st, prefix, n, nil)
+}
+
+// storeOneBatch is mustStoreOneBatch, running whileHeld (if not nil) once
+// the first report's batch waits at its COMMIT, before the others are
+// sent.
+func storeOneBatch(t *testing.T, st *gormstore.Store, prefix string, n int, whileHeld func()) {
+	t.Helper()
 	db := gormstore.Pool(st)
 	var once sync.Once
 	held, release := make(chan struct{}), make(chan struct{})
@@ -141,6 +152,9 @@ func mustStoreOneBatch(t *testing.T, st *gormstore.Store, prefix string, n int) 
 	}
 	answers[0] = send(0)
 	<-held // the first report's batch waits at its COMMIT
+	if whileHeld != nil {
+		whileHeld()
+	}
 	for i := 1; i < n; i++ {
 		answers[i] = send(i)
 	}
@@ -226,5 +240,43 @@ func TestBatchesOnTheirOwnPool(t *testing.T) {
 	var level string
 	if err := gormstore.Pool(st).QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'TX_ISOLATION'").Scan(&level); err != nil || level != "REPEATABLE-READ" {
 		t.Fatalf("the write pool's sessions run at %q (%v), want the server's REPEATABLE-READ", level, err)
+	}
+}
+
+// TestRefusedMultiRowPrepare: a server holding max_prepared_stmt_count
+// statements (every client's together) refuses a multi-row statement's
+// PREPARE with error 1461, answered here by a proxy in front of MariaDB.
+// The batch goes a statement per report and each report is stored once,
+// with its own id; the refusal is counted (RowRefusals, the metric
+// disbursementd_store_multirow_refused_total) and the next batch goes a
+// statement per report without asking the server again (the multi-row
+// path paused for a minute), instead of paying a refused PREPARE and a
+// rollback each.
+func TestRefusedMultiRowPrepare(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.MustCreateDatabase(t)
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := faultproxy.StartMySQL(t, cfg.Addr)
+	st := storetest.MustOpen(t, gormstore.MySQL, proxy.Route(t, dsn), gormstore.Options{BatchWriters: 1})
+	mustStoreOneBatch(t, st, "BEFORE", 4)
+	if got := gormstore.RowBatches(st); got != 1 {
+		t.Fatalf("before the refusal: %d multi-row batches, want 1", got)
+	}
+	// The first report's statements are prepared and it waits at its
+	// COMMIT: the next staging INSERT prepared is the 7-row one.
+	storeOneBatch(t, st, "REFUSED", 8, func() {
+		proxy.FailNext("INSERT INTO "+gormstore.StagingTable, faultproxy.TooManyStatements)
+	})
+	if proxy.Failed() != 1 || st.RowRefusals() != 1 || gormstore.RowBatches(st) != 1 {
+		t.Fatalf("after a refused PREPARE: %d refused by the proxy, %d counted, %d multi-row batches; want 1, 1, 1",
+			proxy.Failed(), st.RowRefusals(), gormstore.RowBatches(st))
+	}
+	mustStoreOneBatch(t, st, "PAUSED", 8)
+	if st.RowRefusals() != 1 || gormstore.RowBatches(st) != 1 {
+		t.Fatalf("the next batch, within the pause: %d refusals, %d multi-row batches; want 1 and 1 (a statement per report, not asked again)",
+			st.RowRefusals(), gormstore.RowBatches(st))
 	}
 }

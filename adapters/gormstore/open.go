@@ -48,10 +48,12 @@ type Store struct {
 	rowBatches  atomic.Int64  // batches committed by commitRows
 	rowChecks   atomic.Int64  // chunks whose rows were read back (readBack)
 	rowMisses   atomic.Int64  // read-backs that found an id holding another row
+	rowRefusals atomic.Int64  // multi-row statements the server refused to prepare (1461)
 	// rowsPausedUntil (unix ns, the store's clock) keeps batches on the
-	// per-report path for rowsPause after a read-back missed: a server
-	// that does interleave ids would otherwise cost every batch an
-	// insert and a rollback.
+	// per-report path for rowsPause after a read-back missed or the
+	// server refused a multi-row PREPARE: a server that does interleave
+	// ids, or holds all the statements it may, would otherwise cost every
+	// batch an insert or a PREPARE, and a rollback.
 	rowsPausedUntil atomic.Int64
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids

@@ -148,6 +148,14 @@ func (m *Metrics) StoreRowMisses(count func() int64) error {
 		"store row misses", count)
 }
 
+// StoreRowRefusals exports count, the multi-row statements the server
+// refused to prepare, as disbursementd_store_multirow_refused_total.
+func (m *Metrics) StoreRowRefusals(count func() int64) error {
+	return m.counterFunc("disbursementd_store_multirow_refused_total",
+		"Multi-row INSERTs the MySQL server refused to prepare (error 1461: it holds max_prepared_stmt_count statements, every client's together): each sent its batch a statement per report and paused the multi-row path for a minute.",
+		"store row refusals", count)
+}
+
 // counterFunc registers a counter named name whose value is count's, read
 // at each scrape; what names it in the error.
 func (m *Metrics) counterFunc(name, help, what string, count func() int64) error {

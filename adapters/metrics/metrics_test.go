@@ -44,6 +44,9 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 	if err := m.StoreRowMisses(func() int64 { return 5 }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.StoreRowRefusals(func() int64 { return 6 }); err != nil {
+		t.Fatal(err)
+	}
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	scrape := rec.Body.String()
@@ -73,6 +76,7 @@ func TestSeriesKeepTheirNames(t *testing.T) {
 		`disbursementd_sweep_quarantined_files 3`,
 		`disbursementd_store_conflicts_total 4`,
 		`disbursementd_store_multirow_misses_total 5`,
+		`disbursementd_store_multirow_refused_total 6`,
 	} {
 		if !slices.Contains(strings.Split(scrape, "\n"), series) {
 			t.Errorf("no line %s in /metrics", series)

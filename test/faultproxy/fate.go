@@ -16,7 +16,26 @@ const (
 	LoseAnswer                // forwarded and applied; the connection is cut before the answer reaches the client
 	Drop                      // the connection is cut before the server sees the statement
 	DropAndRefuse             // as Drop, and the database is taken away (Cut) until Restore
+	// TooManyStatements: the proxy answers the statement itself, as a
+	// server at max_prepared_stmt_count answers a PREPARE (error 1461),
+	// and the server never sees it; the connection stays sound.
+	TooManyStatements
 )
+
+// erTooManyStatements is MySQL's answer to a PREPARE past
+// max_prepared_stmt_count.
+const erTooManyStatements = 1461
+
+// refuse answers the command just read on c with MySQL error 1461, in a
+// packet numbered seq.
+func (c *conn) refuse(seq byte) error {
+	msg := "Can't create more than max_prepared_stmt_count statements (current value: 16382)"
+	payload := append([]byte{0xff, erTooManyStatements & 0xff, erTooManyStatements >> 8, '#'}, "42000"...)
+	payload = append(payload, msg...)
+	n := len(payload)
+	_, err := c.client.Write(append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...))
+	return err
+}
 
 // errFailed ends a connection whose statement a Fate failed.
 var errFailed = errors.New("faultproxy: statement failed on purpose")

@@ -188,6 +188,12 @@ func (p *MySQL) forward(c *conn) error {
 		if hdr[3] == 0 { // a command starts with sequence 0
 			var fate Fate
 			released, fate = p.holdIfMatched(pkt[4:])
+			if fate == TooManyStatements {
+				if err := c.refuse(hdr[3] + 1); err != nil {
+					return err
+				}
+				continue
+			}
 			if !c.suffer(p, fate) {
 				return errFailed
 			}

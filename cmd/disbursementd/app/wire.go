@@ -146,6 +146,9 @@ func (m *Main) metrics(throttle ports.LoginThrottle) (*metrics.Metrics, error) {
 	if err := mx.StoreRowMisses(m.Store.RowMisses); err != nil {
 		return nil, err
 	}
+	if err := mx.StoreRowRefusals(m.Store.RowRefusals); err != nil {
+		return nil, err
+	}
 	pools := m.Store.Pools()
 	if t, ok := throttle.(*gormstore.Throttle); ok {
 		pools["throttle"] = t.Pool()
