@@ -52,17 +52,20 @@ func checkCausalReads(driverName, dsn string) error {
 // sessionConnector prepares each new connection of a MySQL pool: on a
 // server with wsrep_on ON (one SHOW VARIABLES per connection) it sets
 // wsrep_sync_wait to wait, unless wait is -1 (the DSN sets it: the driver
-// does on connect); then it runs stmt, if any. A MySQL server without
+// does on connect); then it runs stmt, if any, and with implicitTx turns
+// autocommit off (newImplicitTxConn). A MySQL server without
 // wsrep (where the variable does not exist) keeps its own.
 type sessionConnector struct {
 	driver.Connector
-	wait int
-	stmt string
+	wait       int
+	stmt       string
+	implicitTx bool // autocommit off, transactions begun by their first statement (implicitTxConn)
 }
 
 // newConnector is a pool's connector for cfg (a MySQLDSN's) on t: its
 // sessions read causally on a Galera node (causalReads, or the DSN's own
-// wsrep_sync_wait), except with t.ownReads, and run t.onConnect.
+// wsrep_sync_wait), except with t.ownReads, run t.onConnect, and with
+// t.implicitTx do not autocommit.
 func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 	wait := causalReads
 	if t.ownReads {
@@ -72,10 +75,10 @@ func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 		wait = -1
 	}
 	c, err := mysqldrv.NewConnector(cfg)
-	if err != nil || (wait < 0 && t.onConnect == "") {
+	if err != nil || (wait < 0 && t.onConnect == "" && !t.implicitTx) {
 		return c, err
 	}
-	return sessionConnector{c, wait, t.onConnect}, nil
+	return sessionConnector{c, wait, t.onConnect, t.implicitTx}, nil
 }
 
 func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -101,6 +104,9 @@ func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		if _, err := e.ExecContext(ctx, c.stmt, nil); err != nil {
 			return nil, errors.Join(fmt.Errorf("%s on a new connection: %w", c.stmt, err), conn.Close())
 		}
+	}
+	if c.implicitTx {
+		return newImplicitTxConn(ctx, conn)
 	}
 	return conn, nil
 }
