@@ -263,7 +263,11 @@ func TestBatchesOnTheirOwnPool(t *testing.T) {
 // stored whole (counted through a proxy in front of MariaDB). A batch
 // that must run again a statement per report (a key taken in it) rolls
 // back first: the taken key's report is answered as taken, its
-// batch-mates are stored once, and nothing of the first run is left.
+// batch-mates are stored once, and nothing of the first run is left,
+// also when the server refuses that ROLLBACK (the proxy answers it with
+// an error the server never sees): the connection, its transaction still
+// open, is closed rather than given to the next run, which would join it
+// (and find its own keys taken).
 func TestBatchesBeginWithTheirFirstStatement(t *testing.T) {
 	t.Parallel()
 	dsn := storetest.MustCreateDatabase(t)
@@ -308,6 +312,7 @@ func TestBatchesBeginWithTheirFirstStatement(t *testing.T) {
 	send("CR-AGAIN-1", "AGAIN-1")
 	send("CR-AGAIN-2", "AGAIN-2")
 	waitQueued(t, st, 3)
+	proxy.FailNext("ROLLBACK", faultproxy.TooManyStatements)
 	close(release)
 	conflicts := 0
 	for range 4 {
@@ -322,8 +327,9 @@ func TestBatchesBeginWithTheirFirstStatement(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+gormstore.StagingTable).Scan(&after); err != nil {
 		t.Fatal(err)
 	}
-	if conflicts != 1 || after != before+3 || begun.Load() != 0 {
-		t.Fatalf("with a taken key in the batch: %d answered taken, %d rows added, %d START TRANSACTION; want 1, 3, 0", conflicts, after-before, begun.Load())
+	if conflicts != 1 || after != before+3 || begun.Load() != 0 || proxy.Failed() != 1 {
+		t.Fatalf("with a taken key in the batch, its ROLLBACK refused: %d answered taken, %d rows added, %d START TRANSACTION, %d ROLLBACK refused; want 1, 3, 0, 1",
+			conflicts, after-before, begun.Load(), proxy.Failed())
 	}
 }
 

@@ -204,7 +204,8 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	// and runs again, and finds it taken (TestKeyTakenDuringLagGalera).
 	// Its sessions do not autocommit (implicitTx): a batch's first
 	// statement begins its transaction, where START TRANSACTION was a
-	// round trip a batch, and COMMIT or ROLLBACK ends it.
+	// round trip a batch, and COMMIT or ROLLBACK ends it; nothing runs
+	// on this pool outside a transaction (implicit_tx.go).
 	b = s.bounds
 	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
 	commit := s.target
