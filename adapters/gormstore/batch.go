@@ -3,7 +3,6 @@ package gormstore
 import (
 	"cmp"
 	"context"
-	"database/sql/driver"
 	"errors"
 	"slices"
 	"strings"
@@ -218,7 +217,6 @@ func (c *committer) run(batch []*request) {
 // before the commit fails every request (nothing was stored); a COMMIT
 // that failed without an answer leaves each outcome to be read back.
 func (c *committer) commit(ctx context.Context, live []*request) {
-	staleConn := false
 	for retries := 0; len(live) > 0; {
 		out, at, err := c.s.commitBatch(ctx, live)
 		var ce *commitError
@@ -259,14 +257,6 @@ func (c *committer) commit(ctx context.Context, live []*request) {
 				}
 			}
 			return
-		case errors.Is(err, driver.ErrBadConn) && !staleConn && ctx.Err() == nil:
-			// A connection that failed before a statement reached the
-			// server (the driver says ErrBadConn only then): the pool
-			// drops it, and nothing of the batch was applied. On MySQL
-			// the batch sends no START TRANSACTION that the pool would
-			// have run again on another connection (implicitTxConn), so
-			// the batch runs again here, once.
-			staleConn = true
 		default:
 			for _, q := range live {
 				q.done <- result{kind: failed, err: err}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,95 +240,6 @@ func TestBatchesOnTheirOwnPool(t *testing.T) {
 	var level string
 	if err := gormstore.Pool(st).QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'TX_ISOLATION'").Scan(&level); err != nil || level != "REPEATABLE-READ" {
 		t.Fatalf("the write pool's sessions run at %q (%v), want the server's REPEATABLE-READ", level, err)
-	}
-	// Autocommit is off on the commit pool's sessions only: a batch's
-	// transaction begins with its first statement.
-	for pool, want := range map[string]int{"commit": 0, "write": 1} {
-		db := gormstore.Pool(st)
-		if pool == "commit" {
-			db = gormstore.CommitPool(st)
-		}
-		var autocommit int
-		if err := db.QueryRowContext(ctx, "SELECT @@SESSION.autocommit").Scan(&autocommit); err != nil || autocommit != want {
-			t.Errorf("the %s pool's sessions: autocommit %d (%v), want %d", pool, autocommit, err, want)
-		}
-	}
-}
-
-// TestBatchesBeginWithTheirFirstStatement: on MySQL a batch's transaction,
-// multi-row or a statement per report, sends no START TRANSACTION (a
-// round trip a batch): the commit pool's sessions do not autocommit, so
-// its first statement begins it and COMMIT ends it, and each report is
-// stored whole (counted through a proxy in front of MariaDB). A batch
-// that must run again a statement per report (a key taken in it) rolls
-// back first: the taken key's report is answered as taken, its
-// batch-mates are stored once, and nothing of the first run is left,
-// also when the server refuses that ROLLBACK (the proxy answers it with
-// an error the server never sees): the connection, its transaction still
-// open, is closed rather than given to the next run, which would join it
-// (and find its own keys taken).
-func TestBatchesBeginWithTheirFirstStatement(t *testing.T) {
-	t.Parallel()
-	dsn := storetest.MustCreateDatabase(t)
-	cfg, err := mysqldrv.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := faultproxy.StartMySQL(t, cfg.Addr)
-	var begun, commits atomic.Int64
-	proxy.DelayEach("START TRANSACTION", func() time.Duration { begun.Add(1); return 0 })
-	proxy.DelayEach("COMMIT", func() time.Duration { commits.Add(1); return 0 })
-	st := storetest.MustOpen(t, gormstore.MySQL, proxy.Route(t, dsn), gormstore.Options{BatchWriters: 1})
-	mustStoreOneBatch(t, st, "IMPLICIT", 6)
-	if begun.Load() != 0 || commits.Load() != 2 || gormstore.RowBatches(st) != 1 {
-		t.Fatalf("a report alone and a batch of 5: %d START TRANSACTION, %d COMMIT, %d multi-row batches; want 0, 2, 1",
-			begun.Load(), commits.Load(), gormstore.RowBatches(st))
-	}
-	// The same keys again beside new ones: the multi-row run finds keys
-	// taken and rolls back, the statement-per-report run stores the new.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db := gormstore.Pool(st)
-	var before int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+gormstore.StagingTable).Scan(&before); err != nil {
-		t.Fatal(err)
-	}
-	answers := make(chan error, 4)
-	var once sync.Once
-	held, release := make(chan struct{}), make(chan struct{})
-	gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
-	send := func(credit, key string) {
-		r := fullReport(t, credit)
-		r.RequestID = "req-" + credit
-		go func() {
-			_, _, err := st.StoreReport(ctx, r, recordT(key, r.ReceivedAt))
-			answers <- err
-		}()
-	}
-	send("CR-AGAIN-0", "AGAIN-0")
-	<-held
-	send("CR-IMPLICIT-1", "IMPLICIT-1") // taken in the first batch
-	send("CR-AGAIN-1", "AGAIN-1")
-	send("CR-AGAIN-2", "AGAIN-2")
-	waitQueued(t, st, 3)
-	proxy.FailNext("ROLLBACK", faultproxy.TooManyStatements)
-	close(release)
-	conflicts := 0
-	for range 4 {
-		switch err := <-answers; {
-		case errors.Is(err, domain.ErrConflict):
-			conflicts++
-		case err != nil:
-			t.Fatal(err)
-		}
-	}
-	var after int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+gormstore.StagingTable).Scan(&after); err != nil {
-		t.Fatal(err)
-	}
-	if conflicts != 1 || after != before+3 || begun.Load() != 0 || proxy.Failed() != 1 {
-		t.Fatalf("with a taken key in the batch, its ROLLBACK refused: %d answered taken, %d rows added, %d START TRANSACTION, %d ROLLBACK refused; want 1, 3, 0, 1",
-			conflicts, after-before, begun.Load(), proxy.Failed())
 	}
 }
 

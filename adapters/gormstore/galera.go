@@ -52,20 +52,17 @@ func checkCausalReads(driverName, dsn string) error {
 // sessionConnector prepares each new connection of a MySQL pool: on a
 // server with wsrep_on ON (one SHOW VARIABLES per connection) it sets
 // wsrep_sync_wait to wait, unless wait is -1 (the DSN sets it: the driver
-// does on connect); then it runs stmt, if any, and with implicitTx turns
-// autocommit off (newImplicitTxConn). A MySQL server without
+// does on connect); then it runs stmt, if any. A MySQL server without
 // wsrep (where the variable does not exist) keeps its own.
 type sessionConnector struct {
 	driver.Connector
-	wait       int
-	stmt       string
-	implicitTx bool // autocommit off, transactions begun by their first statement (implicitTxConn)
+	wait int
+	stmt string
 }
 
 // newConnector is a pool's connector for cfg (a MySQLDSN's) on t: its
 // sessions read causally on a Galera node (causalReads, or the DSN's own
-// wsrep_sync_wait), except with t.ownReads, run t.onConnect, and with
-// t.implicitTx do not autocommit.
+// wsrep_sync_wait), except with t.ownReads, and run t.onConnect.
 func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 	wait := causalReads
 	if t.ownReads {
@@ -75,10 +72,10 @@ func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 		wait = -1
 	}
 	c, err := mysqldrv.NewConnector(cfg)
-	if err != nil || (wait < 0 && t.onConnect == "" && !t.implicitTx) {
+	if err != nil || (wait < 0 && t.onConnect == "") {
 		return c, err
 	}
-	return sessionConnector{c, wait, t.onConnect, t.implicitTx}, nil
+	return sessionConnector{c, wait, t.onConnect}, nil
 }
 
 func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -104,9 +101,6 @@ func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		if _, err := e.ExecContext(ctx, c.stmt, nil); err != nil {
 			return nil, errors.Join(fmt.Errorf("%s on a new connection: %w", c.stmt, err), conn.Close())
 		}
-	}
-	if c.implicitTx {
-		return newImplicitTxConn(ctx, conn)
 	}
 	return conn, nil
 }

@@ -202,16 +202,11 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	// never wait). A key another node took a moment ago, not yet applied
 	// here, still cannot be taken twice: the batch loses certification
 	// and runs again, and finds it taken (TestKeyTakenDuringLagGalera).
-	// Its sessions do not autocommit (implicitTx): a batch's first
-	// statement begins its transaction, where START TRANSACTION was a
-	// round trip a batch, and COMMIT or ROLLBACK ends it; nothing runs
-	// on this pool outside a transaction (implicit_tx.go).
 	b = s.bounds
 	b.open, b.idle = opts.BatchWriters+1, opts.BatchWriters+1
 	commit := s.target
 	commit.onConnect = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
 	commit.ownReads = true
-	commit.implicitTx = true
 	if s.commit, err = openPool(MySQL, commit, b, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open mysql commit pool: %w", err), s.look.close(), s.write.close(), s.target.close())
 	}

@@ -42,14 +42,11 @@ type target struct {
 	// (wsrep_sync_wait 0): the commit pool's transactions read only their
 	// own rows and session variables (newConnector, openMySQL).
 	ownReads bool
-	// implicitTx, on MySQL, turns the sessions' autocommit off: a
-	// transaction begins with its first statement (implicitTxConn).
-	implicitTx bool
 }
 
 // each is t with f applied to every node's DSN.
 func (t target) each(f func(string) (string, error)) (target, error) {
-	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect, ownReads: t.ownReads, implicitTx: t.implicitTx}
+	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect, ownReads: t.ownReads}
 	for i, d := range t.dsns {
 		var err error
 		if out.dsns[i], err = f(d); err != nil {
