@@ -125,13 +125,13 @@ func TestStoreReportLostCommitGalera(t *testing.T) {
 }
 
 // TestCommitPoolReadsItsOwnRowsGalera: on a Galera node the commit pool's
-// sessions do not wait for the cluster before a read (wsrep_sync_wait 0:
-// a batch reads only its own rows and session variables, and each causal
-// read there cost the batch a round of the cluster), while the write,
-// look-up and throttle pools' sessions read causally (1), with store.dsn
-// carrying wsrep_sync_wait=1 (GALSET) and without it (GALBARE). A batch
-// is stored through the node, read back there, and found at once
-// through another node.
+// sessions do not wait for the cluster (wsrep_sync_wait 0: a batch reads
+// only its own rows and session variables, and its START TRANSACTION
+// waited for the node to apply what the cluster had committed), while
+// the write, look-up and throttle pools' sessions read causally (1), with
+// store.dsn carrying wsrep_sync_wait=1 (GALSET) and without it
+// (GALBARE). A batch is stored through the node and read back there, and
+// the look-ups of a replica on another node still find it at once.
 func TestCommitPoolReadsItsOwnRowsGalera(t *testing.T) {
 	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
