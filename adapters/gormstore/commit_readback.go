@@ -90,7 +90,7 @@ func (s *Store) RowMisses() int64 { return s.rowMisses.Load() }
 // the multi-row path.
 func (s *Store) missed() {
 	s.rowMisses.Add(1)
-	s.rowsPausedUntil.Store(s.clock.Now().Add(rowsPause).UnixNano())
+	s.pauseRows()
 }
 
 // readBackQuery selects the rows of n staging ids with what tells them

@@ -247,5 +247,11 @@ func (s *Store) RowRefusals() int64 { return s.rowRefusals.Load() }
 // path.
 func (s *Store) refused() {
 	s.rowRefusals.Add(1)
+	s.pauseRows()
+}
+
+// pauseRows sends the batches of the next rowsPause a statement per
+// report (rowsPausedUntil).
+func (s *Store) pauseRows() {
 	s.rowsPausedUntil.Store(s.clock.Now().Add(rowsPause).UnixNano())
 }
