@@ -7,11 +7,20 @@ import (
 )
 
 // rowTag is what tells a staging row from another when the rows of a
-// multi-row INSERT are read back by their ids: a report's request id
-// (random per HTTP request), payload hash, key and file name, and its
-// partner.
+// multi-row INSERT come back (returned by it, or read back by their
+// ids): a report's request id (random per HTTP request), payload hash,
+// key and file name, and its partner.
 type rowTag struct {
 	user, request, payload, key, file string
+}
+
+// tagColumns selects a staging row's id and rowTag, NULLs as "" (scanTag).
+const tagColumns = "id, partner_user, COALESCE(request_id, ''), payload_sha256, COALESCE(idempotency_key, ''), COALESCE(file_name, '')"
+
+// scanTag reads the id and tag of the row rows is at (tagColumns).
+func scanTag(rows *sql.Rows) (id int64, tag rowTag, err error) {
+	err = rows.Scan(&id, &tag.user, &tag.request, &tag.payload, &tag.key, &tag.file)
+	return id, tag, err
 }
 
 func tagOf(q *request) rowTag {
@@ -21,7 +30,7 @@ func tagOf(q *request) rowTag {
 
 // distinctTags says whether every report of reqs can be told from the
 // others by its rowTag. Two that cannot could have their ids crossed
-// unseen, so such a batch is not read back but goes a statement per
+// unseen (returned or read back), so such a batch goes a statement per
 // report.
 func distinctTags(reqs []*request) bool {
 	seen := make(map[rowTag]struct{}, len(reqs))
@@ -60,9 +69,8 @@ func (s *Store) readBack(ctx context.Context, tx *sql.Tx, chunk []*request, ids 
 	defer rows.Close()
 	found := 0
 	for rows.Next() {
-		var id int64
-		var got rowTag
-		if err := rows.Scan(&id, &got.user, &got.request, &got.payload, &got.key, &got.file); err != nil {
+		id, got, err := scanTag(rows)
+		if err != nil {
 			return fmt.Errorf("read back staging rows: %w", err)
 		}
 		if tag, ok := want[id]; !ok || tag != got {
@@ -96,6 +104,5 @@ func (s *Store) missed() {
 // readBackQuery selects the rows of n staging ids with what tells them
 // apart (rowTag's fields, NULLs as "").
 func readBackQuery(n int) string {
-	return "SELECT id, partner_user, COALESCE(request_id, ''), payload_sha256, COALESCE(idempotency_key, ''), COALESCE(file_name, '') FROM " +
-		StagingTable + " WHERE id IN (" + placeholders(n) + ")"
+	return "SELECT " + tagColumns + " FROM " + StagingTable + " WHERE id IN (" + placeholders(n) + ")"
 }

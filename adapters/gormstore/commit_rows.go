@@ -18,21 +18,24 @@ import (
 // batch of one, and for every batch the multi-row one cannot settle.
 
 // errPerReport says a batch must run again a statement per report: a
-// row was refused (only that path can tell whose), a key was taken, or
-// a statement's rows did not get the ids computed for them (readBack).
+// row was refused (only that path can tell whose), a key was taken, a
+// statement's rows did not get the ids computed for them (readBack) or
+// did not come back as its own (insertReturning), or the server has no
+// RETURNING.
 var errPerReport = errors.New("the batch needs a statement per report")
 
 // rowChunks are the sizes a batch is cut into, largest first (chunkSize):
 // every size up to 16, then 24, 32, 48 and 64, so a batch of up to 64
 // (store.max_batch's default) goes in at most two chunks
 // (TestChunksOfABatch). A chunk costs three to five round trips (staging
-// rows, their read-back under lock mode 2, records, file reservations,
-// events): powers of two alone cut a batch of 15 into 8, 4, 2 and 1. A
-// connection prepares a statement per size and kind that it runs, and
-// each takes the server's memory: these 19 sizes (file reservations: one
-// per number of files in a chunk, up to 64), not one for every batch
-// size, on the commit pool's few connections (openMySQL; performance.md,
-// "Two statements a batch").
+// rows, their read-back where ids are computed under lock mode 2,
+// records, file reservations, events): powers of two alone cut a batch
+// of 15 into 8, 4, 2 and 1. A connection prepares a statement per size
+// and kind that it runs, and each takes the server's memory: these 19
+// sizes (file reservations: one per number of files in a chunk, up to
+// 64; with RETURNING a one-row staging INSERT of its own), not one for
+// every batch size, on the commit pool's few connections (openMySQL;
+// performance.md, "Two statements a batch").
 var rowChunks = []int{64, 48, 32, 24, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2}
 
 // chunkSize is the size of the next chunk of a batch with n rows left:
@@ -82,36 +85,47 @@ func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, erro
 }
 
 // insertRows runs reqs' statements in tx, chunk by chunk (rowChunks):
-// the staging rows, whose ids are the statement's first id and the ones
-// after it, a step of auto_increment_increment apart; then their
-// records, which must all be new; then the file reservations and the
-// events. MySQL promises those ids under innodb_autoinc_lock_mode 0 or 1
-// (asked in the transaction, so a server restarted with another mode is
-// seen). Under 2 (every Galera node, MySQL 8's default) it promises only
-// unique ids, so each chunk's rows are read back by those ids first
-// (readBack) and the batch goes a statement per report unless every id
-// holds its own row.
+// the staging rows, then their records, which must all be new; then the
+// file reservations and the events. Each chunk's staging ids come, on a
+// server that answers INSERT ... RETURNING (MariaDB 10.5 and later:
+// returns), with the INSERT itself, in the order of its rows
+// (insertReturning). Elsewhere they are computed: the statement's first
+// id and the ones after it, a step of auto_increment_increment apart.
+// MySQL promises those ids under innodb_autoinc_lock_mode 0 or 1 (asked
+// in the transaction, so a server restarted with another mode is seen).
+// Under 2 (MySQL 8's default) it promises only unique ids, so each
+// chunk's rows are read back by those ids first (readBack) and the batch
+// goes a statement per report unless every id holds its own row.
 func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]result, error) {
-	var mode, step int64
-	if err := tx.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
-		return nil, fmt.Errorf("read the auto-increment mode: %w", err)
+	returning, err := s.returns(ctx, tx)
+	if err != nil {
+		return nil, err
 	}
-	if s.rowStep != 0 {
-		step, mode = s.rowStep, 2
+	if !distinctTags(reqs) {
+		return nil, fmt.Errorf("two reports alike in a batch: %w", errPerReport)
 	}
-	if step < 1 {
-		return nil, fmt.Errorf("auto_increment_increment %d: %w", step, errPerReport)
-	}
-	verify := mode > 1
-	if verify && !distinctTags(reqs) {
-		return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
+	var step int64
+	verify := false
+	if !returning {
+		var mode int64
+		s.rowAsks.Add(1)
+		if err := tx.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
+			return nil, fmt.Errorf("read the auto-increment mode: %w", err)
+		}
+		if s.rowStep != 0 {
+			step, mode = s.rowStep, 2
+		}
+		if step < 1 {
+			return nil, fmt.Errorf("auto_increment_increment %d: %w", step, errPerReport)
+		}
+		verify = mode > 1
 	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
 		n := chunkSize(len(reqs))
 		chunk := reqs[:n]
 		reqs = reqs[n:]
-		ids, err := s.insertChunk(ctx, tx, chunk, step, verify)
+		ids, err := s.insertChunk(ctx, tx, chunk, returning, step, verify)
 		if err != nil {
 			return nil, err
 		}
@@ -122,33 +136,24 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 	return out, nil
 }
 
-// insertChunk inserts chunk's rows and returns their staging ids, read
+// insertChunk inserts chunk's rows and returns their staging ids:
+// returned by the INSERT (returning), or computed a step apart and read
 // back first when verify is set.
-func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, step int64, verify bool) ([]int64, error) {
+func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, returning bool, step int64, verify bool) ([]int64, error) {
 	n := len(chunk)
 	args := make([]any, 0, n*(9+len(s.columns)))
 	for _, q := range chunk {
 		args = append(args, stagingArgs(s.columns, q.r)...)
 	}
-	res, err := s.execRows(ctx, tx, s.sql.staging, n, args)
+	var ids []int64
+	var err error
+	if returning {
+		ids, err = s.insertReturning(ctx, tx, chunk, args)
+	} else {
+		ids, err = s.insertComputed(ctx, tx, chunk, args, step, verify)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("insert staging rows: %w", err)
-	}
-	first, err := res.LastInsertId()
-	if err != nil {
-		return nil, fmt.Errorf("read staging ids: %w", err)
-	}
-	if k, err := res.RowsAffected(); err != nil || k != int64(n) {
-		return nil, fmt.Errorf("insert staging rows: %d of %d (%v): %w", k, n, err, errPerReport)
-	}
-	ids := make([]int64, n)
-	for i := range chunk {
-		ids[i] = first + int64(i)*step
-	}
-	if verify && n > 1 { // one row's id is LastInsertId itself
-		if err := s.readBack(ctx, tx, chunk, ids); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	args = args[:0]
 	for i, q := range chunk {
@@ -156,7 +161,8 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, s
 		rec.FileName = q.r.FileName
 		args = append(args, keyArgs(rec, ids[i])...)
 	}
-	if res, err = s.execRows(ctx, tx, s.sql.key, n, args); err != nil {
+	res, err := s.execRows(ctx, tx, s.sql.key, n, args)
+	if err != nil {
 		return nil, fmt.Errorf("insert idempotency records: %w", err)
 	}
 	if k, err := res.RowsAffected(); err != nil || k != int64(n) {
@@ -182,6 +188,34 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, s
 	}
 	if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
 		return nil, fmt.Errorf("insert the reports' events: %w", err)
+	}
+	return ids, nil
+}
+
+// insertComputed inserts chunk's staging rows (args) and computes their
+// ids from the statement's first, step apart; with verify it reads them
+// back.
+func (s *Store) insertComputed(ctx context.Context, tx *sql.Tx, chunk []*request, args []any, step int64, verify bool) ([]int64, error) {
+	n := len(chunk)
+	res, err := s.execRows(ctx, tx, s.sql.staging, n, args)
+	if err != nil {
+		return nil, fmt.Errorf("insert staging rows: %w", err)
+	}
+	first, err := res.LastInsertId()
+	if err != nil {
+		return nil, fmt.Errorf("read staging ids: %w", err)
+	}
+	if k, err := res.RowsAffected(); err != nil || k != int64(n) {
+		return nil, fmt.Errorf("insert staging rows: %d of %d (%v): %w", k, n, err, errPerReport)
+	}
+	ids := make([]int64, n)
+	for i := range chunk {
+		ids[i] = first + int64(i)*step
+	}
+	if verify && n > 1 { // one row's id is LastInsertId itself
+		if err := s.readBack(ctx, tx, chunk, ids); err != nil {
+			return nil, err
+		}
 	}
 	return ids, nil
 }

@@ -35,3 +35,27 @@ func TestChunksOfABatch(t *testing.T) {
 		}
 	}
 }
+
+// TestReturningServer: INSERT ... RETURNING is MariaDB's from 10.5; MySQL
+// has none, whatever its version.
+func TestReturningServer(t *testing.T) {
+	t.Parallel()
+	for version, want := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": true,
+		"5.5.5-10.11.6-MariaDB":      true, // a handshake's form, as some proxies answer
+		"5.5.5-10.4.34-MariaDB":      false,
+		"10.5.0-MariaDB":             true,
+		"11.4.2-MariaDB-log":         true,
+		"10.4.34-MariaDB":            false,
+		"10.3.39-MariaDB-0+deb10u1":  false,
+		"8.0.36":                     false,
+		"8.4.0-commercial":           false,
+		"5.7.44-log":                 false,
+		"":                           false,
+		"MariaDB":                    false,
+	} {
+		if got := returningServer(version); got != want {
+			t.Errorf("returningServer(%q) = %v, want %v", version, got, want)
+		}
+	}
+}

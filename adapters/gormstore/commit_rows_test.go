@@ -2,6 +2,7 @@ package gormstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,9 +21,11 @@ import (
 // multi-row statements (the 49 queued behind the first report: chunks of
 // 48 and 1, the last a one-row statement), and each report
 // gets its own id: its row, its record, its file's reservation and its
-// event name it. The CI's MariaDB promises consecutive ids (lock mode
-// 1), so nothing is read back. A batch with a taken key in it runs a
-// statement per report, so the taken key is answered as before.
+// event name it. The CI's MariaDB returns each INSERT's ids (RETURNING),
+// so neither the auto-increment settings nor the rows are asked; a MySQL
+// is asked the settings, and its rows are read back under lock mode 2.
+// A batch with a taken key in it runs a statement per report, so the
+// taken key is answered as before.
 func TestMultiRowBatch(t *testing.T) {
 	t.Parallel()
 	st := storetest.MustOpen(t, gormstore.MySQL, storetest.MustCreateDatabase(t), gormstore.Options{BatchWriters: 1})
@@ -30,13 +33,21 @@ func TestMultiRowBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var mode, step int64
-	if err := db.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
+	var version string
+	if err := db.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment, VERSION()").Scan(&mode, &step, &version); err != nil {
 		t.Fatal(err)
 	}
+	returning := gormstore.ReturningServer(version)
 	mustStoreOneBatch(t, st, "ROWS", 50)
-	if gormstore.RowBatches(st) < 1 || (gormstore.RowChecks(st) > 0) != (mode > 1) {
-		t.Fatalf("%d batches in multi-row statements, %d chunks read back; want at least 1, and read back only under lock mode 2 (this server: %d)",
-			gormstore.RowBatches(st), gormstore.RowChecks(st), mode)
+	switch {
+	case gormstore.RowBatches(st) < 1:
+		t.Fatalf("%d batches in multi-row statements, want at least 1", gormstore.RowBatches(st))
+	case returning && (gormstore.RowReturns(st) < 2 || gormstore.RowAsks(st) != 0 || gormstore.RowChecks(st) != 0):
+		t.Fatalf("%s: %d chunks' ids returned, %d batches asked the auto-increment settings, %d chunks read back; want 2 (48 and 1), 0, 0",
+			version, gormstore.RowReturns(st), gormstore.RowAsks(st), gormstore.RowChecks(st))
+	case !returning && (gormstore.RowReturns(st) != 0 || gormstore.RowAsks(st) < 1 || (gormstore.RowChecks(st) > 0) != (mode > 1)):
+		t.Fatalf("%s: %d chunks' ids returned, %d batches asked, %d chunks read back; want none, some, and read back only under lock mode 2 (this server: %d)",
+			version, gormstore.RowReturns(st), gormstore.RowAsks(st), gormstore.RowChecks(st), mode)
 	}
 
 	// A taken key in a batch: the batch runs a statement per report.
@@ -279,4 +290,74 @@ func TestRefusedMultiRowPrepare(t *testing.T) {
 		t.Fatalf("the next batch, within the pause: %d refusals, %d multi-row batches; want 1 and 1 (a statement per report, not asked again)",
 			st.RowRefusals(), gormstore.RowBatches(st))
 	}
+}
+
+// TestMultiRowReturning: a batch's staging ids come back with its INSERT
+// (MariaDB's RETURNING), in the order of its rows, whatever the
+// auto-increment step and offset (here 7 and 3, set on every session by
+// the DSN): each report's row, record, file reservation and event name
+// its own id, and the settings are never asked. A server that cannot
+// parse RETURNING (the proxy answers 1064 for it, as MySQL would) sends
+// that batch a statement per report, every report stored once, and the
+// next batches compute their ids instead.
+func TestMultiRowReturning(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.MustCreateDatabase(t)
+	cfg, err := mysqldrv.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var version string
+	if err := db.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if !gormstore.ReturningServer(version) {
+		t.Skipf("%s has no INSERT ... RETURNING", version) // MySQL: TestMultiRowBatch holds its path
+	}
+	t.Run("step and offset", func(t *testing.T) {
+		stepped := *cfg
+		stepped.Params = map[string]string{"auto_increment_increment": "7", "auto_increment_offset": "3"}
+		for k, v := range cfg.Params {
+			stepped.Params[k] = v
+		}
+		st := storetest.MustOpen(t, gormstore.MySQL, stepped.FormatDSN(), gormstore.Options{BatchWriters: 1})
+		var step int64
+		if err := gormstore.CommitPool(st).QueryRow("SELECT @@auto_increment_increment").Scan(&step); err != nil || step != 7 {
+			t.Fatalf("the commit pool's step: %d (%v), want 7", step, err)
+		}
+		// Twice: the second batch runs the statements the first prepared
+		// (the one writer takes an idle connection of the commit pool;
+		// the driver keeps a statement's columns from its PREPARE, which
+		// for RETURNING MariaDB reports as none: MDEV-27013).
+		mustStoreOneBatch(t, st, "STEP7A", 30)
+		mustStoreOneBatch(t, st, "STEP7B", 30)
+		if gormstore.RowReturns(st) < 4 || gormstore.RowAsks(st) != 0 || gormstore.RowChecks(st) != 0 || st.RowMisses() != 0 {
+			t.Fatalf("%d chunks' ids returned, %d asks, %d read back, %d misses; want 4 (24 and 5, twice), 0, 0, 0",
+				gormstore.RowReturns(st), gormstore.RowAsks(st), gormstore.RowChecks(st), st.RowMisses())
+		}
+	})
+	t.Run("a server without RETURNING", func(t *testing.T) {
+		proxy := faultproxy.StartMySQL(t, cfg.Addr)
+		st := storetest.MustOpen(t, gormstore.MySQL, proxy.Route(t, dsn), gormstore.Options{BatchWriters: 1})
+		// The first report's statements are prepared and it waits at its
+		// COMMIT: the next staging INSERT prepared is the 9-row one, with
+		// RETURNING.
+		storeOneBatch(t, st, "UNPARSED", 10, func() {
+			proxy.FailNext("INSERT INTO "+gormstore.StagingTable, faultproxy.Unparsed)
+		})
+		if proxy.Failed() != 1 || gormstore.RowReturns(st) != 0 || gormstore.RowBatches(st) != 0 {
+			t.Fatalf("RETURNING refused: %d refused by the proxy, %d chunks returned, %d multi-row batches; want 1, 0, 0",
+				proxy.Failed(), gormstore.RowReturns(st), gormstore.RowBatches(st))
+		}
+		mustStoreOneBatch(t, st, "COMPUTED", 10)
+		if gormstore.RowBatches(st) != 1 || gormstore.RowAsks(st) != 1 || gormstore.RowReturns(st) != 0 {
+			t.Fatalf("the next batch: %d multi-row batches, %d asks, %d returned; want 1, 1, 0 (ids computed, RETURNING not tried again)",
+				gormstore.RowBatches(st), gormstore.RowAsks(st), gormstore.RowReturns(st))
+		}
+	})
 }

@@ -126,7 +126,7 @@ func TestStoreReportLostCommitGalera(t *testing.T) {
 
 // TestCommitPoolReadsItsOwnRowsGalera: on a Galera node the commit pool's
 // sessions do not wait for the cluster (wsrep_sync_wait 0: a batch reads
-// only its own rows and session variables, and its START TRANSACTION
+// only its own rows, returned by its INSERTs, and its START TRANSACTION
 // waited for the node to apply what the cluster had committed), while
 // the write, look-up and throttle pools' sessions read causally (1), with
 // store.dsn carrying wsrep_sync_wait=1 (GALSET) and without it
@@ -160,8 +160,8 @@ func TestCommitPoolReadsItsOwnRowsGalera(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = th.Close() })
 			mustStoreOneBatch(t, st, prefix, 6)
-			if gormstore.RowChecks(st) < 1 || st.RowMisses() != 0 {
-				t.Errorf("%d chunks read back, %d missed; want some, none", gormstore.RowChecks(st), st.RowMisses())
+			if gormstore.RowReturns(st) < 1 || st.RowMisses() != 0 {
+				t.Errorf("%d chunks' ids returned, %d missed; want some, none", gormstore.RowReturns(st), st.RowMisses())
 			}
 			if _, err := other.GetKey(ctx, "bench", domain.KeyHash(prefix+"-5", "")); err != nil {
 				t.Errorf("the batch's last report through node 2 right after: %v", err)

@@ -47,8 +47,16 @@ type Store struct {
 	conflicts   atomic.Int64  // batches run again or split after a 1213 (Conflicts)
 	rowBatches  atomic.Int64  // batches committed by commitRows
 	rowChecks   atomic.Int64  // chunks whose rows were read back (readBack)
+	rowReturns  atomic.Int64  // chunks whose ids their INSERT returned (insertReturning)
+	rowAsks     atomic.Int64  // batches that asked the auto-increment mode and step
 	rowMisses   atomic.Int64  // read-backs that found an id holding another row
 	rowRefusals atomic.Int64  // multi-row statements the server refused to prepare (1461)
+	// returning is whether the server answers INSERT ... RETURNING
+	// (returnsUnknown until the first multi-row batch asks, returnsYes on
+	// MariaDB 10.5 and later): then a chunk's staging ids come back with
+	// its INSERT, and neither the auto-increment settings nor a read-back
+	// are asked (insertRows).
+	returning atomic.Int32
 	// rowsPausedUntil (unix ns, the store's clock) keeps batches on the
 	// per-report path for rowsPause after a read-back missed or the
 	// server refused a multi-row PREPARE: a server that does interleave

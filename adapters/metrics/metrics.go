@@ -139,12 +139,12 @@ func (m *Metrics) StoreConflicts(count func() int64) error {
 		"store conflicts", count)
 }
 
-// StoreRowMisses exports count, the read-backs of the store's multi-row
-// statements that found an id holding another row, as
-// disbursementd_store_multirow_misses_total.
+// StoreRowMisses exports count, the store's multi-row statements whose
+// rows were not where it took them to be (read back by computed ids, or
+// returned by the INSERT), as disbursementd_store_multirow_misses_total.
 func (m *Metrics) StoreRowMisses(count func() int64) error {
 	return m.counterFunc("disbursementd_store_multirow_misses_total",
-		"Multi-row INSERTs whose rows, read back by the ids computed for them (innodb_autoinc_lock_mode 2, as on Galera), were not all there: each sent its batch a statement per report and paused the multi-row path for a minute.",
+		"Multi-row INSERTs whose rows were not all the batch's own, in order: returned by the INSERT (MariaDB's RETURNING), or read back by the ids computed for them (MySQL under innodb_autoinc_lock_mode 2). Each sent its batch a statement per report and paused the multi-row path for a minute.",
 		"store row misses", count)
 }
 

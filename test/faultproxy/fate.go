@@ -20,17 +20,35 @@ const (
 	// server at max_prepared_stmt_count answers a PREPARE (error 1461),
 	// and the server never sees it; the connection stays sound.
 	TooManyStatements
+	// Unparsed: the proxy answers the statement itself, as a server
+	// that cannot parse it answers (error 1064: MySQL given MariaDB's
+	// INSERT ... RETURNING), and the server never sees it; the
+	// connection stays sound.
+	Unparsed
 )
 
-// erTooManyStatements is MySQL's answer to a PREPARE past
-// max_prepared_stmt_count.
-const erTooManyStatements = 1461
+// The errors the proxy answers with itself: MySQL's answer to a PREPARE
+// past max_prepared_stmt_count, and to a statement it cannot parse.
+const (
+	erTooManyStatements = 1461
+	erParse             = 1064
+)
 
-// refuse answers the command just read on c with MySQL error 1461, in a
-// packet numbered seq.
-func (c *conn) refuse(seq byte) error {
-	msg := "Can't create more than max_prepared_stmt_count statements (current value: 16382)"
-	payload := append([]byte{0xff, erTooManyStatements & 0xff, erTooManyStatements >> 8, '#'}, "42000"...)
+// refusal is the error a Fate answers with, if it answers at all.
+func (f Fate) refusal() (code int, msg string, ok bool) {
+	switch f {
+	case TooManyStatements:
+		return erTooManyStatements, "Can't create more than max_prepared_stmt_count statements (current value: 16382)", true
+	case Unparsed:
+		return erParse, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'RETURNING id' at line 1", true
+	}
+	return 0, "", false
+}
+
+// refuse answers the command just read on c with MySQL error code and
+// msg, in a packet numbered seq.
+func (c *conn) refuse(seq byte, code int, msg string) error {
+	payload := append([]byte{0xff, byte(code), byte(code >> 8), '#'}, "42000"...)
 	payload = append(payload, msg...)
 	n := len(payload)
 	_, err := c.client.Write(append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...))

@@ -3,6 +3,7 @@ package faultproxy_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -179,4 +180,45 @@ func mustAddr(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	return cfg.Addr
+}
+
+// TestMySQLAnswersItself: the fates the proxy answers itself reach the
+// client as the server's own errors (1461, 1064), the server never sees
+// the statement, and the connection goes on: the next statement on it is
+// forwarded and applied.
+func TestMySQLAnswersItself(t *testing.T) {
+	dsn := storetest.MustCreateDatabase(t)
+	direct, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	p := faultproxy.StartMySQL(t, mustAddr(t, dsn))
+	db, err := sql.Open("mysql", p.Route(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for i, c := range []struct {
+		fate faultproxy.Fate
+		code uint16
+	}{{faultproxy.TooManyStatements, 1461}, {faultproxy.Unparsed, 1064}} {
+		p.FailNext("INSERT INTO t", c.fate)
+		_, err := db.Exec("INSERT INTO t VALUES (?)", 10+i) // prepared: the PREPARE is answered
+		var me *mysqldrv.MySQLError
+		if !errors.As(err, &me) || me.Number != c.code || p.Failed() != int64(i+1) {
+			t.Fatalf("fate %d: %v, %d failed; want MySQL error %d, %d", c.fate, err, p.Failed(), c.code, i+1)
+		}
+		if _, err := db.Exec("INSERT INTO t VALUES (?)", 20+i); err != nil {
+			t.Fatalf("fate %d: the next statement on the connection: %v", c.fate, err)
+		}
+		var n int
+		if err := direct.QueryRow("SELECT COUNT(*) FROM t WHERE id IN (?, ?)", 10+i, 20+i).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("fate %d: %d rows of the refused and the next (%v); want 1, the next's", c.fate, n, err)
+		}
+	}
 }

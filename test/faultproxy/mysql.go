@@ -188,8 +188,8 @@ func (p *MySQL) forward(c *conn) error {
 		if hdr[3] == 0 { // a command starts with sequence 0
 			var fate Fate
 			released, fate = p.holdIfMatched(pkt[4:])
-			if fate == TooManyStatements {
-				if err := c.refuse(hdr[3] + 1); err != nil {
+			if code, msg, ok := fate.refusal(); ok {
+				if err := c.refuse(hdr[3]+1, code, msg); err != nil {
 					return err
 				}
 				continue
