@@ -104,10 +104,8 @@ func (c *committer) probe(ctx context.Context) {
 // that gives up before its batch started leaves nothing behind; one whose
 // batch is under way cannot know its outcome.
 func (c *committer) submit(ctx context.Context, q *request) result {
-	// A select with a free queue and a done ctx picks either at random:
-	// queued, an idle writer could take the request before the caller
-	// marks it abandoned, and a caller that gave up first would hear
-	// "outcome unknown" instead of a plain error.
+	// Not queued: a select would pick a free queue or a done ctx at random,
+	// and a writer could take it before the caller marks it abandoned.
 	if err := ctx.Err(); err != nil {
 		return result{kind: failed, err: err}
 	}

@@ -153,7 +153,12 @@ func (r *Result) unavailable(t time.Time, kind string) {
 
 // compareNodes reads every node's rows, row counts and checksums: each
 // node must hold exactly the rows of the first (which verify compares
-// with the answers).
+// with the answers), and the same tables. The replicas still run (their
+// sweeps may change upload_files between one node's CHECKSUM TABLE and
+// the next's, and a node may not have applied the last of it yet), so
+// the checksums are read from every node in one pass, again up to
+// checksumPasses times a second apart, until a pass agrees; only
+// checksums that never agreed are a violation.
 func (s *soak) compareNodes(ctx context.Context, first []row) error {
 	ids := func(rows []row) []int64 {
 		out := make([]int64, len(rows))
@@ -164,35 +169,68 @@ func (s *soak) compareNodes(ctx context.Context, first []row) error {
 		return out
 	}
 	want := ids(first)
+	nodes := make([]NodeTables, len(s.c.Galera.DSNs))
 	for i, dsn := range s.c.Galera.DSNs {
 		rows, err := rowsOf(ctx, dsn)
 		if err != nil {
 			return fmt.Errorf("node %d: %w", i, err)
 		}
-		nt := NodeTables{Rows: len(rows), Checksums: map[string]int64{}}
+		nodes[i].Rows = len(rows)
 		if !slices.Equal(ids(rows), want) {
 			s.res.violation("node %d holds %d rows, node 0 %d, and not the same ids", i, len(rows), len(first))
 		}
-		db, err := sql.Open("mysql", dsn)
-		if err != nil {
-			return err
-		}
-		for _, t := range galeraTables {
-			var name string
-			var sum sql.NullInt64
-			if err := db.QueryRowContext(ctx, "CHECKSUM TABLE "+t).Scan(&name, &sum); err != nil {
-				_ = db.Close()
-				return fmt.Errorf("node %d: checksum %s: %w", i, t, err)
-			}
-			nt.Checksums[t] = sum.Int64
-			if i > 0 && s.res.Nodes[0].Checksums[t] != sum.Int64 {
-				s.res.violation("node %d: CHECKSUM TABLE %s = %d, node 0's %d", i, t, sum.Int64, s.res.Nodes[0].Checksums[t])
-			}
-		}
-		_ = db.Close()
-		s.res.Nodes = append(s.res.Nodes, nt)
 	}
+	var differ []string
+	for pass := 1; ; pass++ {
+		differ = differ[:0]
+		for i, dsn := range s.c.Galera.DSNs {
+			sums, err := checksums(ctx, dsn)
+			if err != nil {
+				return fmt.Errorf("node %d: %w", i, err)
+			}
+			nodes[i].Checksums = sums
+			for _, t := range galeraTables {
+				if i > 0 && nodes[0].Checksums[t] != sums[t] {
+					differ = append(differ, fmt.Sprintf("node %d: CHECKSUM TABLE %s = %d, node 0's %d (pass %d)", i, t, sums[t], nodes[0].Checksums[t], pass))
+				}
+			}
+		}
+		if len(differ) == 0 || pass == checksumPasses {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	for _, d := range differ {
+		s.res.violation("%s", d)
+	}
+	s.res.Nodes = nodes
 	return nil
+}
+
+// checksumPasses bounds compareNodes' passes over the nodes' checksums.
+const checksumPasses = 10
+
+// checksums reads CHECKSUM TABLE of each of galeraTables on dsn's node.
+func checksums(ctx context.Context, dsn string) (map[string]int64, error) {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sums := map[string]int64{}
+	for _, t := range galeraTables {
+		var name string
+		var sum sql.NullInt64
+		if err := db.QueryRowContext(ctx, "CHECKSUM TABLE "+t).Scan(&name, &sum); err != nil {
+			return nil, fmt.Errorf("checksum %s: %w", t, err)
+		}
+		sums[t] = sum.Int64
+	}
+	return sums, nil
 }
 
 // readConflicts sums the replicas' disbursementd_store_conflicts_total.
