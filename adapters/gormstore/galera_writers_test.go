@@ -42,7 +42,7 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	// Where ids are computed (a MySQL 8 under lock mode 2; here the
 	// node's own step, set as a test's), each chunk is read back, and
 	// every id held its own row.
-	computed := storetest.MustOpen(t, gormstore.MySQL, dsns[0], gormstore.Options{GaleraWriters: auto.GaleraWriters})
+	computed := storetest.MustOpen(t, gormstore.MySQL, dsns[0], gormstore.Options{BatchWriters: 1}) // storeOneBatch holds one writer's batch
 	var step int64
 	if err := gormstore.CommitPool(computed).QueryRow("SELECT @@auto_increment_increment").Scan(&step); err != nil {
 		t.Fatal(err)
