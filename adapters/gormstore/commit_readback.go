@@ -30,8 +30,9 @@ func tagOf(q *request) rowTag {
 
 // distinctTags says whether every report of reqs can be told from the
 // others by its rowTag. Two that cannot could have their ids crossed
-// unseen (returned or read back), so such a batch goes a statement per
-// report.
+// unseen, so such a batch is not read back but goes a statement per
+// report. (Returned rows come in the order of the INSERT's: two alike
+// there would only be checked against each other's twin.)
 func distinctTags(reqs []*request) bool {
 	seen := make(map[rowTag]struct{}, len(reqs))
 	for _, q := range reqs {

@@ -29,12 +29,9 @@ const returningTags = " RETURNING " + tagColumns
 const erParse = 1064
 
 // returns says whether this batch's staging INSERTs return their ids:
-// the first batch asks the server's version, in its transaction (a
-// test's SetRowStep keeps the computed ids, to be read back).
+// until a batch has learned it, a batch asks the server's version, in
+// its transaction.
 func (s *Store) returns(ctx context.Context, tx *sql.Tx) (bool, error) {
-	if s.rowStep != 0 {
-		return false, nil
-	}
 	switch s.returning.Load() {
 	case returnsYes:
 		return true, nil
@@ -116,12 +113,12 @@ func (s *Store) insertReturning(ctx context.Context, tx *sql.Tx, chunk []*reques
 
 // notReturning wraps a failed INSERT ... RETURNING; a parse error means
 // the server has no RETURNING (a MySQL behind the same address), so the
-// next batches compute their ids instead.
+// next batches compute their ids instead. This batch goes a statement
+// per report, as after any error of the server's (commitRows).
 func (s *Store) notReturning(step string, err error) error {
 	var me *mysqldrv.MySQLError
 	if errors.As(err, &me) && me.Number == erParse {
 		s.returning.Store(returnsNo)
-		return fmt.Errorf("%s staging rows: the server has no RETURNING: %w: %w", step, err, errPerReport)
 	}
 	return fmt.Errorf("%s staging rows: %w", step, err)
 }

@@ -101,14 +101,10 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 	if err != nil {
 		return nil, err
 	}
-	if !distinctTags(reqs) {
-		return nil, fmt.Errorf("two reports alike in a batch: %w", errPerReport)
-	}
 	var step int64
 	verify := false
 	if !returning {
 		var mode int64
-		s.rowAsks.Add(1)
 		if err := tx.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &step); err != nil {
 			return nil, fmt.Errorf("read the auto-increment mode: %w", err)
 		}
@@ -119,6 +115,9 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 			return nil, fmt.Errorf("auto_increment_increment %d: %w", step, errPerReport)
 		}
 		verify = mode > 1
+		if verify && !distinctTags(reqs) {
+			return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
+		}
 	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {

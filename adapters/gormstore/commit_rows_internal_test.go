@@ -1,6 +1,10 @@
 package gormstore
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"testing"
+)
 
 // TestChunksOfABatch: a batch of up to 64 reports (store.max_batch's
 // default) goes in at most two chunks, each a size with a prepared
@@ -56,6 +60,26 @@ func TestReturningServer(t *testing.T) {
 	} {
 		if got := returningServer(version); got != want {
 			t.Errorf("returningServer(%q) = %v, want %v", version, got, want)
+		}
+	}
+}
+
+// TestSubmitDoneContext: a caller whose context is already done is
+// answered at once and its request never queued, even with room in the
+// queue (a select there would queue it about half the time, for a writer
+// to take before the caller marks it abandoned).
+func TestSubmitDoneContext(t *testing.T) {
+	t.Parallel()
+	c := &committer{queue: make(chan *request, 64), stop: make(chan struct{}), stopped: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 40 {
+		q := &request{ctx: ctx, done: make(chan result, 1)}
+		if res := c.submit(ctx, q); res.kind != failed || !errors.Is(res.err, context.Canceled) {
+			t.Fatalf("submit %d with a done context: kind %v, %v; want failed, context.Canceled", i, res.kind, res.err)
+		}
+		if n := len(c.queue); n != 0 {
+			t.Fatalf("submit %d with a done context: %d requests queued, want 0", i, n)
 		}
 	}
 }

@@ -43,10 +43,8 @@ func RowBatches(s *Store) int64 { return s.rowBatches.Load() }
 func RowChecks(s *Store) int64  { return s.rowChecks.Load() }
 
 // RowReturns counts the chunks whose staging ids their INSERT returned
-// (MariaDB's RETURNING); RowAsks the batches that asked the server's
-// auto-increment mode and step instead (commit_returning.go).
+// (MariaDB's RETURNING, commit_returning.go).
 func RowReturns(s *Store) int64 { return s.rowReturns.Load() }
-func RowAsks(s *Store) int64    { return s.rowAsks.Load() }
 
 // ReturningServer says whether a server of version answers INSERT ...
 // RETURNING.
@@ -54,9 +52,12 @@ func ReturningServer(version string) bool { return returningServer(version) }
 
 // SetRowStep makes s compute a multi-row INSERT's ids a step of k apart
 // whatever the server's auto_increment_increment, and read them back as
-// under lock mode 2: with a wrong k every read-back must miss. Set it
-// before the store is used.
-func SetRowStep(s *Store, k int64) { s.rowStep = k }
+// under lock mode 2, its INSERTs returning nothing: with a wrong k every
+// read-back must miss. Set it before the store is used.
+func SetRowStep(s *Store, k int64) {
+	s.rowStep = k
+	s.returning.Store(returnsNo)
+}
 
 // CommitPool is the pool the group commit's batches run on (the write
 // pool on SQLite).

@@ -48,7 +48,6 @@ type Store struct {
 	rowBatches  atomic.Int64  // batches committed by commitRows
 	rowChecks   atomic.Int64  // chunks whose rows were read back (readBack)
 	rowReturns  atomic.Int64  // chunks whose ids their INSERT returned (insertReturning)
-	rowAsks     atomic.Int64  // batches that asked the auto-increment mode and step
 	rowMisses   atomic.Int64  // read-backs that found an id holding another row
 	rowRefusals atomic.Int64  // multi-row statements the server refused to prepare (1461)
 	// returning is whether the server answers INSERT ... RETURNING

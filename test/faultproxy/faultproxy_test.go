@@ -118,21 +118,7 @@ func TestHTTPFaultsAndCounts(t *testing.T) {
 // connections until Restore. The proxy counts each fault it made, and
 // only those.
 func TestMySQLFatesAndCut(t *testing.T) {
-	dsn := storetest.MustCreateDatabase(t)
-	direct, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
-	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	p := faultproxy.StartMySQL(t, mustAddr(t, dsn))
-	db, err := sql.Open("mysql", p.Route(t, dsn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	direct, db, p := tableBehindProxy(t)
 	rows := func(id int) int {
 		var n int
 		if err := direct.QueryRow("SELECT COUNT(*) FROM t WHERE id = ?", id).Scan(&n); err != nil {
@@ -174,6 +160,27 @@ func TestMySQLFatesAndCut(t *testing.T) {
 	}
 }
 
+// tableBehindProxy makes a database of its own with a table t (id INT
+// PRIMARY KEY), and returns a pool straight to it, one through a proxy,
+// and the proxy; both pools close with the test.
+func tableBehindProxy(t *testing.T) (direct, db *sql.DB, p *faultproxy.MySQL) {
+	dsn := storetest.MustCreateDatabase(t)
+	direct, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = direct.Close() })
+	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	p = faultproxy.StartMySQL(t, mustAddr(t, dsn))
+	if db, err = sql.Open("mysql", p.Route(t, dsn)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return direct, db, p
+}
+
 func mustAddr(t *testing.T, dsn string) string {
 	cfg, err := mysqldrv.ParseDSN(dsn)
 	if err != nil {
@@ -187,21 +194,8 @@ func mustAddr(t *testing.T, dsn string) string {
 // the statement, and the connection goes on: the next statement on it is
 // forwarded and applied.
 func TestMySQLAnswersItself(t *testing.T) {
-	dsn := storetest.MustCreateDatabase(t)
-	direct, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
-	if _, err := direct.Exec("CREATE TABLE t (id INT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	p := faultproxy.StartMySQL(t, mustAddr(t, dsn))
-	db, err := sql.Open("mysql", p.Route(t, dsn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	t.Parallel()
+	direct, db, p := tableBehindProxy(t)
 	db.SetMaxOpenConns(1)
 	for i, c := range []struct {
 		fate faultproxy.Fate
