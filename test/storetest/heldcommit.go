@@ -117,6 +117,18 @@ func RunHeldCommitBatch(t *testing.T, dsnA, dsnB, check string, hold time.Durati
 	return out
 }
 
+// WaitedOnHeldKey says whether err is what a retry that waited on the
+// held report's key may answer through one server or one Galera node: a
+// lock wait timeout (nothing of it stored), or, when its batch went in
+// multi-row statements and ran again a statement per report after that
+// wait (two waits of store.lock_wait_timeout after the plug's hold, as
+// long as the held COMMIT's), the first's record, committed meanwhile
+// (ErrConflict: the partner gets the first answer); never "outcome
+// unknown".
+func WaitedOnHeldKey(err error) bool {
+	return (IsLockWait(err) || errors.Is(err, domain.ErrConflict)) && !errors.Is(err, domain.ErrOutcomeUnknown)
+}
+
 // IsLockWait says whether err carries MySQL's lock wait timeout (1205).
 func IsLockWait(err error) bool {
 	var me *mysqldrv.MySQLError
