@@ -94,7 +94,11 @@ func (s *Store) insertReturning(ctx context.Context, tx *sql.Tx, chunk []*reques
 		if err != nil {
 			return nil, fmt.Errorf("insert staging rows: %w", err)
 		}
-		if len(ids) == n || got != tagOf(chunk[len(ids)]) {
+		at := len(ids)
+		if s.returnedBackwards {
+			at = n - 1 - at
+		}
+		if len(ids) == n || got != tagOf(chunk[at]) {
 			s.missed()
 			return nil, fmt.Errorf("insert staging rows: returned row %d (id %d) is not the report's: %w", len(ids), id, errPerReport)
 		}

@@ -296,7 +296,10 @@ func TestRefusedMultiRowPrepare(t *testing.T) {
 // (MariaDB's RETURNING), in the order of its rows, whatever the
 // auto-increment step and offset (here 7 and 3, set on every session by
 // the DSN): each report's row, record, file reservation and event name
-// its own id, and nothing is read back. A server that cannot
+// its own id, and nothing is read back. Rows that come back out of order
+// (checked backwards here) are a miss: the batch goes a statement per
+// report, each report stored once under its own id, and so does the
+// next, within the pause. A server that cannot
 // parse RETURNING (the proxy answers 1064 for it, as MySQL would) sends
 // that batch a statement per report, every report stored once, and the
 // next batches compute their ids instead.
@@ -340,6 +343,20 @@ func TestMultiRowReturning(t *testing.T) {
 		if gormstore.RowReturns(st) < 4 || gormstore.RowChecks(st) != 0 || st.RowMisses() != 0 {
 			t.Fatalf("%d chunks' ids returned, %d read back, %d misses; want 4 (24 and 5, twice), 0, 0",
 				gormstore.RowReturns(st), gormstore.RowChecks(st), st.RowMisses())
+		}
+	})
+	t.Run("rows returned out of order", func(t *testing.T) {
+		t.Parallel()
+		st := storetest.MustOpen(t, gormstore.MySQL, dsn, gormstore.Options{BatchWriters: 1})
+		gormstore.SetReturnedBackwards(st)
+		mustStoreOneBatch(t, st, "BACKWARDS", 12)
+		if st.RowMisses() != 1 || gormstore.RowReturns(st) != 0 || gormstore.RowBatches(st) != 0 {
+			t.Fatalf("%d misses, %d chunks returned, %d multi-row batches; want 1, 0, 0 (each report stored a statement per report)",
+				st.RowMisses(), gormstore.RowReturns(st), gormstore.RowBatches(st))
+		}
+		mustStoreOneBatch(t, st, "BACKPAUSE", 12)
+		if st.RowMisses() != 1 || gormstore.RowBatches(st) != 0 {
+			t.Fatalf("the batch after a miss: %d misses, %d multi-row batches; want 1, 0 (paused, not tried)", st.RowMisses(), gormstore.RowBatches(st))
 		}
 	})
 	t.Run("a server without RETURNING", func(t *testing.T) {

@@ -59,6 +59,11 @@ func SetRowStep(s *Store, k int64) {
 	s.returning.Store(returnsNo)
 }
 
+// SetReturnedBackwards makes s check each INSERT's returned rows against
+// its reports last first: every chunk of more than one row must miss.
+// Set it before the store is used.
+func SetReturnedBackwards(s *Store) { s.returnedBackwards = true }
+
 // CommitPool is the pool the group commit's batches run on (the write
 // pool on SQLite).
 func CommitPool(s *Store) *sql.DB { return s.commit.sql }

@@ -65,8 +65,12 @@ type Store struct {
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids
 	// insertChunk computes are wrong and readBack must see it.
-	rowStep    int64
-	migrations []Migration
+	rowStep int64
+	// returnedBackwards, set only by tests (export_test.go), checks an
+	// INSERT's returned rows against its reports last first, as a server
+	// that returned them out of order would be seen (insertReturning).
+	returnedBackwards bool
+	migrations        []Migration
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
 	beforeCommit func()
