@@ -2,9 +2,11 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 
@@ -44,7 +46,8 @@ const CausalReads = "wsrep_sync_wait"
 
 // MustCreateGaleraDatabase creates an empty database on the test cluster
 // (on the first node; DDL reaches every node in total order) and returns
-// one DSN for it per node, with causal reads; it is dropped at cleanup.
+// one DSN for it per node, with causal reads, once every node has applied
+// the CREATE DATABASE; it is dropped at cleanup.
 func MustCreateGaleraDatabase(tb testing.TB) []string {
 	tb.Helper()
 	nodes := GaleraDSNs(tb)
@@ -65,8 +68,42 @@ func MustCreateGaleraDatabase(tb testing.TB) []string {
 		}
 		c.Params[CausalReads] = "1"
 		out[i] = c.FormatDSN()
+		if i > 0 {
+			waitForDatabase(tb, c, name)
+		}
 	}
 	return out
+}
+
+// waitForDatabase waits until a node has applied the CREATE DATABASE
+// another node ran: the first node answers once it has run it there, and
+// another node applies it in its own time (later still while it serves as
+// a donor), so a connection naming the database at once could hear 1049
+// (seen in CI on a564ecb, right after the node-killing test ended). A
+// causal read of the schemata waits for the node to apply what the
+// cluster committed before it; the polls cover a node that refuses
+// queries while it catches up.
+func waitForDatabase(tb testing.TB, node *mysqldrv.Config, name string) {
+	tb.Helper()
+	c := *node
+	c.DBName = ""
+	db, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		tb.Fatalf("node %s: %v", c.Addr, err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		err = db.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n)
+		if err == nil && n == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("node %s has not applied CREATE DATABASE %s a minute after the first node ran it (last: %d schemata, %v)", c.Addr, name, n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Replicas are several stores on one database, as replicas of the
