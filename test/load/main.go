@@ -72,6 +72,7 @@ type options struct {
 	profileWorkloads    string
 	profileConc         int
 	profileTime         time.Duration
+	profileTrace        bool
 	bin                 string // a prebuilt service binary instead of building the checkout
 	replicas            int    // service processes on one store, requests spread over them
 	mode                string // levels, or an attack mode (edge.go)
@@ -149,6 +150,7 @@ func main() {
 	flag.StringVar(&o.profileWorkloads, "profile-w", "W1,W2", "workloads to profile, with -profile")
 	flag.IntVar(&o.profileConc, "profile-c", 32, "concurrency to profile at (or the highest of -c below it), with -profile")
 	flag.DurationVar(&o.profileTime, "profile-time", 10*time.Second, "length of each profile, whole seconds, with -profile")
+	flag.BoolVar(&o.profileTrace, "profile-trace", false, "with -profile: an execution trace over the same seconds too, and where the goroutines waited (go tool trace -pprof=sync, syscall, sched); the trace slows the service, so the run's CPU figures say less")
 	flag.StringVar(&o.bin, "bin", "", "measure this service binary instead of building the checkout (e.g. an older build, to compare on the same machine)")
 	flag.IntVar(&o.replicas, "replicas", 1, "service processes on the one store (MySQL only), requests spread over them round robin")
 	flag.StringVar(&o.mode, "mode", modeLevels, "levels (the workloads above), or an attack mode: slow-body, login-flood, list-flood, tiff-flood, byte-hold, lookup-hold, nfc-growth (reports and look-ups alone, then beside that attack; see edge.go) or webhook-hang (reports alone, then beside 5 webhook endpoints that never answer; webhookhang.go, with -runs), or node-kill (3 replicas on test/galera.sh's 3 nodes, node 3 SIGKILLed under reports and restarted; nodekill.go)")

@@ -54,19 +54,29 @@ func (e *environment) profile(w workload, c int) (profiled, error) {
 	p := profiled{workload: w.name, conc: c, seconds: secs}
 	base := filepath.Join(e.o.profileDir, fmt.Sprintf("%s-%s-c%d", e.o.store, w.name, c))
 	cpuFile, allocFile := base+"-cpu.pb.gz", base+"-allocs.pb.gz"
-	done := make(chan error, 2)
-	for _, f := range []struct{ path, file string }{{"profile", cpuFile}, {"allocs", allocFile}} {
+	fetches := []struct{ path, file string }{{"profile", cpuFile}, {"allocs", allocFile}}
+	traceFile := base + "-trace.out"
+	if e.o.profileTrace {
+		fetches = append(fetches, struct{ path, file string }{"trace", traceFile})
+	}
+	done := make(chan error, len(fetches))
+	for _, f := range fetches {
 		go func() {
 			time.Sleep(time.Second)
 			done <- fetchProfile(fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", e.pprofURL, f.path, secs), f.file)
 		}()
 	}
 	r, err := e.attackService(w, c, 0)
-	err = errors.Join(err, <-done, <-done)
+	for range fetches {
+		err = errors.Join(err, <-done)
+	}
 	if err != nil {
 		return p, err
 	}
-	p.during, p.files = r, []string{cpuFile, allocFile}
+	p.during = r
+	for _, f := range fetches {
+		p.files = append(p.files, f.file)
+	}
 	for _, t := range []struct {
 		title, file string
 		args        []string
@@ -82,7 +92,33 @@ func (e *environment) profile(w workload, c int) (profiled, error) {
 		}
 		p.tops = append(p.tops, top{title: t.title, text: text})
 	}
+	if e.o.profileTrace {
+		for _, kind := range []string{"sync", "syscall", "sched"} {
+			text, err := e.traceTop(traceFile, kind)
+			if err != nil {
+				return p, err
+			}
+			p.tops = append(p.tops, top{title: "goroutines waiting (" + kind + "), by cumulative time, from the trace", text: text})
+		}
+	}
 	return p, nil
+}
+
+// traceTop is where the trace's goroutines waited, of one kind (go tool
+// trace -pprof=KIND), as pprofTop's listing by cumulative time.
+func (e *environment) traceTop(traceFile, kind string) (string, error) {
+	out := strings.TrimSuffix(traceFile, ".out") + "-" + kind + ".pprof"
+	cmd := exec.Command("go", "tool", "trace", "-pprof="+kind, traceFile)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go tool trace -pprof=%s: %w\n%s", kind, err, stderr.String())
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return "", err
+	}
+	return e.pprofTop(out, "-cum")
 }
 
 // fetchProfile saves one pprof answer to path.
