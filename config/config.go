@@ -87,7 +87,7 @@ type StoreConfig struct {
 	ReadbackTimeout  time.Duration `mapstructure:"readback_timeout" default:"3s" doc:"after a COMMIT that failed without saying whether it landed: how long the store reads the report back before answering 503 outcome_unknown"`
 	LockWaitTimeout  time.Duration `mapstructure:"lock_wait_timeout" default:"5s" doc:"MySQL: how long a statement waits for another transaction's row lock (innodb_lock_wait_timeout, whole seconds, at least 1); only the report that waited fails; below http.report_timeout"`
 	MaxBatch         int           `mapstructure:"max_batch" default:"64" doc:"reports per group commit (1..1000)"`
-	BatchWriters     int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 4 on MySQL, 1 on a Galera node)"`
+	BatchWriters     int           `mapstructure:"batch_writers" default:"0" doc:"group-commit writers; 0 = auto (1 on SQLite, 2 on MySQL, 1 on a Galera node)"`
 }
 
 // UploadsConfig is where report files go and what they may be.

@@ -22,7 +22,11 @@ const (
 	// writer; more readers than this only wait on the same file.
 	maxSQLiteReaders = 4
 	// mysqlWriters is store.batch_writers' auto on MySQL; SQLite's is 1.
-	mysqlWriters = 4
+	// Two, not four: fewer writers take larger batches (fewer round
+	// trips and commits a report), and a batch stuck on a key lock
+	// still leaves one writer (docs/performance.md, "Two writers on
+	// MySQL").
+	mysqlWriters = 2
 	// galeraWriters is store.batch_writers' auto on a MySQL server that
 	// is a Galera node: one writer, so each certification round carries
 	// the largest batch (docs/scaling.md measures 1, 2 and 4).
@@ -96,7 +100,7 @@ func (s StoreConfig) IdleConns() int {
 }
 
 // Writers is store.batch_writers, where 0 means 1 on SQLite (one writer
-// at a time anyway) and 4 on MySQL.
+// at a time anyway) and 2 on MySQL.
 func (s StoreConfig) Writers() int {
 	switch {
 	case s.BatchWriters > 0:

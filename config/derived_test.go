@@ -15,7 +15,7 @@ func TestDerived(t *testing.T) {
 	}
 	// A caller that moves to MySQL after Load gets MySQL's values.
 	c.Store.Driver, c.Store.MaxOpenConns = "mysql", 16
-	if c.Store.PoolSize() != 16 || c.Store.IdleConns() != 16 || c.Store.Writers() != 4 || c.Store.GaleraWriters() != 1 || c.ThrottleBackend() != "database" {
+	if c.Store.PoolSize() != 16 || c.Store.IdleConns() != 16 || c.Store.Writers() != 2 || c.Store.GaleraWriters() != 1 || c.ThrottleBackend() != "database" {
 		t.Errorf("mysql: idle %d writers %d (%d on Galera) throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
 	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 2, "memory"

@@ -20,12 +20,12 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	t.Parallel()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	auto := storetest.Options(gormstore.MySQL)
-	if auto.BatchWriters != 4 || auto.GaleraWriters != 1 {
-		t.Fatalf("auto on MySQL: %d writers, %d on Galera; want 4 and 1", auto.BatchWriters, auto.GaleraWriters)
+	if auto.BatchWriters != 2 || auto.GaleraWriters != 1 {
+		t.Fatalf("auto on MySQL: %d writers, %d on Galera; want 2 and 1", auto.BatchWriters, auto.GaleraWriters)
 	}
 	st := storetest.MustOpen(t, gormstore.MySQL, dsns[0], gormstore.Options{GaleraWriters: auto.GaleraWriters})
-	if got := st.Writers(); got != 4 {
-		t.Fatalf("before the first batch: %d writers, want 4", got)
+	if got := st.Writers(); got != 2 {
+		t.Fatalf("before the first batch: %d writers, want 2", got)
 	}
 	storeSome(t, st, "galera-auto", 40)
 	if got := st.Writers(); got != 1 {
@@ -60,15 +60,15 @@ func TestWritersOnAGaleraNode(t *testing.T) {
 	}
 }
 
-// TestWritersOnMySQL: on a server without wsrep, auto keeps 4 writers
+// TestWritersOnMySQL: on a server without wsrep, auto keeps 2 writers
 // after the first batch.
 func TestWritersOnMySQL(t *testing.T) {
 	t.Parallel()
 	auto := storetest.Options(gormstore.MySQL)
 	st := storetest.MustOpen(t, gormstore.MySQL, storetest.MustCreateDatabase(t), gormstore.Options{GaleraWriters: auto.GaleraWriters})
 	storeSome(t, st, "mysql-auto", 10)
-	if got := st.Writers(); got != 4 {
-		t.Fatalf("MariaDB without wsrep after a batch: %d writers, want 4", got)
+	if got := st.Writers(); got != 2 {
+		t.Fatalf("MariaDB without wsrep after a batch: %d writers, want 2", got)
 	}
 }
 
