@@ -18,8 +18,8 @@ func TestDerived(t *testing.T) {
 	if c.Store.PoolSize() != 16 || c.Store.IdleConns() != 16 || c.Store.Writers() != 2 || c.Store.GaleraWriters() != 1 || c.ThrottleBackend() != "database" {
 		t.Errorf("mysql: idle %d writers %d (%d on Galera) throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
-	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 2, "memory"
-	if c.Store.IdleConns() != 8 || c.Store.Writers() != 2 || c.Store.GaleraWriters() != 0 || c.ThrottleBackend() != "memory" {
+	c.Store.MaxIdleConns, c.Store.BatchWriters, c.Throttle.Backend = 8, 3, "memory"
+	if c.Store.IdleConns() != 8 || c.Store.Writers() != 3 || c.Store.GaleraWriters() != 0 || c.ThrottleBackend() != "memory" {
 		t.Errorf("explicit: idle %d writers %d (%d on Galera) throttle %s", c.Store.IdleConns(), c.Store.Writers(), c.Store.GaleraWriters(), c.ThrottleBackend())
 	}
 	// Bodies being received: by default 4 × http.max_in_flight in all,

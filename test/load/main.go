@@ -47,6 +47,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -240,6 +241,9 @@ func (o *options) complete() error {
 		o.out = filepath.Join(root, "test", "load", "results", name)
 	}
 	o.out = callerPath(o.out)
+	if o.profileTrace && o.profileDir == "" {
+		return errors.New("-profile-trace needs -profile (the directory its files go to)")
+	}
 	if o.profileDir != "" {
 		o.profileDir = callerPath(o.profileDir)
 		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {

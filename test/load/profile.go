@@ -99,15 +99,21 @@ func (e *environment) profile(w workload, c int) (profiled, error) {
 				return p, err
 			}
 			p.tops = append(p.tops, top{title: "goroutines waiting (" + kind + "), by cumulative time, from the trace", text: text})
+			p.files = append(p.files, traceKindFile(traceFile, kind))
 		}
 	}
 	return p, nil
 }
 
+// traceKindFile is where traceTop keeps the trace's profile of one kind.
+func traceKindFile(traceFile, kind string) string {
+	return strings.TrimSuffix(traceFile, ".out") + "-" + kind + ".pprof"
+}
+
 // traceTop is where the trace's goroutines waited, of one kind (go tool
 // trace -pprof=KIND), as pprofTop's listing by cumulative time.
 func (e *environment) traceTop(traceFile, kind string) (string, error) {
-	out := strings.TrimSuffix(traceFile, ".out") + "-" + kind + ".pprof"
+	out := traceKindFile(traceFile, kind)
 	cmd := exec.Command("go", "tool", "trace", "-pprof="+kind, traceFile)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

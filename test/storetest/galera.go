@@ -82,24 +82,26 @@ func MustCreateGaleraDatabase(tb testing.TB) []string {
 // (seen in CI on a564ecb, right after the node-killing test ended). A
 // causal read of the schemata waits for the node to apply what the
 // cluster committed before it; the polls cover a node that refuses
-// queries while it catches up.
+// queries while it catches up; a minute in all.
 func waitForDatabase(tb testing.TB, node *mysqldrv.Config, name string) {
 	tb.Helper()
 	c := *node
 	c.DBName = ""
+	c.Timeout, c.ReadTimeout = 5*time.Second, 10*time.Second // a node that takes the connection and never answers
 	db, err := sql.Open("mysql", c.FormatDSN())
 	if err != nil {
 		tb.Fatalf("node %s: %v", c.Addr, err)
 	}
 	defer db.Close()
-	deadline := time.Now().Add(time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for {
 		var n int
-		err = db.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n)
+		err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n)
 		if err == nil && n == 1 {
 			return
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			tb.Fatalf("node %s has not applied CREATE DATABASE %s a minute after the first node ran it (last: %d schemata, %v)", c.Addr, name, n, err)
 		}
 		time.Sleep(100 * time.Millisecond)

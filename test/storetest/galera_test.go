@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"database/sql"
 	"testing"
 	"time"
@@ -9,61 +8,51 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 )
 
-// TestGaleraDatabaseOnEveryNode: the DSNs MustCreateGaleraDatabase
-// returns open on every node at once, by a plain connection naming the
-// database (no causal read: the handshake's USE comes before any query
-// could wait), even while node 2 holds its DDL back for half a second
-// (BACKUP STAGE BLOCK_DDL holds its applier's CREATE DATABASE as a busy
-// node would; CI on a564ecb met node 2 answering 1049 right after the
-// node-killing test ended). Fails without the wait: "Unknown database".
-func TestGaleraDatabaseOnEveryNode(t *testing.T) {
+// TestWaitForDatabaseOnAnotherNode: waitForDatabase, which
+// MustCreateGaleraDatabase runs for every node but the first, returns
+// only once the node serves the database: created on node 1 300 ms after
+// the wait began, it is there on node 2 by a plain connection naming it
+// (no causal read: the handshake's USE comes before any query could
+// wait) as soon as the wait returns. CI on a564ecb met node 2 answering
+// 1049 to a store opened right after node 1 created the database. Fails
+// when the wait does not wait: "Unknown database" (tried). Nothing on the
+// cluster is paused: the node's own apply of the DDL is what is waited
+// for, however long it takes.
+func TestWaitForDatabaseOnAnotherNode(t *testing.T) {
 	t.Parallel()
 	nodes := GaleraDSNs(t)
-	c, err := mysqldrv.ParseDSN(nodes[1])
+	first, err := mysqldrv.ParseDSN(nodes[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := sql.Open("mysql", c.FormatDSN())
+	second, err := mysqldrv.ParseDSN(nodes[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
-	ctx := context.Background()
-	for try := 1; try <= 2; try++ {
-		conn, err := admin.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range []string{"BACKUP STAGE START", "BACKUP STAGE BLOCK_DDL"} {
-			if _, err := conn.ExecContext(ctx, q); err != nil {
-				t.Fatalf("node 2: %s: %v", q, err)
-			}
-		}
-		released := make(chan struct{})
-		time.AfterFunc(500*time.Millisecond, func() {
-			_, _ = conn.ExecContext(ctx, "BACKUP STAGE END")
-			_ = conn.Close()
-			close(released)
-		})
-		start := time.Now()
-		dsns := MustCreateGaleraDatabase(t)
-		took := time.Since(start)
-		for n, dsn := range dsns {
-			c, err := mysqldrv.ParseDSN(dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			delete(c.Params, CausalReads)
-			db, err := sql.Open("mysql", c.FormatDSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Ping()
-			_ = db.Close()
-			if err != nil {
-				t.Fatalf("try %d, node %d, %s after the database was asked for (node 2's DDL held 500ms): %v", try, n+1, took.Round(time.Millisecond), err)
-			}
-		}
-		<-released
+	name := "disb_galera_wait_" + randomHex(6)
+	admin, closeAdmin, err := adminDB(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAdmin()
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name) })
+	created := make(chan error, 1)
+	time.AfterFunc(300*time.Millisecond, func() { created <- admin.Exec("CREATE DATABASE " + name).Error })
+	start := time.Now()
+	waitForDatabase(t, second, name)
+	waited := time.Since(start)
+	c := *second
+	c.DBName = name
+	db, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Ping() // before anything else: as soon as the wait returned
+	if cerr := <-created; cerr != nil {
+		t.Fatalf("create database on node 1: %v", cerr)
+	}
+	if err != nil {
+		t.Fatalf("node 2, %s after the wait began (created on node 1 at 300ms): %v", waited.Round(time.Millisecond), err)
 	}
 }
