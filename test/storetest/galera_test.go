@@ -34,10 +34,20 @@ func TestWaitForDatabaseOnAnotherNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeAdmin()
-	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name) })
-	created := make(chan error, 1)
-	time.AfterFunc(300*time.Millisecond, func() { created <- admin.Exec("CREATE DATABASE " + name).Error })
+	var createErr error
+	created := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() {
+		createErr = admin.Exec("CREATE DATABASE " + name).Error
+		close(created)
+	})
+	// After the CREATE, whenever the test ends: then dropped, then the
+	// admin connection closed (a defer would close it before any
+	// cleanup could drop).
+	t.Cleanup(func() {
+		<-created
+		admin.Exec("DROP DATABASE IF EXISTS " + name)
+		closeAdmin()
+	})
 	start := time.Now()
 	waitForDatabase(t, second, name)
 	waited := time.Since(start)
@@ -49,8 +59,9 @@ func TestWaitForDatabaseOnAnotherNode(t *testing.T) {
 	}
 	defer db.Close()
 	err = db.Ping() // before anything else: as soon as the wait returned
-	if cerr := <-created; cerr != nil {
-		t.Fatalf("create database on node 1: %v", cerr)
+	<-created
+	if createErr != nil {
+		t.Fatalf("create database on node 1: %v", createErr)
 	}
 	if err != nil {
 		t.Fatalf("node 2, %s after the wait began (created on node 1 at 300ms): %v", waited.Round(time.Millisecond), err)
