@@ -12,6 +12,10 @@ import (
 // late). Set it before the store is used.
 func SetBeforeCommit(s *Store, f func()) { s.beforeCommit = f }
 
+// SetBeforeRecord runs f between the INSERT that records a migration on
+// MySQL and its COMMIT.
+func SetBeforeRecord(s *Store, f func()) { s.beforeRecord = f }
+
 // Queued returns the number of reports waiting for a writer.
 func Queued(s *Store) int { return len(s.batch.queue) }
 

@@ -2,6 +2,7 @@ package gormstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -89,5 +90,58 @@ func TestMigrationUnderWritesGalera(t *testing.T) {
 	t.Logf("%d reports stored and %d failed while the migration ran; %d batches run again after a 1213", stored.Load(), failed.Load(), writers.Conflicts())
 	if stored.Load() == 0 {
 		t.Fatal("no report was stored while the migration ran: the test proves nothing")
+	}
+}
+
+// TestMigrationRecordLosesCertificationGalera: two instances on two nodes
+// that run the same migration both record it, and when their two INSERTs
+// into schema_migrations are in flight together the later to certify is
+// refused (1213, not 1062: CI saw it once under TestMigrationUnderWritesGalera,
+// "Migrate on node 2: Error 1213"). Here node 1 records the version while
+// node 2's INSERT of it waits for its COMMIT, so node 2 loses every
+// time; its Migrate runs the record again, finds the row, and succeeds.
+func TestMigrationRecordLosesCertificationGalera(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsns := storetest.MustCreateGaleraDatabase(t)
+	_ = storetest.MustOpenReplicas(t, dsns) // the released schema, migrated
+	cat, migs := nextField(t)
+	next := migs[len(migs)-1]
+	st := openStore(t, gormstore.MySQL, dsns[1], cat, migs)
+	other, err := sql.Open("mysql", dsns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var ran atomic.Int32
+	gormstore.SetBeforeRecord(st, func() {
+		if ran.Add(1) != 1 {
+			return
+		}
+		// Another instance, on node 1, records the version first.
+		if _, err := other.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			next.Version, next.Name, time.Now().UTC()); err != nil {
+			t.Errorf("node 1 records version %d: %v", next.Version, err)
+		}
+	})
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		t.Fatalf("Migrate on node 2 after node 1 recorded the version during its record: %v", err)
+	}
+	if len(applied) != 1 || applied[0] != next.Version {
+		t.Errorf("applied %v, want [%d]", applied, next.Version)
+	}
+	if ran.Load() != 1 {
+		t.Errorf("the record's INSERT reached its COMMIT %d times, want once (the run again finds the row)", ran.Load())
+	}
+	if st.Conflicts() < 1 {
+		t.Error("node 2's record did not lose certification: the test proves nothing")
+	}
+	if err := st.CheckSchema(ctx); err != nil {
+		t.Errorf("node 2 after the migration: %v", err)
+	}
+	var rows int
+	if err := other.QueryRowContext(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = ?", next.Version).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("version %d recorded %d times (%v), want once", next.Version, rows, err)
 	}
 }

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -136,15 +137,10 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 					return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 				}
 			}
-			err := tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.clock.Now().UTC()}).Error
-			if s.driver == MySQL && err != nil && isDuplicate(err) {
-				// Another instance recorded it meanwhile: GET_LOCK holds
-				// per server, so on a Galera cluster two instances on two
-				// nodes may both run a migration (its DDL is ordered
-				// cluster-wide, and the second's finds its work done).
-				return nil
+			if s.driver == MySQL {
+				return s.recordMigration(ctx, m)
 			}
-			return err
+			return tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.clock.Now().UTC()}).Error
 		}
 		if s.driver == SQLite {
 			err = db.Transaction(run)
@@ -157,6 +153,33 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 		applied = append(applied, m.Version)
 	}
 	return applied, s.checkColumns(ctx)
+}
+
+// recordMigration notes on MySQL that m is applied. GET_LOCK holds per
+// server, so on a Galera cluster two instances on two nodes may both run
+// a migration (its DDL is ordered cluster-wide, and the second's finds
+// its work done) and both record it: the later finds the row there
+// (1062), or, when the two INSERTs were in flight together, loses
+// certification (1213) and runs again through inTx, to find the row
+// there. Either way the other instance recorded it: done.
+func (s *Store) recordMigration(ctx context.Context, m Migration) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			m.Version, m.Name, s.clock.Now().UTC()); err != nil {
+			return err
+		}
+		if s.beforeRecord != nil {
+			s.beforeRecord()
+		}
+		return nil
+	})
+	if err != nil && isDuplicate(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record migration %d (%s): %w", m.Version, m.Name, err)
+	}
+	return nil
 }
 
 func contains(list []int, v int) bool {
