@@ -12,9 +12,9 @@ import (
 // late). Set it before the store is used.
 func SetBeforeCommit(s *Store, f func()) { s.beforeCommit = f }
 
-// SetBeforeRecord runs f between the INSERT that records a migration on
-// MySQL and its COMMIT.
-func SetBeforeRecord(s *Store, f func()) { s.beforeRecord = f }
+// SetBeforeTxCommit runs f before the COMMIT of each transaction that
+// inTx runs (a migration's record on MySQL, a rotation, ...).
+func SetBeforeTxCommit(s *Store, f func()) { s.beforeTxCommit = f }
 
 // Queued returns the number of reports waiting for a writer.
 func Queued(s *Store) int { return len(s.batch.queue) }

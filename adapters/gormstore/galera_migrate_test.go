@@ -114,7 +114,7 @@ func TestMigrationRecordLosesCertificationGalera(t *testing.T) {
 	}
 	defer other.Close()
 	var ran atomic.Int32
-	gormstore.SetBeforeRecord(st, func() {
+	gormstore.SetBeforeTxCommit(st, func() {
 		if ran.Add(1) != 1 {
 			return
 		}

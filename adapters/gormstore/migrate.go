@@ -164,14 +164,9 @@ func (s *Store) migrateOn(ctx context.Context, db *gorm.DB) ([]int, error) {
 // there. Either way the other instance recorded it: done.
 func (s *Store) recordMigration(ctx context.Context, m Migration) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-			m.Version, m.Name, s.clock.Now().UTC()); err != nil {
-			return err
-		}
-		if s.beforeRecord != nil {
-			s.beforeRecord()
-		}
-		return nil
+		_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			m.Version, m.Name, s.clock.Now().UTC())
+		return err
 	})
 	if err != nil && isDuplicate(err) {
 		return nil

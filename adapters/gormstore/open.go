@@ -74,11 +74,11 @@ type Store struct {
 	// beforeCommit, set only by tests (export_test.go), runs before each
 	// batch's COMMIT: it holds a transaction open as a slow network would.
 	beforeCommit func()
-	// beforeRecord, set only by tests (export_test.go), runs between the
-	// INSERT that records a migration on MySQL and its COMMIT.
-	beforeRecord func()
-	target       target     // what the pools were opened on, for openOwnPool
-	bounds       poolBounds // the read pool's, for openOwnPool
+	// beforeTxCommit, set only by tests (export_test.go), runs before
+	// the COMMIT of each transaction inTx runs.
+	beforeTxCommit func()
+	target         target     // what the pools were opened on, for openOwnPool
+	bounds         poolBounds // the read pool's, for openOwnPool
 }
 
 var (

@@ -67,12 +67,12 @@ func (s *Store) TombstoneFile(ctx context.Context, name string) (bool, error) {
 	if rows > 0 {
 		return false, nil
 	}
-	res := db.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name = ? AND state = ?",
+	n, err := s.execTx(ctx, "UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name = ? AND state = ?",
 		fileTombstone, now, name, fileReserved)
-	if res.Error != nil {
-		return false, fmt.Errorf("tombstone %s: %w", name, res.Error)
+	if err != nil {
+		return false, fmt.Errorf("tombstone %s: %w", name, err)
 	}
-	return res.RowsAffected == 1, nil
+	return n == 1, nil
 }
 
 // PurgedFiles returns which of names the retention purge took
@@ -112,12 +112,13 @@ func (s *Store) UncheckedReservations(ctx context.Context, before time.Time, lim
 }
 
 // MarkChecked marks reservations as checked for their file (one
-// statement).
+// statement; replicas' sweeps on two Galera nodes may mark the same ones
+// at once: execTx).
 func (s *Store) MarkChecked(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	if err := s.write.orm.WithContext(ctx).Exec("UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN ?", names).Error; err != nil {
+	if _, err := s.execTx(ctx, "UPDATE "+filesTable+" SET checked = 1 WHERE file_name IN "+inList(len(names)), stringArgs(names)...); err != nil {
 		return fmt.Errorf("mark reservations checked: %w", err)
 	}
 	return nil
@@ -146,9 +147,12 @@ func (s *Store) PurgeTombstones(ctx context.Context, before time.Time, limit int
 	if len(names) == 0 {
 		return 0, nil
 	}
-	res := s.write.orm.WithContext(ctx).Exec("DELETE FROM "+filesTable+" WHERE state IN ? AND file_name IN ?", gone, names)
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete old tombstones: %w", res.Error)
+	// Two replicas' sweeps on two Galera nodes may delete the same ones
+	// at once: execTx.
+	n, err := s.execTx(ctx, "DELETE FROM "+filesTable+" WHERE state IN (?, ?) AND file_name IN "+inList(len(names)),
+		append([]any{gone[0], gone[1]}, stringArgs(names)...)...)
+	if err != nil {
+		return 0, fmt.Errorf("delete old tombstones: %w", err)
 	}
-	return res.RowsAffected, nil
+	return n, nil
 }

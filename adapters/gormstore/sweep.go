@@ -75,8 +75,9 @@ func (s *Store) PurgeKeys(ctx context.Context, pendingBefore, expiredBefore time
 		if err := q.Limit(n).Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
 			return 0, err
 		}
-		res := s.write.orm.WithContext(ctx).Where("id IN ?", ids).Delete(&idempotencyRow{})
-		return res.RowsAffected, res.Error
+		// Two replicas' sweeps on two Galera nodes may delete the same
+		// records at once: execTx.
+		return s.execTx(ctx, "DELETE FROM idempotency_keys WHERE id IN "+inList(len(ids)), int64Args(ids)...)
 	}
 	p, err := del(pendingQ(), limit)
 	if err != nil {

@@ -43,6 +43,9 @@ func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
+	if s.beforeTxCommit != nil {
+		s.beforeTxCommit()
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -54,6 +57,30 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// execTx runs one write statement as its own transaction through inTx and
+// returns how many rows it changed. On a Galera cluster a replica's write
+// to a row that another node's replica writes at the same moment may lose
+// certification (1213) even as a single statement; run again, it finds
+// what the other wrote. Only for statements whose run again is right.
+func (s *Store) execTx(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = affected(ctx, tx, query, args...)
+		return err
+	})
+	return n, err
+}
+
+// stringArgs returns names as statement arguments.
+func stringArgs(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
 }
 
 // affected runs a statement and returns how many rows it changed.
