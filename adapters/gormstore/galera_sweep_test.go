@@ -30,6 +30,11 @@ func TestSweepWritesLoseCertificationGalera(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
+	node2, err := sql.Open("mysql", dsns[1]) // wsrep_sync_wait=1: causal reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node2.Close()
 	old := time.Now().UTC().Add(-48 * time.Hour)
 	exec := func(t *testing.T, q string, args ...any) {
 		t.Helper()
@@ -138,6 +143,13 @@ func TestSweepWritesLoseCertificationGalera(t *testing.T) {
 	t.Run("TombstoneFile of a reservation without its row", func(t *testing.T) {
 		f := "orphan-1.pdf"
 		exec(t, "INSERT INTO upload_files (file_name, state, created_at, checked) VALUES (?, 'claimed', ?, 1)", f, old)
+		// Node 2 serves the reservation first (a causal read): its
+		// tombstone INSERT does not wait for the node to catch up, and
+		// one that misses the row loses certification before the UPDATE.
+		var n int
+		if err := node2.QueryRowContext(ctx, "SELECT COUNT(*) FROM upload_files WHERE file_name = ?", f).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("the reservation on node 2: %d, %v", n, err)
+		}
 		done := first(t, "UPDATE upload_files SET state = 'tombstone' WHERE file_name = ? AND state = 'claimed'", f)
 		ok, err := st.TombstoneFile(ctx, f)
 		if err != nil || ok {

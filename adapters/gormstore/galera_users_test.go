@@ -18,7 +18,8 @@ import (
 // retry that lands on another replica). Node 1's commits while node 2's
 // UPDATE waits for its COMMIT, so node 2's loses certification (1213)
 // every time; run again, it finds the hash replaced and answers
-// domain.ErrConflict (the partner's 409 rotation_raced), not the 1213
+// domain.ErrConflict (the partner's 409: ports.Rotation answers
+// rotation_in_progress when the winner's overlap runs), not the 1213
 // (which the rotation answers as unavailable, a 503).
 func TestRotationLosesCertificationGalera(t *testing.T) {
 	t.Parallel()
