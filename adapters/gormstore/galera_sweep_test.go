@@ -15,7 +15,8 @@ import (
 )
 
 // TestSweepWritesLoseCertificationGalera: the sweeps of replicas started
-// together on two nodes take the same rows. Here node 1 writes them while
+// together on two nodes take the same rows (and two operators' reports
+// purge the same reports). Here node 1 writes them while
 // node 2's same write waits for its COMMIT, so node 2's loses
 // certification (1213) every time; each of the sweep's writes runs again
 // and finds the other's work done, instead of counting the sweep
@@ -138,6 +139,23 @@ func TestSweepWritesLoseCertificationGalera(t *testing.T) {
 		done()
 		if n := count(t, "SELECT COUNT(*) FROM idempotency_keys"); n != 0 {
 			t.Errorf("%d records left", n)
+		}
+	})
+	t.Run("DeleteReports (reports purge)", func(t *testing.T) {
+		a := storeWith(t, st, domain.DefaultCatalogue(), "CR-PURGE-0001", nil)
+		b := storeWith(t, st, domain.DefaultCatalogue(), "CR-PURGE-0002", nil)
+		if n := count(t, "SELECT COUNT(*) FROM "+gormstore.StagingTable+" WHERE id IN (?, ?)", a, b); n != 2 {
+			t.Fatalf("%d of the two rows on node 1", n)
+		}
+		// Another purge, through node 1, takes them first.
+		done := first(t, "DELETE FROM "+gormstore.StagingTable+" WHERE id IN (?, ?)", a, b)
+		n, err := st.DeleteReports(ctx, []domain.FileRow{{ID: a}, {ID: b}})
+		if err != nil || n != 0 {
+			t.Errorf("DeleteReports on node 2 = %d, %v; want 0 (node 1 took them), nil", n, err)
+		}
+		done()
+		if n := count(t, "SELECT COUNT(*) FROM "+gormstore.StagingTable+" WHERE id IN (?, ?)", a, b); n != 0 {
+			t.Errorf("%d rows left", n)
 		}
 	})
 	t.Run("TombstoneFile of a reservation without its row", func(t *testing.T) {

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -84,17 +85,18 @@ func (s *Store) DeleteReports(ctx context.Context, rows []domain.FileRow) (int64
 	}
 	now := s.clock.Now().UTC()
 	var deleted int64
-	err := s.write.orm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec("DELETE FROM "+StagingTable+" WHERE id IN ?", ids)
-		if res.Error != nil {
-			return res.Error
+	// Through inTx: on a Galera cluster another node's write to these
+	// rows (a second purge, a decision) may win certification (1213);
+	// run again, the purge finds what is left.
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		deleted, err = affected(ctx, tx, "DELETE FROM "+StagingTable+" WHERE id IN "+inList(len(ids)), int64Args(ids)...)
+		if err != nil || len(names) == 0 {
+			return err
 		}
-		deleted = res.RowsAffected
-		if len(names) == 0 {
-			return nil
-		}
-		return tx.Exec("UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN ? AND state = ?",
-			filePurged, now, names, fileReserved).Error
+		_, err = tx.ExecContext(ctx, "UPDATE "+filesTable+" SET state = ?, created_at = ?, checked = 1 WHERE file_name IN "+inList(len(names))+" AND state = ?",
+			append(append([]any{filePurged, now}, stringArgs(names)...), fileReserved)...)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("delete %d reports: %w", len(ids), err)
