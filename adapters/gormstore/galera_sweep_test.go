@@ -2,10 +2,8 @@ package gormstore_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,16 +24,7 @@ func TestSweepWritesLoseCertificationGalera(t *testing.T) {
 	ctx := context.Background()
 	dsns := storetest.MustCreateGaleraDatabase(t)
 	st := storetest.MustOpen(t, gormstore.MySQL, dsns[1], gormstore.Options{})
-	other, err := sql.Open("mysql", dsns[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	node2, err := sql.Open("mysql", dsns[1]) // wsrep_sync_wait=1: causal reads
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node2.Close()
+	other, node2 := nodeSQL(t, dsns[0]), nodeSQL(t, dsns[1])
 	old := time.Now().UTC().Add(-48 * time.Hour)
 	exec := func(t *testing.T, q string, args ...any) {
 		t.Helper()
@@ -43,23 +32,7 @@ func TestSweepWritesLoseCertificationGalera(t *testing.T) {
 			t.Fatalf("node 1: %s: %v", q, err)
 		}
 	}
-	// first runs q through node 1 before node 2's first COMMIT, and says
-	// at the end whether node 2 lost (and ran again) at least once.
-	first := func(t *testing.T, q string, args ...any) func() {
-		var ran atomic.Int32
-		before := st.Conflicts()
-		gormstore.SetBeforeTxCommit(st, func() {
-			if ran.Add(1) == 1 {
-				exec(t, q, args...)
-			}
-		})
-		return func() {
-			gormstore.SetBeforeTxCommit(st, nil)
-			if ran.Load() == 0 || st.Conflicts() == before {
-				t.Errorf("node 2's write ran %d times to its COMMIT and lost %d: the test proves nothing", ran.Load(), st.Conflicts()-before)
-			}
-		}
-	}
+	first := func(t *testing.T, q string, args ...any) func() int32 { return nodeFirst(t, st, other, q, args...) }
 	names := func(prefix string) []string {
 		return []string{prefix + "-1.pdf", prefix + "-2.pdf", prefix + "-3.pdf"}
 	}
