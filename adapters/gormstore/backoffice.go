@@ -20,7 +20,7 @@ const backofficeTable = "backoffice_clients"
 // domain.ErrConflict when the name (or, never in practice, the hash) is
 // taken.
 func (s *Store) AddBackofficeClient(ctx context.Context, c ports.BackofficeClient, secretHash string) error {
-	_, err := s.write.sql.ExecContext(ctx, "INSERT INTO "+backofficeTable+" (name, secret_sha256, created_at) VALUES (?, ?, ?)",
+	_, err := s.execTx(ctx, "INSERT INTO "+backofficeTable+" (name, secret_sha256, created_at) VALUES (?, ?, ?)",
 		c.Name, secretHash, c.CreatedAt.UTC())
 	switch {
 	case err != nil && isDuplicate(err):
@@ -71,7 +71,7 @@ func (s *Store) ListBackofficeClients(ctx context.Context) ([]ports.BackofficeCl
 
 // RemoveBackofficeClient removes the client name; domain.ErrNotFound.
 func (s *Store) RemoveBackofficeClient(ctx context.Context, name string) error {
-	n, err := affected(ctx, s.write.sql, "DELETE FROM "+backofficeTable+" WHERE name = ?", name)
+	n, err := s.execTx(ctx, "DELETE FROM "+backofficeTable+" WHERE name = ?", name)
 	switch {
 	case err != nil:
 		return fmt.Errorf("remove back-office client: %w", err)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -51,11 +54,22 @@ func (r userRow) toDomain() domain.User {
 
 // CreateUser adds a user; domain.ErrConflict when the name is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
-	row := userRow{Username: u.Name, PasswordHash: u.PasswordHash, NIT: u.NIT, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+	active := 0
 	if u.Active {
-		row.Active = 1
+		active = 1
 	}
-	if err := s.write.orm.WithContext(ctx).Create(&row).Error; err != nil {
+	created, updated := u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+	if u.CreatedAt.IsZero() { // as gorm's Create did
+		created = s.clock.Now().UTC()
+	}
+	if u.UpdatedAt.IsZero() {
+		updated = created
+	}
+	// Through execTx, as every write two replicas may make at once (on a
+	// Galera cluster the later to certify gets a 1213; run again, it
+	// finds the name taken).
+	if _, err := s.execTx(ctx, "INSERT INTO users (username, password_hash, nit, active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+		u.Name, u.PasswordHash, u.NIT, active, created, updated); err != nil {
 		if isDuplicate(err) {
 			return fmt.Errorf("user %q: %w", u.Name, domain.ErrConflict)
 		}
@@ -89,11 +103,17 @@ func (s *Store) SetActive(ctx context.Context, name string, active bool) error {
 // updateUser sets fields of the user name: domain.ErrNotFound when no row
 // has that name, what names the operation in any other error.
 func (s *Store) updateUser(ctx context.Context, name, what string, fields map[string]any) error {
-	res := s.write.orm.WithContext(ctx).Model(&userRow{}).Where("username = ?", name).Updates(fields)
-	if res.Error != nil {
-		return fmt.Errorf("%s: %w", what, res.Error)
+	cols := slices.Sorted(maps.Keys(fields))
+	args := make([]any, 0, len(cols)+1)
+	for i, c := range cols {
+		args = append(args, fields[c])
+		cols[i] = c + " = ?"
 	}
-	if res.RowsAffected == 0 {
+	n, err := s.execTx(ctx, "UPDATE users SET "+strings.Join(cols, ", ")+" WHERE username = ?", append(args, name)...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
 		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
 	}
 	return nil
