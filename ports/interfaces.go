@@ -94,9 +94,11 @@ type UserStore interface {
 	SetActive(ctx context.Context, name string, active bool) error
 	// ListUsers returns every user by name.
 	ListUsers(ctx context.Context) ([]domain.User, error)
-	// SetPasswordHash replaces a user's hash (a rehash of the same
-	// password: its tokens stay valid); domain.ErrNotFound.
-	SetPasswordHash(ctx context.Context, name, hash string) error
+	// SetPasswordHash replaces a user's hash old with hash (a rehash of
+	// the same password: its tokens stay valid): domain.ErrConflict when
+	// the hash is no longer old (a password change or a rotation came
+	// between the read and the rehash, and stands), domain.ErrNotFound.
+	SetPasswordHash(ctx context.Context, name, old, hash string) error
 	// ChangePassword replaces a user's hash with a new password's and
 	// records at as its PasswordChangedAt; domain.ErrNotFound.
 	ChangePassword(ctx context.Context, name, hash string, at time.Time) error

@@ -95,7 +95,7 @@ func (l *Login) Exchange(ctx context.Context, user, password string) (string, er
 		// comparisons need no padding (PasswordHasher.Compare). Best
 		// effort: the login itself has succeeded.
 		if h, err := l.hasher.Hash(password); err == nil {
-			_ = l.users.SetPasswordHash(ctx, u.Name, h)
+			_ = l.users.SetPasswordHash(ctx, u.Name, u.PasswordHash, h)
 		}
 	}
 	tok, err := l.issuer.Issue(claims)

@@ -101,6 +101,18 @@ func TestOperatorCommandsLoseCertificationGalera(t *testing.T) {
 		done()
 		seen(t, "SELECT COUNT(*) FROM users WHERE username = ? AND active = 0 AND nit = ?", "eta", "900123456-8")
 	})
+	t.Run("a login's rehash beside users passwd: the change stands", func(t *testing.T) {
+		if err := st.CreateUser(ctx, domain.User{Name: "theta", PasswordHash: "$2a$10$cost10", Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		seen(t, "SELECT COUNT(*) FROM users WHERE username = ?", "theta")
+		done := nodeFirst(t, st, other, "UPDATE users SET password_hash = ? WHERE username = ?", "$2a$12$changed", "theta")
+		if err := st.SetPasswordHash(ctx, "theta", "$2a$10$cost10", "$2a$12$rehashed"); !errors.Is(err, domain.ErrConflict) {
+			t.Errorf("the rehash on node 2 after node 1's change: %v, want domain.ErrConflict", err)
+		}
+		done()
+		seen(t, "SELECT COUNT(*) FROM users WHERE username = ? AND password_hash = ?", "theta", "$2a$12$changed")
+	})
 	t.Run("backoffice add: the name taken", func(t *testing.T) {
 		done := nodeFirst(t, st, other, "INSERT INTO backoffice_clients (name, secret_sha256, created_at) VALUES (?, ?, ?)",
 			"ops", strings.Repeat("1", 64), now)

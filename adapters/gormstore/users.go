@@ -132,9 +132,24 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	return out, nil
 }
 
-// SetPasswordHash replaces a user's password hash; domain.ErrNotFound.
-func (s *Store) SetPasswordHash(ctx context.Context, name, hash string) error {
-	return s.updateUser(ctx, name, "set password hash", map[string]any{"password_hash": hash, "updated_at": s.clock.Now().UTC()})
+// SetPasswordHash replaces a user's password hash old with hash (the
+// login's rehash): domain.ErrConflict when the hash is no longer old, so
+// a password change or a rotation made since the login read the row
+// stands (run again after a 1213, the rehash finds it), and
+// domain.ErrNotFound.
+func (s *Store) SetPasswordHash(ctx context.Context, name, old, hash string) error {
+	n, err := s.execTx(ctx, "UPDATE users SET password_hash = ?, updated_at = ? WHERE username = ? AND password_hash = ?",
+		hash, s.clock.Now().UTC(), name, old)
+	if err != nil {
+		return fmt.Errorf("set password hash: %w", err)
+	}
+	if n == 0 {
+		if _, err := s.GetUser(ctx, name); err != nil {
+			return err
+		}
+		return fmt.Errorf("user %q changed during the rehash: %w", name, domain.ErrConflict)
+	}
+	return nil
 }
 
 // ChangePassword replaces a user's password hash and records when, so

@@ -113,13 +113,16 @@ func (m *Users) RotatePassword(_ context.Context, name, currentHash string, r do
 	return nil
 }
 
-// SetPasswordHash replaces a hash.
-func (m *Users) SetPasswordHash(_ context.Context, name, hash string) error {
+// SetPasswordHash replaces the hash old.
+func (m *Users) SetPasswordHash(_ context.Context, name, old, hash string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u, ok := m.users[name]
 	if !ok {
 		return fmt.Errorf("user %q: %w", name, domain.ErrNotFound)
+	}
+	if u.PasswordHash != old {
+		return fmt.Errorf("user %q changed during the rehash: %w", name, domain.ErrConflict)
 	}
 	u.PasswordHash = hash
 	m.users[name] = u

@@ -210,13 +210,21 @@ func testUsers(t *testing.T, h Harness) {
 	if got, _ := st.GetUser(ctx, "acme"); got.Active {
 		t.Fatal("user still active")
 	}
-	if err := st.SetPasswordHash(ctx, "acme", "$2a$12$new"); err != nil {
+	if err := st.SetPasswordHash(ctx, "acme", u.PasswordHash, "$2a$12$new"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := st.GetUser(ctx, "acme"); got.PasswordHash != "$2a$12$new" {
 		t.Fatalf("hash = %q after SetPasswordHash", got.PasswordHash)
 	}
-	if err := st.SetPasswordHash(ctx, "nobody", "x"); !errors.Is(err, domain.ErrNotFound) {
+	// A rehash from a stale read (a password change came between): the
+	// change stands.
+	if err := st.SetPasswordHash(ctx, "acme", u.PasswordHash, "$2a$12$stale"); !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("SetPasswordHash from a replaced hash = %v, want domain.ErrConflict", err)
+	}
+	if got, _ := st.GetUser(ctx, "acme"); got.PasswordHash != "$2a$12$new" {
+		t.Fatalf("hash = %q after a stale SetPasswordHash, want the newer one kept", got.PasswordHash)
+	}
+	if err := st.SetPasswordHash(ctx, "nobody", "x", "y"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("SetPasswordHash(nobody) = %v", err)
 	}
 	if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.IsZero() {
@@ -230,7 +238,7 @@ func testUsers(t *testing.T, h Harness) {
 		t.Fatalf("after ChangePassword: hash %q, changed %v, want %v", got.PasswordHash, got.PasswordChangedAt, changed)
 	}
 	// A rehash (same password, new cost) keeps the tokens: not a change.
-	if err := st.SetPasswordHash(ctx, "acme", "$2a$12$rehashed"); err != nil {
+	if err := st.SetPasswordHash(ctx, "acme", "$2a$12$newer", "$2a$12$rehashed"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := st.GetUser(ctx, "acme"); !got.PasswordChangedAt.Equal(changed) {
