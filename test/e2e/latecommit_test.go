@@ -148,9 +148,11 @@ func TestLateCommitKeepsFileMySQL(t *testing.T) {
 // through the S3 fault proxy. Found with the default 60 s report timeout:
 // the object stored at once and its PUT answered after 56 s, then the
 // COMMIT held 12 s, so the row landed at 68 s, after the object had passed
-// the 65 s stale bound. Scaled down here, in the same order: a 6 s
-// timeout (stale bound 11 s), the PUT answered after 5.6 s, the COMMIT
-// held 12 s (it lands at 17.6 s).
+// the 65 s stale bound. Scaled down here, in the same order: an 8 s
+// timeout (stale bound 13 s), the PUT answered after 6 s, the COMMIT
+// held 12 s (it lands at 18 s). The batch has 2 s between the PUT's
+// answer and the timeout to reach its COMMIT (with 0.4 s, under CI's
+// parallel load it once did not: "the report's COMMIT was not held").
 func TestLateCommitKeepsFileS3(t *testing.T) {
 	t.Parallel()
 	s3cfg := storetest.S3Config(t)
@@ -160,12 +162,12 @@ func TestLateCommitKeepsFileS3(t *testing.T) {
 	var delayed atomic.Bool
 	s3proxy.SetFaults(func(r *http.Request) faultproxy.Fault {
 		if faultproxy.IsObjectPUT(r) && delayed.CompareAndSwap(false, true) {
-			return faultproxy.Fault{AnswerDelay: 5600 * time.Millisecond}
+			return faultproxy.Fault{AnswerDelay: 6 * time.Second}
 		}
 		return faultproxy.Fault{}
 	})
 	lc := &lateCommit{}
-	viaProxy := lc.viaProxy(t, 6*time.Second)
+	viaProxy := lc.viaProxy(t, 8*time.Second)
 	in := testkit.MustStart(t, viaProxy, func(c *config.Config) {
 		c.Uploads.Backend = "s3"
 		c.Uploads.S3 = config.S3Config{Endpoint: s3proxy.URL(), Bucket: s3cfg.Bucket, Prefix: s3cfg.Prefix, Region: s3cfg.Region,
