@@ -44,8 +44,14 @@ func TestStoreFailoverGalera(t *testing.T) {
 	}
 	var movesMu sync.Mutex
 	var moves []string // "from>to", as OnNodeMove told them
+	var movedAt []time.Time
 	st := storetest.MustOpen(t, gormstore.MySQL, storetest.NodeList(t, dsns, 2), gormstore.Options{
-		OnNodeMove: func(from, to string) { movesMu.Lock(); moves = append(moves, from+">"+to); movesMu.Unlock() }})
+		OnNodeMove: func(from, to string) {
+			movesMu.Lock()
+			moves, movedAt = append(moves, from+">"+to), append(movedAt, time.Now())
+			movesMu.Unlock()
+		}})
+	watch := watchCluster(t, dsns)
 	n3 := nodeAddr(t, dsns[2])
 	// At open the store takes the first node that serves: node 3 may be
 	// slow to answer its first check on a busy machine (or still joining
@@ -128,6 +134,15 @@ func TestStoreFailoverGalera(t *testing.T) {
 	}
 	if back, from := longestGap(log, rejoined, stopped); back > failoverBound { // told, not held: the bound is the kill's
 		t.Logf("after node 3 rejoined: no report stored for %s, from %s after the kill", back.Round(time.Millisecond), from.Sub(killed).Round(time.Millisecond))
+	}
+	if t.Failed() { // what the replica and the cluster did, so that a failure says why
+		watch.end()
+		movesMu.Lock()
+		for i, m := range moves {
+			t.Logf("replica: %+.2fs moved %s", movedAt[i].Sub(killed).Seconds(), m)
+		}
+		movesMu.Unlock()
+		watch.tell(t, killed)
 	}
 	for _, node := range []int{0, 2} {
 		if missing := missingReports(t, dsns[node], acked); missing != 0 {
