@@ -30,7 +30,11 @@ const failoverBound = 5 * time.Second
 // report is stored again (through another node), no store call fails
 // later than that, the replica moves back to node 3 once it has rejoined
 // (restarted by IST), and every report it acknowledged is on node 1 and
-// on node 3 afterwards.
+// on node 3 afterwards. Time in which no node of the cluster served (a
+// clusterWatch sees each node's state every 100 ms) is left out of the
+// bounds and told: node 3's rejoin on CI's loaded machine once took the
+// cluster out of its Primary component or paused it for seconds, which
+// no replica can store through.
 func TestStoreFailoverGalera(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -102,41 +106,56 @@ func TestStoreFailoverGalera(t *testing.T) {
 	acked, log := load.stop()
 	stopped := time.Now()
 
+	// The bound is the replica's: a node that stops serving costs at
+	// most failoverBound. A stretch in which the watch saw no node
+	// serving (a rejoin that takes the cluster out of its Primary
+	// component or pauses it by flow control on a loaded machine) is the
+	// cluster's: no replica can store then. It is told, and left out of
+	// the bound.
+	watch.end()
+	unserved := watch.unserved()
+	const slack = 200 * time.Millisecond // two of the watch's samples
 	var lastFail time.Time
-	var fails int
+	var fails, excused int
+	var late []try
 	for _, a := range log {
-		if a.err != nil {
-			fails++
-			if a.at.After(lastFail) {
-				lastFail = a.at
-			}
-			if a.at.Before(killed) {
-				t.Errorf("a store call failed %s before the kill: %v", killed.Sub(a.at).Round(time.Millisecond), a.err)
-			}
+		if a.err == nil {
+			continue
+		}
+		fails++
+		if a.at.Before(killed) {
+			t.Errorf("a store call failed %s before the kill: %v", killed.Sub(a.at).Round(time.Millisecond), a.err)
+		}
+		if a.at.Sub(killed) <= failoverBound {
+			continue
+		}
+		if overlap(unserved, a.at.Add(-a.took-slack), a.at.Add(slack)) > 0 {
+			excused++
+			continue
+		}
+		late = append(late, a)
+		if a.at.After(lastFail) {
+			lastFail = a.at
 		}
 	}
-	gap, gapFrom := longestGap(log, killed, rejoined)
-	t.Logf("%d reports acknowledged, %d failed tries, the last %s after the kill; longest time without a stored report after the kill: %s, from %s after it; node 3 rejoined %s after the kill",
-		len(acked), fails, lastFail.Sub(killed).Round(time.Millisecond), gap.Round(time.Millisecond),
-		gapFrom.Sub(killed).Round(time.Millisecond), rejoined.Sub(killed).Round(time.Millisecond))
-	if !lastFail.IsZero() && lastFail.Sub(killed) > failoverBound {
-		t.Errorf("a store call failed %s after the kill, want none after %s", lastFail.Sub(killed).Round(time.Millisecond), failoverBound)
-		shown := 0
-		for _, a := range log { // what failed late, so that a failure says why
-			if a.err != nil && a.at.Sub(killed) > failoverBound && shown < 5 {
-				shown++
-				t.Logf("failed %s after the kill (a try of %s): %v", a.at.Sub(killed).Round(time.Millisecond), a.took.Round(time.Millisecond), a.err)
-			}
+	gap, gapFrom, raw := longestGap(log, killed, rejoined, unserved)
+	t.Logf("%d reports acknowledged, %d failed tries, %d after %s while no node served; longest time without a stored report after the kill, less the time no node served: %s (%s in all), from %s after it; node 3 rejoined %s after the kill; no node served for %s in all",
+		len(acked), fails, excused, failoverBound, gap.Round(time.Millisecond), raw.Round(time.Millisecond),
+		gapFrom.Sub(killed).Round(time.Millisecond), rejoined.Sub(killed).Round(time.Millisecond),
+		overlap(unserved, killed, stopped).Round(time.Millisecond))
+	if len(late) > 0 {
+		t.Errorf("a store call failed %s after the kill while a node served, want none after %s", lastFail.Sub(killed).Round(time.Millisecond), failoverBound)
+		for _, a := range late[:min(len(late), 5)] { // what failed late, so that a failure says why
+			t.Logf("failed %s after the kill (a try of %s): %v", a.at.Sub(killed).Round(time.Millisecond), a.took.Round(time.Millisecond), a.err)
 		}
 	}
 	if gap > failoverBound {
-		t.Errorf("no report was stored for %s after the kill, want at most %s", gap.Round(time.Millisecond), failoverBound)
+		t.Errorf("no report was stored for %s after the kill while a node served, want at most %s", gap.Round(time.Millisecond), failoverBound)
 	}
-	if back, from := longestGap(log, rejoined, stopped); back > failoverBound { // told, not held: the bound is the kill's
+	if back, from, _ := longestGap(log, rejoined, stopped, nil); back > failoverBound { // told, not held: the bound is the kill's
 		t.Logf("after node 3 rejoined: no report stored for %s, from %s after the kill", back.Round(time.Millisecond), from.Sub(killed).Round(time.Millisecond))
 	}
-	if t.Failed() { // what the replica and the cluster did, so that a failure says why
-		watch.end()
+	if t.Failed() || len(unserved) > 0 { // what the replica and the cluster did, so that a failure (or an excuse) says why
 		movesMu.Lock()
 		for i, m := range moves {
 			t.Logf("replica: %+.2fs moved %s", movedAt[i].Sub(killed).Seconds(), m)
@@ -274,22 +293,24 @@ func (l *failoverLoad) stop() ([]int64, []try) {
 }
 
 // longestGap is the longest time within [from, to] without a stored
-// report, and when it began.
-func longestGap(log []try, from, to time.Time) (time.Duration, time.Time) {
-	last, gap, began := from, time.Duration(0), from
+// report, less the time the unserved spans cover; when it began, and
+// its whole length.
+func longestGap(log []try, from, to time.Time, unserved []span) (time.Duration, time.Time, time.Duration) {
+	last, gap, began, whole := from, time.Duration(0), from, time.Duration(0)
+	consider := func(end time.Time) {
+		if d := end.Sub(last) - overlap(unserved, last, end); d > gap {
+			gap, began, whole = d, last, end.Sub(last)
+		}
+	}
 	for _, a := range log { // in the order the tries ended
 		if a.err != nil || a.at.Before(from) || a.at.After(to) {
 			continue
 		}
-		if a.at.Sub(last) > gap {
-			gap, began = a.at.Sub(last), last
-		}
+		consider(a.at)
 		last = a.at
 	}
-	if to.Sub(last) > gap {
-		gap, began = to.Sub(last), last
-	}
-	return gap, began
+	consider(to)
+	return gap, began, whole
 }
 
 // missingReports counts the ids of acked that dsn's node does not hold.
