@@ -16,9 +16,11 @@ import (
 // clusterWatch samples every node's Galera state each 100 ms while a
 // test runs, so that a failure can say what the cluster did meanwhile: a
 // node down, joining, donor, outside the Primary component, not ready,
-// or the cluster paused by flow control (a node's wsrep_flow_control_
-// paused_ns grew by more than half the interval since the last sample).
-// It keeps the changes only.
+// paused by flow control (a node's wsrep_flow_control_paused_ns grew by
+// more than half the interval since the last sample), or its writes
+// blocked (the watch's own one-row write on that node did not commit
+// within a second). It keeps the changes only, each at the time its
+// sample began.
 type clusterWatch struct {
 	nodes int
 	stop  chan struct{}
@@ -54,6 +56,9 @@ func watchCluster(t *testing.T, dsns []string) *clusterWatch {
 		dbs[i] = sql.OpenDB(c)
 		dbs[i].SetMaxOpenConns(1)
 	}
+	if err := createWatchTable(dbs); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		defer close(w.done)
 		defer func() {
@@ -68,11 +73,11 @@ func watchCluster(t *testing.T, dsns []string) *clusterWatch {
 		for {
 			var wg sync.WaitGroup
 			states := make([]string, len(dbs))
+			now := time.Now()
 			for i, db := range dbs {
-				wg.Go(func() { states[i] = nodeState(db, &paused[i]) })
+				wg.Go(func() { states[i] = nodeState(db, i+1, &paused[i]) })
 			}
 			wg.Wait()
-			now := time.Now()
 			w.mu.Lock()
 			for i, s := range states {
 				if s != last[i] {
@@ -92,9 +97,33 @@ func watchCluster(t *testing.T, dsns []string) *clusterWatch {
 	return w
 }
 
+// createWatchTable creates the watch's table through the first node and
+// waits until every node has it.
+func createWatchTable(dbs []*sql.DB) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := dbs[0].ExecContext(ctx, "CREATE TABLE failover_watch (node INT PRIMARY KEY, at DATETIME(6) NOT NULL) ENGINE=InnoDB"); err != nil {
+		return fmt.Errorf("the cluster watch's table: %w", err)
+	}
+	for i, db := range dbs {
+		for {
+			var n int
+			err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM failover_watch").Scan(&n)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("node %d has not the cluster watch's table: %w", i+1, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
 // nodeState is one node's state as the watch tells it; paused holds the
 // node's flow-control pause counter between calls.
-func nodeState(db *sql.DB, paused *int64) string {
+func nodeState(db *sql.DB, node int, paused *int64) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_status', 'wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_flow_control_paused_ns')")
@@ -121,6 +150,11 @@ func nodeState(db *sql.DB, paused *int64) string {
 			s += ", flow control paused"
 		}
 		*paused = ns
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
+	defer wcancel()
+	if _, err := db.ExecContext(wctx, "INSERT INTO failover_watch (node, at) VALUES (?, NOW(6)) ON DUPLICATE KEY UPDATE at = VALUES(at)", node); err != nil {
+		s += ", writes blocked"
 	}
 	return s
 }
@@ -167,15 +201,21 @@ func (w *clusterWatch) tell(t *testing.T, since time.Time) {
 // span is a stretch of time.
 type span struct{ from, to time.Time }
 
-// serving says whether a state the watch told is a node that takes
-// writes: Synced, in the Primary component, ready, not paused by flow
-// control.
-func serving(state string) bool {
-	return strings.HasPrefix(state, "Synced, Primary of ") && strings.HasSuffix(state, ", ready ON")
+// statusServing says whether a state the watch told is a node that says
+// it takes writes: Synced, in the Primary component, ready.
+func statusServing(state string) bool {
+	return strings.HasPrefix(state, "Synced, Primary of ") && strings.Contains(state, ", ready ON")
 }
 
-// unserved is the stretches the watch saw no node serving, up to now.
-func (w *clusterWatch) unserved() []span {
+// writesServing says whether it is a node that took the watch's write,
+// unpaused by flow control, too.
+func writesServing(state string) bool {
+	return statusServing(state) && !strings.Contains(state, "flow control paused") && !strings.Contains(state, "writes blocked")
+}
+
+// unserved is the stretches in which the watch saw no node serving, as
+// serving tells it, up to now.
+func (w *clusterWatch) unserved(serving func(string) bool) []span {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []span
@@ -200,6 +240,24 @@ func (w *clusterWatch) unserved() []span {
 	}
 	if !down.IsZero() {
 		out = append(out, span{down, time.Now()})
+	}
+	return out
+}
+
+// clip is the parts of spans within [from, to].
+func clip(spans []span, from, to time.Time) []span {
+	var out []span
+	for _, s := range spans {
+		a, b := s.from, s.to
+		if a.Before(from) {
+			a = from
+		}
+		if b.After(to) {
+			b = to
+		}
+		if b.After(a) {
+			out = append(out, span{a, b})
+		}
 	}
 	return out
 }
@@ -229,27 +287,44 @@ func TestUnservedExcusesOnlyTheCluster(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	ok, paused, nonPrim := "Synced, Primary of 3, ready ON", "Synced, Primary of 3, ready ON, flow control paused", "Synced, non-Primary of 2, ready OFF"
+	const ok, paused, blocked, nonPrim = "Synced, Primary of 3, ready ON", "Synced, Primary of 3, ready ON, flow control paused",
+		"Synced, Primary of 3, ready ON, writes blocked", "Synced, non-Primary of 2, ready OFF, writes blocked"
 	w := &clusterWatch{nodes: 3, seen: []watchEvent{
 		{at(0), 1, ok}, {at(0), 2, ok}, {at(0), 3, ok},
-		{at(1), 3, "no answer"},                  // node 3 killed: nodes 1 and 2 serve
+		{at(1), 3, "no answer"},                      // node 3 killed
+		{at(1.5), 1, blocked}, {at(1.5), 2, blocked}, // the cluster noticing: 1.5-3
+		{at(3), 1, ok}, {at(3), 2, ok},
 		{at(10), 1, paused}, {at(10), 2, paused}, // 10-12: flow control
 		{at(12), 1, ok},
 		{at(12.5), 2, ok},
 		{at(14), 1, nonPrim}, {at(14), 2, nonPrim}, // 14-15: no Primary
 		{at(15), 1, ok}, {at(15), 2, ok},
 	}}
-	got := w.unserved()
-	want := []span{{at(10), at(12)}, {at(14), at(15)}}
-	if len(got) != len(want) {
-		t.Fatalf("unserved = %v, want %v", got, want)
-	}
-	for i := range want {
-		if !got[i].from.Equal(want[i].from) || !got[i].to.Equal(want[i].to) {
-			t.Fatalf("unserved = %v, want %v", got, want)
+	same := func(got, want []span) bool {
+		if len(got) != len(want) {
+			return false
 		}
+		for i := range want {
+			if !got[i].from.Equal(want[i].from) || !got[i].to.Equal(want[i].to) {
+				return false
+			}
+		}
+		return true
 	}
-	if d := overlap(got, at(11), at(14.5)); d != 1500*time.Millisecond {
+	if got, want := w.unserved(statusServing), []span{{at(14), at(15)}}; !same(got, want) {
+		t.Errorf("unserved(statusServing) = %v, want %v", got, want)
+	}
+	writes := w.unserved(writesServing)
+	if want := []span{{at(1.5), at(3)}, {at(10), at(12)}, {at(14), at(15)}}; !same(writes, want) {
+		t.Errorf("unserved(writesServing) = %v, want %v", writes, want)
+	}
+	// The test's excuse: the status before the restart (at 8), the
+	// writes after it; the kill's own stall (1.5-3) is not excused.
+	excuse := append(clip(w.unserved(statusServing), at(1), at(8)), clip(writes, at(8), at(20))...)
+	if want := []span{{at(10), at(12)}, {at(14), at(15)}}; !same(excuse, want) {
+		t.Errorf("excuse = %v, want %v", excuse, want)
+	}
+	if d := overlap(excuse, at(11), at(14.5)); d != 1500*time.Millisecond {
 		t.Errorf("overlap(11, 14.5) = %s, want 1.5s", d)
 	}
 	stored := func(s ...float64) []try {
@@ -260,11 +335,11 @@ func TestUnservedExcusesOnlyTheCluster(t *testing.T) {
 		return l
 	}
 	// 9 to 16 without a stored report: 7 s, of which 3 no node served.
-	if gap, from, whole := longestGap(stored(0.5, 2, 4, 6, 8, 9, 16, 17), at(0), at(17), got); gap != 4*time.Second || !from.Equal(at(9)) || whole != 7*time.Second {
+	if gap, from, whole := longestGap(stored(0.5, 2, 4, 6, 8, 9, 16, 17), at(0), at(17), excuse); gap != 4*time.Second || !from.Equal(at(9)) || whole != 7*time.Second {
 		t.Errorf("longestGap = %s from %s (%s in all), want 4s from 9s (7s)", gap, from.Sub(t0), whole)
 	}
-	// 2 to 8 while nodes 1 and 2 served: all 6 s count.
-	if gap, _, _ := longestGap(stored(2, 8, 9, 10, 16), at(0), at(16), got); gap != 6*time.Second {
-		t.Errorf("longestGap over a stall while nodes served = %s, want 6s", gap)
+	// 0.5 to 6, the kill's stall within: all 5.5 s count.
+	if gap, _, _ := longestGap(stored(0.5, 6, 8, 9, 10, 16), at(0), at(16), excuse); gap != 5500*time.Millisecond {
+		t.Errorf("longestGap over the kill's stall = %s, want 5.5s", gap)
 	}
 }
