@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,22 +13,26 @@ import (
 	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
+	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/test/storetest"
 )
 
-// clusterWatch samples every node's Galera state each 100 ms while a
-// test runs, so that a failure can say what the cluster did meanwhile: a
-// node down, joining, donor, outside the Primary component, not ready,
-// paused by flow control (a node's wsrep_flow_control_paused_ns grew by
-// more than half the interval since the last sample), or its writes
-// blocked (the watch's own one-row write on that node did not commit
-// within a second). It keeps the changes only, each at the time its
-// sample began.
+// clusterWatch watches every node of a Galera cluster while a test runs,
+// each node on its own: whether it takes writes (a one-row INSERT every
+// 100 ms, each timed from its start to its commit), and, for the
+// timeline a failure prints, its Galera state (down, joining, donor,
+// outside the Primary component, not ready, paused by flow control).
+// The writes are what the failover test's excuse reads: a stretch in
+// which no node committed a write promptly is one no replica could store
+// in, whatever the nodes said.
 type clusterWatch struct {
-	nodes int
-	stop  chan struct{}
-	done  chan struct{}
-	mu    sync.Mutex
-	seen  []watchEvent
+	nodes  int
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	closed sync.Once
+	mu     sync.Mutex
+	seen   []watchEvent // status changes, in the order seen
+	writes []probeWrite
 }
 
 type watchEvent struct {
@@ -35,95 +41,136 @@ type watchEvent struct {
 	state string
 }
 
+// probeWrite is one of the watch's writes on a node.
+type probeWrite struct {
+	node       int
+	start, end time.Time
+	err        error
+}
+
+const (
+	watchEvery = 100 * time.Millisecond
+	// promptWrite is how long a write may take for its node to count as
+	// taking writes: well above a commit's time on a loaded machine, well
+	// below the stalls the watch is for.
+	promptWrite     = 500 * time.Millisecond
+	watchWriteLimit = 5 * time.Second // a write's own time limit
+)
+
 func watchCluster(t *testing.T, dsns []string) *clusterWatch {
 	t.Helper()
-	w := &clusterWatch{nodes: len(dsns), stop: make(chan struct{}), done: make(chan struct{})}
-	dbs := make([]*sql.DB, len(dsns))
+	createWatchTable(t, dsns)
+	w := &clusterWatch{nodes: len(dsns), stop: make(chan struct{})}
 	for i, d := range dsns {
 		cfg, err := mysqldrv.ParseDSN(d)
 		if err != nil {
+			w.end()
 			t.Fatal(err)
 		}
-		cfg.Timeout, cfg.ReadTimeout = time.Second, time.Second
+		cfg.Timeout, cfg.ReadTimeout = time.Second, watchWriteLimit
 		if cfg.Params == nil {
 			cfg.Params = map[string]string{}
 		}
-		cfg.Params["wsrep_sync_wait"] = "0"
+		cfg.Params[storetest.CausalReads] = "0"
 		c, err := mysqldrv.NewConnector(cfg)
 		if err != nil {
+			w.end()
 			t.Fatal(err)
 		}
-		dbs[i] = sql.OpenDB(c)
-		dbs[i].SetMaxOpenConns(1)
+		db := sql.OpenDB(c)
+		db.SetMaxOpenConns(2) // the status and the writes
+		var node sync.WaitGroup
+		node.Go(func() { w.sampleStatus(db, i+1) })
+		node.Go(func() { w.probeWrites(db, i+1) })
+		w.wg.Go(func() { node.Wait(); _ = db.Close() })
 	}
-	if err := createWatchTable(dbs); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(w.done)
-		defer func() {
-			for _, db := range dbs {
-				_ = db.Close()
-			}
-		}()
-		last := make([]string, len(dbs))
-		paused := make([]int64, len(dbs)) // wsrep_flow_control_paused_ns, -1 unknown
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var wg sync.WaitGroup
-			states := make([]string, len(dbs))
-			now := time.Now()
-			for i, db := range dbs {
-				wg.Go(func() { states[i] = nodeState(db, i+1, &paused[i]) })
-			}
-			wg.Wait()
-			w.mu.Lock()
-			for i, s := range states {
-				if s != last[i] {
-					w.seen = append(w.seen, watchEvent{at: now, node: i + 1, state: s})
-					last[i] = s
-				}
-			}
-			w.mu.Unlock()
-			select {
-			case <-w.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
 	t.Cleanup(w.end)
 	return w
 }
 
-// createWatchTable creates the watch's table through the first node and
-// waits until every node has it.
-func createWatchTable(dbs []*sql.DB) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+// createWatchTable creates the watch's table (a row a write, so that no
+// write waits for another's lock) and waits until every node has it.
+func createWatchTable(t *testing.T, dsns []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := dbs[0].ExecContext(ctx, "CREATE TABLE failover_watch (node INT PRIMARY KEY, at DATETIME(6) NOT NULL) ENGINE=InnoDB"); err != nil {
-		return fmt.Errorf("the cluster watch's table: %w", err)
-	}
-	for i, db := range dbs {
+	for i, d := range dsns {
+		db, err := storetest.OpenSQL(gormstore.MySQL, d)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for {
-			var n int
-			err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM failover_watch").Scan(&n)
-			if err == nil {
-				break
+			if i == 0 {
+				_, err = db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS failover_watch (id BIGINT AUTO_INCREMENT PRIMARY KEY, node INT NOT NULL, at DATETIME(6) NOT NULL) ENGINE=InnoDB")
+			} else {
+				var n int
+				err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM failover_watch").Scan(&n)
 			}
-			if ctx.Err() != nil {
-				return fmt.Errorf("node %d has not the cluster watch's table: %w", i+1, err)
+			if err == nil || ctx.Err() != nil {
+				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+		_ = db.Close()
+		if err != nil {
+			t.Fatalf("the cluster watch's table on node %d: %v", i+1, err)
+		}
 	}
-	return nil
 }
 
-// nodeState is one node's state as the watch tells it; paused holds the
-// node's flow-control pause counter between calls.
-func nodeState(db *sql.DB, node int, paused *int64) string {
+// stopped says whether end was called, waiting at most d for it.
+func (w *clusterWatch) stopped(d time.Duration) bool {
+	select {
+	case <-w.stop:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// probeWrites writes a row on node every watchEvery (or as soon as the
+// last write returned, when it took longer) until end.
+func (w *clusterWatch) probeWrites(db *sql.DB, node int) {
+	for {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), watchWriteLimit)
+		_, err := db.ExecContext(ctx, "INSERT INTO failover_watch (node, at) VALUES (?, NOW(6))", node)
+		cancel()
+		end := time.Now()
+		w.mu.Lock()
+		w.writes = append(w.writes, probeWrite{node: node, start: start, end: end, err: err})
+		w.mu.Unlock()
+		if w.stopped(max(0, watchEvery-end.Sub(start))) {
+			return
+		}
+	}
+}
+
+// sampleStatus records node's Galera state when it changes, sampled
+// every watchEvery, until end.
+func (w *clusterWatch) sampleStatus(db *sql.DB, node int) {
+	last, paused, prev := "", int64(-1), time.Now()
+	for {
+		now := time.Now()
+		s := nodeState(db, &paused, now.Sub(prev))
+		prev = now
+		if s != last {
+			w.mu.Lock()
+			w.seen = append(w.seen, watchEvent{at: now, node: node, state: s})
+			w.mu.Unlock()
+			last = s
+		}
+		if w.stopped(watchEvery) {
+			return
+		}
+	}
+}
+
+// nodeState is one node's state as the watch tells it. paused holds the
+// node's wsrep_flow_control_paused_ns between calls (-1: unknown); the
+// node is told paused by flow control when it grew by more than half of
+// interval, the time since the last call.
+func nodeState(db *sql.DB, paused *int64, interval time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_status', 'wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_flow_control_paused_ns')")
@@ -144,33 +191,24 @@ func nodeState(db *sql.DB, node int, paused *int64) string {
 		return "no answer"
 	}
 	s := fmt.Sprintf("%s, %s of %s, ready %s", st["wsrep_local_state_comment"], st["wsrep_cluster_status"], st["wsrep_cluster_size"], st["wsrep_ready"])
-	ns, err := strconv.ParseInt(st["wsrep_flow_control_paused_ns"], 10, 64)
-	if err == nil {
-		if *paused >= 0 && ns-*paused > int64(50*time.Millisecond) {
+	if ns, err := strconv.ParseInt(st["wsrep_flow_control_paused_ns"], 10, 64); err == nil {
+		if *paused >= 0 && ns-*paused > int64(interval/2) {
 			s += ", flow control paused"
 		}
 		*paused = ns
 	}
-	wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
-	defer wcancel()
-	if _, err := db.ExecContext(wctx, "INSERT INTO failover_watch (node, at) VALUES (?, NOW(6)) ON DUPLICATE KEY UPDATE at = VALUES(at)", node); err != nil {
-		s += ", writes blocked"
-	}
 	return s
 }
 
-// end stops the sampling (once).
+// end stops the watch and waits for it (once).
 func (w *clusterWatch) end() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
-	<-w.done
+	w.closed.Do(func() { close(w.stop) })
+	w.wg.Wait()
 }
 
 // tell logs each node's state at since and every change after it (at
-// most 80), each as its time after since.
+// most 80), each as its time after since, and the stretches of writes
+// that were not prompt.
 func (w *clusterWatch) tell(t *testing.T, since time.Time) {
 	t.Helper()
 	w.mu.Lock()
@@ -184,6 +222,7 @@ func (w *clusterWatch) tell(t *testing.T, since time.Time) {
 			after = append(after, e)
 		}
 	}
+	slices.SortStableFunc(after, func(a, b watchEvent) int { return a.at.Compare(b.at) })
 	for n := 1; n <= w.nodes; n++ {
 		if e, ok := before[n]; ok {
 			t.Logf("cluster: at 0s node %d: %s (since %+.2fs)", n, e.state, e.at.Sub(since).Seconds())
@@ -192,56 +231,101 @@ func (w *clusterWatch) tell(t *testing.T, since time.Time) {
 	for i, e := range after {
 		if i == 80 {
 			t.Logf("cluster: ... %d more changes", len(after)-i)
-			return
+			break
 		}
 		t.Logf("cluster: %+.2fs node %d: %s", e.at.Sub(since).Seconds(), e.node, e.state)
 	}
+	// The writes that were not prompt, as stretches of one node's writes
+	// in a row, each with its first error (at most 40 stretches).
+	told := 0
+	for n := 1; n <= w.nodes; n++ {
+		var run []probeWrite
+		flush := func() {
+			t.Helper()
+			if len(run) == 0 {
+				return
+			}
+			if told++; told <= 40 {
+				first, last := run[0], run[len(run)-1]
+				var why error
+				for _, p := range run {
+					if p.err != nil {
+						why = p.err
+						break
+					}
+				}
+				t.Logf("cluster: %+.2fs to %+.2fs node %d: %d writes not prompt (the longest %s; the first error: %v)",
+					first.start.Sub(since).Seconds(), last.end.Sub(since).Seconds(), n, len(run), longest(run).Round(time.Millisecond), why)
+			}
+			run = run[:0]
+		}
+		for _, p := range w.writes {
+			switch {
+			case p.node != n || p.start.Before(since):
+			case p.err != nil || p.end.Sub(p.start) > promptWrite:
+				run = append(run, p)
+			default:
+				flush()
+			}
+		}
+		flush()
+	}
+	if told > 40 {
+		t.Logf("cluster: ... %d more stretches of writes not prompt", told-40)
+	}
+}
+
+// longest is the longest of the writes' times.
+func longest(writes []probeWrite) time.Duration {
+	var d time.Duration
+	for _, p := range writes {
+		d = max(d, p.end.Sub(p.start))
+	}
+	return d
 }
 
 // span is a stretch of time.
 type span struct{ from, to time.Time }
 
-// statusServing says whether a state the watch told is a node that says
-// it takes writes: Synced, in the Primary component, ready.
-func statusServing(state string) bool {
-	return strings.HasPrefix(state, "Synced, Primary of ") && strings.Contains(state, ", ready ON")
-}
-
-// writesServing says whether it is a node that took the watch's write,
-// unpaused by flow control, too.
-func writesServing(state string) bool {
-	return statusServing(state) && !strings.Contains(state, "flow control paused") && !strings.Contains(state, "writes blocked")
-}
-
-// unserved is the stretches in which the watch saw no node serving, as
-// serving tells it, up to now.
-func (w *clusterWatch) unserved(serving func(string) bool) []span {
+// unserved is the stretches within [from, to] in which no node took
+// writes: a node takes them from the start of a write that committed
+// within promptWrite until the start of its next write (or the end of
+// this one and watchEvery, when it was the last).
+func (w *clusterWatch) unserved(from, to time.Time) []span {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return unservedBy(w.writes, from, to)
+}
+
+func unservedBy(writes []probeWrite, from, to time.Time) []span {
+	next := map[int]time.Time{} // each node's next write's start, walking backwards
+	var served []span
+	for i := len(writes) - 1; i >= 0; i-- {
+		p := writes[i]
+		until, ok := next[p.node]
+		if !ok {
+			until = p.end.Add(watchEvery)
+		}
+		next[p.node] = p.start
+		if p.err == nil && p.end.Sub(p.start) <= promptWrite {
+			served = append(served, span{p.start, until})
+		}
+	}
+	slices.SortFunc(served, func(a, b span) int { return a.from.Compare(b.from) })
 	var out []span
-	state := map[int]string{}
-	var down time.Time // when the current unserved stretch began; zero while some node serves
-	for i, e := range w.seen {
-		state[e.node] = e.state
-		if i+1 < len(w.seen) && w.seen[i+1].at.Equal(e.at) {
-			continue // one sample's changes are one step
+	at := from // served up to here
+	for _, s := range served {
+		if s.from.After(at) {
+			out = append(out, span{at, s.from})
 		}
-		some := false
-		for _, s := range state {
-			some = some || serving(s)
-		}
-		switch {
-		case !some && down.IsZero():
-			down = e.at
-		case some && !down.IsZero():
-			out = append(out, span{down, e.at})
-			down = time.Time{}
+		if s.to.After(at) {
+			at = s.to
 		}
 	}
-	if !down.IsZero() {
-		out = append(out, span{down, time.Now()})
+	if to.After(at) {
+		out = append(out, span{at, to})
 	}
-	return out
+	return clip(out, from, to)
 }
 
 // clip is the parts of spans within [from, to].
@@ -265,41 +349,63 @@ func clip(spans []span, from, to time.Time) []span {
 // overlap is how much of [from, to] the spans cover.
 func overlap(spans []span, from, to time.Time) time.Duration {
 	var d time.Duration
-	for _, s := range spans {
-		a, b := s.from, s.to
-		if a.Before(from) {
-			a = from
-		}
-		if b.After(to) {
-			b = to
-		}
-		if b.After(a) {
-			d += b.Sub(a)
-		}
+	for _, s := range clip(spans, from, to) {
+		d += s.to.Sub(s.from)
 	}
 	return d
 }
 
-// TestUnservedExcusesOnlyTheCluster: the failover test leaves out of its
-// bound only the time in which no node served; a stall while one node
-// served counts whole.
-func TestUnservedExcusesOnlyTheCluster(t *testing.T) {
+// within says whether at falls in one of the spans, give or take slack.
+func within(spans []span, at time.Time, slack time.Duration) bool {
+	for _, s := range spans {
+		if !at.Before(s.from.Add(-slack)) && !at.After(s.to.Add(slack)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUnservedIsWhenNoNodeTookWrites: the failover test leaves out of its
+// bound only the time in which no node committed a write promptly; a
+// stall of one node while another took writes counts whole, and so does
+// anything before the restart (the kill's own stall).
+func TestUnservedIsWhenNoNodeTookWrites(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	const ok, paused, blocked, nonPrim = "Synced, Primary of 3, ready ON", "Synced, Primary of 3, ready ON, flow control paused",
-		"Synced, Primary of 3, ready ON, writes blocked", "Synced, non-Primary of 2, ready OFF, writes blocked"
-	w := &clusterWatch{nodes: 3, seen: []watchEvent{
-		{at(0), 1, ok}, {at(0), 2, ok}, {at(0), 3, ok},
-		{at(1), 3, "no answer"},                      // node 3 killed
-		{at(1.5), 1, blocked}, {at(1.5), 2, blocked}, // the cluster noticing: 1.5-3
-		{at(3), 1, ok}, {at(3), 2, ok},
-		{at(10), 1, paused}, {at(10), 2, paused}, // 10-12: flow control
-		{at(12), 1, ok},
-		{at(12.5), 2, ok},
-		{at(14), 1, nonPrim}, {at(14), 2, nonPrim}, // 14-15: no Primary
-		{at(15), 1, ok}, {at(15), 2, ok},
-	}}
+	at := func(s float64) time.Time { return t0.Add(time.Duration(math.Round(s*1000)) * time.Millisecond) }
+	var writes []probeWrite
+	// write adds node's writes every 100 ms in [from, to), each taking
+	// took, failing when failed.
+	write := func(node int, from, to, took float64, failed bool) {
+		for x := from; x < to-1e-9; x += 0.1 {
+			p := probeWrite{node: node, start: at(x), end: at(x + took)}
+			if failed {
+				p.err = fmt.Errorf("refused")
+			}
+			writes = append(writes, p)
+		}
+	}
+	write(1, 0, 1, 0.01, false)
+	writes = append(writes, probeWrite{node: 1, start: at(1), end: at(3)}) // the kill's stall on node 1
+	write(1, 3, 10, 0.01, false)
+	writes = append(writes, probeWrite{node: 1, start: at(10), end: at(12)}) // the rejoin's stall on node 1
+	write(1, 12, 15, 0.01, false)
+	write(1, 15, 15.1, 0.6, false) // slower than promptWrite on both
+	write(1, 15.6, 20, 0.01, false)
+	write(2, 0.05, 1.05, 0.01, false)
+	writes = append(writes, probeWrite{node: 2, start: at(1.05), end: at(3.05)}) // the kill's stall on node 2
+	write(2, 3.05, 5, 0.01, false)
+	writes = append(writes, probeWrite{node: 2, start: at(5), end: at(8)}) // node 2 alone stalls: node 1 takes writes
+	write(2, 8, 10.05, 0.01, false)
+	writes = append(writes, probeWrite{node: 2, start: at(10.05), end: at(11.55)})
+	write(2, 11.6, 11.7, 0.001, true) // refused (1047)
+	write(2, 11.7, 15, 0.01, false)
+	write(2, 15, 15.1, 0.6, false)
+	write(2, 15.6, 16.5, 0.4, false) // slow but prompt
+	write(2, 16.5, 20, 0.01, false)
+	write(3, 0, 20, 0.001, true) // down all along
+	slices.SortFunc(writes, func(a, b probeWrite) int { return a.start.Compare(b.start) })
+
 	same := func(got, want []span) bool {
 		if len(got) != len(want) {
 			return false
@@ -311,21 +417,24 @@ func TestUnservedExcusesOnlyTheCluster(t *testing.T) {
 		}
 		return true
 	}
-	if got, want := w.unserved(statusServing), []span{{at(14), at(15)}}; !same(got, want) {
-		t.Errorf("unserved(statusServing) = %v, want %v", got, want)
+	all := unservedBy(writes, at(0), at(20.5))
+	if want := []span{{at(1.05), at(3)}, {at(10.05), at(11.7)}, {at(15), at(15.6)}, {at(20.01), at(20.5)}}; !same(all, want) {
+		t.Errorf("unserved over the whole run = %v, want %v", all, want)
 	}
-	writes := w.unserved(writesServing)
-	if want := []span{{at(1.5), at(3)}, {at(10), at(12)}, {at(14), at(15)}}; !same(writes, want) {
-		t.Errorf("unserved(writesServing) = %v, want %v", writes, want)
+	// The failover test's excuse starts at the restart (8 s): the kill's
+	// stall is not in it, and a span crossing its ends is cut there.
+	excuse := unservedBy(writes, at(8), at(20))
+	if want := []span{{at(10.05), at(11.7)}, {at(15), at(15.6)}}; !same(excuse, want) {
+		t.Errorf("unserved from the restart = %v, want %v", excuse, want)
 	}
-	// The test's excuse: the status before the restart (at 8), the
-	// writes after it; the kill's own stall (1.5-3) is not excused.
-	excuse := append(clip(w.unserved(statusServing), at(1), at(8)), clip(writes, at(8), at(20))...)
-	if want := []span{{at(10), at(12)}, {at(14), at(15)}}; !same(excuse, want) {
-		t.Errorf("excuse = %v, want %v", excuse, want)
+	if got, want := unservedBy(writes, at(10.5), at(11)), []span{{at(10.5), at(11)}}; !same(got, want) {
+		t.Errorf("unserved within a stall = %v, want %v", got, want)
 	}
-	if d := overlap(excuse, at(11), at(14.5)); d != 1500*time.Millisecond {
-		t.Errorf("overlap(11, 14.5) = %s, want 1.5s", d)
+	if d := overlap(excuse, at(11), at(15.5)); d != 1200*time.Millisecond {
+		t.Errorf("overlap(11, 15.5) = %s, want 1.2s", d)
+	}
+	if !within(excuse, at(11.65), 0) || within(excuse, at(12), 200*time.Millisecond) || !within(excuse, at(11.8), 200*time.Millisecond) {
+		t.Errorf("within: a failure at 11.65 s is within the stall, one at 12 s is not, one at 11.8 s is with the slack")
 	}
 	stored := func(s ...float64) []try {
 		var l []try
@@ -334,12 +443,17 @@ func TestUnservedExcusesOnlyTheCluster(t *testing.T) {
 		}
 		return l
 	}
-	// 9 to 16 without a stored report: 7 s, of which 3 no node served.
-	if gap, from, whole := longestGap(stored(0.5, 2, 4, 6, 8, 9, 16, 17), at(0), at(17), excuse); gap != 4*time.Second || !from.Equal(at(9)) || whole != 7*time.Second {
-		t.Errorf("longestGap = %s from %s (%s in all), want 4s from 9s (7s)", gap, from.Sub(t0), whole)
+	// 9.5 to 16 without a stored report: 6.5 s, of which 2.25 no node
+	// took writes.
+	if gap, from, whole := longestGap(stored(0.5, 2, 4, 6, 8, 9.5, 16, 17), at(0), at(17), excuse); gap != 4250*time.Millisecond || !from.Equal(at(9.5)) || whole != 6500*time.Millisecond {
+		t.Errorf("longestGap = %s from %s (%s in all), want 4.25s from 9.5s (6.5s)", gap, from.Sub(t0), whole)
 	}
-	// 0.5 to 6, the kill's stall within: all 5.5 s count.
-	if gap, _, _ := longestGap(stored(0.5, 6, 8, 9, 10, 16), at(0), at(16), excuse); gap != 5500*time.Millisecond {
-		t.Errorf("longestGap over the kill's stall = %s, want 5.5s", gap)
+	// 0.5 to 6.5, the kill's stall within: all 6 s count; and the stretch
+	// after the last stored report until the end counts too.
+	if gap, from, _ := longestGap(stored(0.5, 6.5, 8, 9), at(0), at(10), excuse); gap != 6*time.Second || !from.Equal(at(0.5)) {
+		t.Errorf("longestGap over the kill's stall = %s from %s, want 6s from 0.5s", gap, from.Sub(t0))
+	}
+	if gap, from, _ := longestGap(stored(0.5, 2), at(0), at(9), excuse); gap != 7*time.Second || !from.Equal(at(2)) {
+		t.Errorf("longestGap to the end = %s from %s, want 7s from 2s", gap, from.Sub(t0))
 	}
 }
