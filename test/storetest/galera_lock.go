@@ -71,4 +71,5 @@ func HoldGaleraNodes(tb testing.TB) {
 	tb.Helper()
 	galeraDSNs(tb) // skips, or fails in CI, without a cluster
 	holdGalera(tb, true)
+	tellGaleraLogsOnFailure(tb)
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"database/sql"
+	"errors"
 	"testing"
 	"time"
 
@@ -49,7 +50,9 @@ func TestWaitForDatabaseOnAnotherNode(t *testing.T) {
 		closeAdmin()
 	})
 	start := time.Now()
-	waitForDatabase(t, second, name)
+	if err := waitForDatabase(second, name, true, time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	waited := time.Since(start)
 	c := *second
 	c.DBName = name
@@ -65,5 +68,26 @@ func TestWaitForDatabaseOnAnotherNode(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatalf("node 2, %s after the wait began (created on node 1 at 300ms): %v", waited.Round(time.Millisecond), err)
+	}
+
+	// The wait for a DROP (settle, at MustCreateGaleraDatabase's
+	// cleanup) returns once node 2 no longer serves the database, and
+	// node 2 is Synced. Fails when it does not wait (tried).
+	dropped := make(chan error, 1)
+	time.AfterFunc(300*time.Millisecond, func() { dropped <- admin.Exec("DROP DATABASE " + name).Error })
+	if err := waitForDatabase(second, name, false, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gone.Close()
+	var me *mysqldrv.MySQLError
+	if err := gone.Ping(); !errors.As(err, &me) || me.Number != 1049 {
+		t.Errorf("node 2 right after the wait for the DROP: %v; want 1049 (unknown database)", err)
+	}
+	if err := <-dropped; err != nil {
+		t.Fatalf("drop database on node 1: %v", err)
 	}
 }
