@@ -89,9 +89,10 @@ func MustCreateGaleraDatabase(tb testing.TB) []string {
 	return out
 }
 
-// settleLimit bounds the wait for a node to be done with a test's
-// database after its DROP DATABASE.
-const settleLimit = 2 * time.Minute
+// settleLimit bounds the wait for the nodes to be done with a test's
+// database after its DROP DATABASE (a node left down by a failed test
+// costs each later test this much, not a package's timeout).
+const settleLimit = time.Minute
 
 // settle waits, at cleanup, until every node has applied the DROP
 // DATABASE of name and is Synced. The first node answers the DROP once it
@@ -103,7 +104,8 @@ const settleLimit = 2 * time.Minute
 // that failed) and a 5 s lock wait on node 2 in the first round of
 // TestOutboxRacesGalera, which had waited for the lock of the soak that
 // kills node 2. A node not settled within settleLimit is told, not
-// failed: the test that comes next prints the nodes' logs if it fails.
+// failed, and the cluster's lock is released all the same: the test that
+// comes next prints the nodes' logs and status if it fails.
 func settle(tb testing.TB, nodes []*mysqldrv.Config, name string) {
 	start := time.Now()
 	for _, c := range nodes {
@@ -134,6 +136,7 @@ func waitForDatabase(node *mysqldrv.Config, name string, present bool, limit tim
 		return fmt.Errorf("node %s: %w", c.Addr, err)
 	}
 	defer db.Close()
+	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	what, want := "CREATE", 1
@@ -151,8 +154,8 @@ func waitForDatabase(node *mysqldrv.Config, name string, present bool, limit tim
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("node %s has not applied %s DATABASE %s (or is not Synced) %s after the first node ran it (last: %d schemata, state %q, %v)",
-				c.Addr, what, name, limit, n, state, err)
+			return fmt.Errorf("node %s has not applied %s DATABASE %s (or is not Synced) %s after the wait for it began (last: %d schemata, state %q, %v)",
+				c.Addr, what, name, time.Since(began).Round(time.Millisecond), n, state, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
