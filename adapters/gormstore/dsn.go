@@ -10,6 +10,7 @@ import (
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 
+	"github.com/lender/disbursementd/adapters/gormstore/internal/walvfs"
 	"github.com/lender/disbursementd/domain"
 )
 
@@ -17,6 +18,7 @@ func init() {
 	// The driver prints connection errors on its own; they reach the
 	// service's log through the errors it returns.
 	_ = mysqldrv.SetLogger(log.New(io.Discard, "", 0))
+	walvfs.Register()
 }
 
 // sqliteTimeLayout is how times are written to SQLite: the layout of the
@@ -27,7 +29,9 @@ const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
 // SQLiteDSN adds the pragmas the service relies on: WAL, the busy timeout
 // busy (0: a locked database fails at once), full sync and immediate write
 // transactions, a checkpoint every sqliteCheckpointPages WAL pages, and
-// the time layout.
+// the time layout; and the VFS that writes a commit's WAL frames in one
+// call (walvfs, which needs the full sync: a commit's frames are written
+// when SQLite syncs the WAL, before other connections may read them).
 func SQLiteDSN(path string, busy time.Duration) string {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -37,6 +41,7 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", sqliteCheckpointPages))
 	q.Set("_txlock", "immediate")
 	q.Set("_timefmt", sqliteTimeLayout)
+	q.Set("vfs", walvfs.Name)
 	return "file:" + path + "?" + q.Encode()
 }
 

@@ -2,12 +2,15 @@ package gormstore_test
 
 import (
 	"database/sql"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/adapters/gormstore/internal/walvfs"
 	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -51,7 +54,8 @@ func TestSQLiteSideFilesTakeTheDatabaseMode(t *testing.T) {
 // TestSQLiteWriterPragmas: the reports' writing connection has its
 // larger page cache, a reader keeps SQLite's, and every connection,
 // the login throttle's too (it commits, so it may checkpoint), has the
-// less frequent checkpoint.
+// less frequent checkpoint and the full sync the WAL's gathering VFS
+// relies on.
 func TestSQLiteWriterPragmas(t *testing.T) {
 	t.Parallel()
 	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(t.TempDir(), "d.db"), storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
@@ -73,9 +77,15 @@ func TestSQLiteWriterPragmas(t *testing.T) {
 		{"reader", gormstore.LookupPool(st), -2000, 4000},
 		{"throttle", gormstore.ThrottlePool(th), -2000, 4000},
 	} {
-		var cache, ckpt int64
+		var cache, ckpt, sync int64
 		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA cache_size").Scan(&cache); err != nil {
 			t.Fatal(err)
+		}
+		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if sync != 2 {
+			t.Errorf("%s: synchronous %d, want 2 (FULL)", c.name, sync)
 		}
 		if err := c.pool.QueryRowContext(t.Context(), "PRAGMA wal_autocheckpoint").Scan(&ckpt); err != nil {
 			t.Fatal(err)
@@ -83,5 +93,47 @@ func TestSQLiteWriterPragmas(t *testing.T) {
 		if cache != c.cache || ckpt != c.ckpt {
 			t.Errorf("%s: cache_size %d, wal_autocheckpoint %d; want %d, %d", c.name, cache, ckpt, c.cache, c.ckpt)
 		}
+	}
+}
+
+// TestSQLiteCommitsGatherTheWAL: the store's connections open SQLite
+// through walvfs, whose WAL files write a commit's frames in one call,
+// and its DSN asks for what walvfs needs to gather (full sync). Not
+// parallel: it reads the process's counts of gathered writes.
+func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
+	dsn := gormstore.SQLiteDSN("/x/d.db", 0)
+	q, err := url.ParseQuery(dsn[strings.IndexByte(dsn, '?')+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Get("vfs") != walvfs.Name || !walvfs.Gathers(q) {
+		t.Fatalf("SQLiteDSN %s: vfs %q, gathers %v; want %q, true", dsn, q.Get("vfs"), walvfs.Gathers(q), walvfs.Name)
+	}
+	st, err := gormstore.Open(gormstore.SQLite, filepath.Join(t.TempDir(), "d.db"), storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w := gormstore.Pool(st) // the reports' writer
+	if _, err := w.ExecContext(t.Context(), `CREATE TABLE probe (id INTEGER PRIMARY KEY, a TEXT, b TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ExecContext(t.Context(), `CREATE INDEX probe_a ON probe (a)`); err != nil {
+		t.Fatal(err)
+	}
+	asked0, calls0 := walvfs.Stats()
+	const n = 20
+	for i := range n {
+		if _, err := w.ExecContext(t.Context(), `INSERT INTO probe (a, b) VALUES (?, ?)`, strings.Repeat("a", i), strings.Repeat("b", 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked, calls := walvfs.Stats()
+	asked, calls = asked-asked0, calls-calls0
+	if asked < 4*n || calls > n+1 {
+		t.Fatalf("%d commits through the writer: %d writes asked of the WAL, %d calls made; want at least %d asked and at most %d calls", n, asked, calls, 4*n, n+1)
 	}
 }

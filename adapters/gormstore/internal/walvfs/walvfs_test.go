@@ -1,0 +1,311 @@
+package walvfs_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/lender/disbursementd/adapters/gormstore/internal/walvfs"
+)
+
+func init() { walvfs.Register() }
+
+// dsn is a SQLite URI for path through walvfs, with the service's own
+// pragmas (WAL, synchronous sync, immediate write transactions) and
+// extra ones.
+func dsn(path, sync string, extra ...string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "synchronous("+sync+")")
+	for _, p := range extra {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	q.Set("vfs", walvfs.Name)
+	return "file:" + path + "?" + q.Encode()
+}
+
+func open(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// schema is a table with a few indexes, so that a row lands on several
+// pages, as a report does.
+const schema = `CREATE TABLE r (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT, pad TEXT);
+CREATE INDEX r_a ON r (a); CREATE INDEX r_b ON r (b); CREATE INDEX r_c ON r (c)`
+
+func insert(ctx context.Context, db *sql.DB, i int) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO r (id, a, b, c, pad) VALUES (?, ?, ?, ?, ?)`,
+		i, strconv.Itoa(i*7919%100003), strconv.Itoa(i), strconv.Itoa(i*31%1009), strings.Repeat("x", 300))
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func TestGathers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		query string
+		want  bool
+	}{
+		{"_pragma=synchronous(FULL)", true},
+		{"_pragma=synchronous(full)&_pragma=journal_mode(WAL)", true},
+		{"_pragma=synchronous(EXTRA)", true},
+		{"_pragma=synchronous=2", true},
+		{"_pragma=synchronous(3)", true},
+		{"_pragma=synchronous(NORMAL)", false},
+		{"_pragma=synchronous(OFF)", false},
+		{"_pragma=synchronous(1)", false},
+		{"_pragma=journal_mode(WAL)", false},                             // SQLite's default in WAL is FULL, but not said here: not gathered
+		{"_pragma=synchronous(FULL)&_pragma=synchronous(NORMAL)", false}, // the last one is what the connection has
+		{"_pragma=synchronous(NORMAL)&_pragma=synchronous(FULL)", true},
+		{"_pragma=synchronous(FULL)&psow=0", false},
+		{"_pragma=synchronous(FULL)&psow=off", false},
+		{"_pragma=synchronous(FULL)&psow=1", true},
+	} {
+		q, err := url.ParseQuery(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := walvfs.Gathers(q); got != c.want {
+			t.Errorf("%s: gathers %v, want %v", c.query, got, c.want)
+		}
+	}
+}
+
+// TestACommitIsOneWrite: each commit's frames (about two writes a page
+// touched) reach the file in one call, and a second connection reads
+// every commit's row the moment it is committed. Not parallel: it reads
+// the process's counts.
+func TestACommitIsOneWrite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	w := open(t, dsn(path, "FULL"))
+	w.SetMaxOpenConns(1)
+	r := open(t, dsn(path, "FULL"))
+	r.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		t.Fatal(err)
+	}
+	asked0, calls0 := walvfs.Stats()
+	const n = 200
+	for i := 1; i <= n; i++ {
+		if err := insert(ctx, w, i); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		var got int
+		if err := r.QueryRowContext(ctx, `SELECT COUNT(*) FROM r WHERE b = ?`, strconv.Itoa(i)).Scan(&got); err != nil || got != 1 {
+			t.Fatalf("after commit %d the other connection reads %d rows of it (%v)", i, got, err)
+		}
+	}
+	asked, calls := walvfs.Stats()
+	asked, calls = asked-asked0, calls-calls0
+	t.Logf("%d commits: SQLite asked for %d writes to the WAL, %d reached the file", n, asked, calls)
+	if asked < 8*n {
+		t.Fatalf("SQLite asked for %d writes in %d commits: fewer than the pages a row touches, the WAL was not this VFS's", asked, n)
+	}
+	if calls > 2*n {
+		t.Fatalf("%d calls for %d commits: the writes were not gathered", calls, n)
+	}
+	var total int
+	if err := r.QueryRowContext(ctx, `SELECT COUNT(*) FROM r`).Scan(&total); err != nil || total != n {
+		t.Fatalf("rows: %d (%v), want %d", total, err, n)
+	}
+}
+
+// TestWithoutFullSyncNothingIsGathered: at synchronous NORMAL a commit
+// does not sync the WAL before it publishes its frames, so the VFS must
+// not hold them.
+func TestWithoutFullSyncNothingIsGathered(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	w := open(t, dsn(path, "NORMAL"))
+	w.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		t.Fatal(err)
+	}
+	_, calls0 := walvfs.Stats()
+	for i := 1; i <= 20; i++ {
+		if err := insert(ctx, w, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, calls := walvfs.Stats(); calls != calls0 {
+		t.Fatalf("%d gathered writes reached the file at synchronous NORMAL: the WAL was gathered", calls-calls0)
+	}
+}
+
+// TestALargeTransactionReadsItsOwnFrames: a transaction larger than its
+// page cache spills frames to the WAL before it commits and reads them
+// back; a checkpoint then copies the WAL into the database; what a fresh
+// connection reads afterwards is every row, and SQLite finds the file
+// sound.
+func TestALargeTransactionReadsItsOwnFrames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	w := open(t, dsn(path, "FULL", "cache_size(20)"))
+	w.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO r (id, a, b, c, pad) VALUES (?, ?, ?, ?, ?)`,
+			i, strconv.Itoa(i*7919%100003), strconv.Itoa(i), strconv.Itoa(i*31%1009), strings.Repeat("y", 300)); err != nil {
+			t.Fatal(err)
+		}
+		if i%1000 == 0 { // reads pages the transaction spilled
+			var got int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM r WHERE a >= ''`).Scan(&got); err != nil || got != i {
+				t.Fatalf("inside the transaction after %d rows: %d (%v)", i, got, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i := n + 1; i <= n+50; i++ {
+		if err := insert(ctx, w, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	for i := n + 51; i <= n+60; i++ { // the WAL starts again from its header
+		if err := insert(ctx, w, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, dsn(path, "FULL"))
+	var got int
+	var check string
+	if err := r.QueryRowContext(ctx, `SELECT COUNT(*) FROM r`).Scan(&got); err != nil || got != n+60 {
+		t.Fatalf("rows: %d (%v), want %d", got, err, n+60)
+	}
+	if err := r.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q (%v)", check, err)
+	}
+}
+
+// TestKilledWriterLosesNothingAcknowledged: a child process commits rows
+// one a transaction and prints each id after its commit returns; it is
+// SIGKILLed mid-stream. Every printed id is in the database afterwards,
+// and SQLite finds the file sound.
+func TestKilledWriterLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "db")
+	for round := 0; round < 3; round++ {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "WALVFS_CHILD_DB="+path, fmt.Sprintf("WALVFS_CHILD_FROM=%d", round*1_000_000+1))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var acked []int
+		sc := bufio.NewScanner(out)
+		deadline := time.Now().Add(20 * time.Second)
+		for sc.Scan() {
+			id, err := strconv.Atoi(sc.Text())
+			if err != nil {
+				t.Fatalf("round %d: the child printed %q", round, sc.Text())
+			}
+			acked = append(acked, id)
+			if len(acked) == 150+round*100 || time.Now().After(deadline) {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				break
+			}
+		}
+		_ = cmd.Wait()
+		if len(acked) == 0 {
+			t.Fatalf("round %d: the child acknowledged nothing", round)
+		}
+		db := open(t, dsn(path, "FULL"))
+		for _, id := range acked {
+			var got int
+			if err := db.QueryRow(`SELECT COUNT(*) FROM r WHERE id = ?`, id).Scan(&got); err != nil || got != 1 {
+				t.Fatalf("round %d: row %d was acknowledged and is not there (%d, %v)", round, id, got, err)
+			}
+		}
+		var check string
+		if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("round %d: integrity_check %q (%v)", round, check, err)
+		}
+		_ = db.Close()
+		t.Logf("round %d: %d acknowledged rows all there after SIGKILL", round, len(acked))
+	}
+}
+
+// TestMain runs TestKilledWriterLosesNothingAcknowledged's child when
+// WALVFS_CHILD_DB names its database, and the tests otherwise.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("WALVFS_CHILD_DB"); path != "" {
+		childWriter(path)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// childWriter commits a row a transaction from WALVFS_CHILD_FROM on,
+// printing each id once its commit has returned, until it is killed.
+func childWriter(path string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	from, err := strconv.Atoi(os.Getenv("WALVFS_CHILD_FROM"))
+	if err != nil {
+		fail(err)
+	}
+	db, err := sql.Open("sqlite3", dsn(path, "FULL"))
+	if err != nil {
+		fail(err)
+	}
+	db.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, strings.ReplaceAll(strings.ReplaceAll(schema, "TABLE", "TABLE IF NOT EXISTS"), "INDEX", "INDEX IF NOT EXISTS")); err != nil {
+		fail(err)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	for i := from; ; i++ {
+		if err := insert(ctx, db, i); err != nil {
+			fail(err)
+		}
+		fmt.Fprintln(w, i)
+		_ = w.Flush()
+	}
+}
