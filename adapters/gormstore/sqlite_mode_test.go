@@ -98,8 +98,9 @@ func TestSQLiteWriterPragmas(t *testing.T) {
 
 // TestSQLiteCommitsGatherTheWAL: the store's connections open SQLite
 // through walvfs, whose WAL files write a commit's frames in one call,
-// and its DSN asks for what walvfs needs to gather (full sync). Not
-// parallel: it reads the process's counts of gathered writes.
+// and its DSN asks for what walvfs needs to gather (full sync); a
+// rollback runs the hook that drops what its transaction gathered. Not
+// parallel: it reads the process's counts.
 func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
 	dsn := gormstore.SQLiteDSN("/x/d.db", 0)
 	q, err := url.ParseQuery(dsn[strings.IndexByte(dsn, '?')+1:])
@@ -124,16 +125,32 @@ func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
 	if _, err := w.ExecContext(t.Context(), `CREATE INDEX probe_a ON probe (a)`); err != nil {
 		t.Fatal(err)
 	}
-	asked0, calls0 := walvfs.Stats()
+	s0 := walvfs.Stats()
 	const n = 20
 	for i := range n {
 		if _, err := w.ExecContext(t.Context(), `INSERT INTO probe (a, b) VALUES (?, ?)`, strings.Repeat("a", i), strings.Repeat("b", 100)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	asked, calls := walvfs.Stats()
-	asked, calls = asked-asked0, calls-calls0
+	s1 := walvfs.Stats()
+	asked, calls := s1.Asked-s0.Asked, s1.Calls-s0.Calls
 	if asked < 4*n || calls > n+1 {
 		t.Fatalf("%d commits through the writer: %d writes asked of the WAL, %d calls made; want at least %d asked and at most %d calls", n, asked, calls, 4*n, n+1)
+	}
+	// Every rollback runs walvfs's hook, which drops what the transaction
+	// gathered (walvfs's own tests show the drop).
+	rollbacks0 := walvfs.Stats().Rollbacks
+	tx, err := w.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(t.Context(), `INSERT INTO probe (a, b) VALUES ('x', 'y')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if walvfs.Stats().Rollbacks == rollbacks0 {
+		t.Fatal("a rollback on the store's writer did not run walvfs's hook")
 	}
 }

@@ -6,23 +6,35 @@
 // alone in its commit touches about 19 pages, 38 pwrite calls before its
 // fdatasync. This VFS is the operating system's (vfs.Find("os")) with the
 // -wal file wrapped: writes that continue the previous one are gathered
-// in memory and written together when SQLite syncs, reads, sizes,
-// truncates or closes the file, or writes somewhere else in it. Every
-// other file (the database, its shared memory, temporary files) is the
-// operating system VFS's own, untouched.
+// in memory and written together when SQLite syncs, reads, sizes or
+// truncates the file, or writes somewhere else in it. Every other file
+// (the database, its shared memory, temporary files) is the operating
+// system VFS's own, untouched.
 //
-// It is correct only where every commit syncs the WAL before it
-// publishes its frames: synchronous FULL or EXTRA, with power-safe
-// overwrite (SQLite's default, which this VFS keeps). There SQLite writes
-// a commit's frames, syncs the file (this VFS writes the gathered frames
-// first), and only then writes the WAL index that lets other connections
-// read them; a frame of a transaction not yet committed is read only by
-// its own connection, through the same file, which writes what it
-// gathered before it reads. What a crash loses is what SQLite itself
-// counts as lost: nothing was synced, no commit of it was acknowledged.
-// So OpenFilename gathers only when the file's URI asks for synchronous
-// FULL or EXTRA and does not turn power-safe overwrite off; otherwise the
-// WAL is the operating system VFS's file as it is.
+// What is gathered belongs to the connection's open write transaction,
+// under its WAL write lock, and nothing else may ever be written:
+//
+//   - A commit: SQLite writes its frames, syncs the WAL (this VFS writes
+//     the gathered frames first), and only then writes the WAL index that
+//     lets other connections read them. That needs a sync at every
+//     commit: synchronous FULL or EXTRA, with power-safe overwrite
+//     (SQLite's default, which this VFS keeps); a file whose URI does not
+//     say so is not gathered (Gathers).
+//   - Frames a transaction spilled before its commit are read back by
+//     their own connection through the same file, which writes what it
+//     gathered before it reads.
+//   - A rollback makes no call on the WAL file, and releases the write
+//     lock: another connection may then commit frames where the
+//     rolled-back ones would have gone. So what is gathered is dropped at
+//     every rollback, by the rollback hook Attach installs on the
+//     connection, and a file is gathered only when its URI also carries
+//     GatherParam, which the caller adds only to connections it Attaches.
+//     Close drops what is left rather than write it.
+//
+// What a crash loses is what SQLite itself counts as lost: nothing was
+// synced, no commit of it was acknowledged. Lowering synchronous on a
+// gathering connection after it opened (PRAGMA synchronous) is not
+// supported: the service never does.
 package walvfs
 
 import (
@@ -31,11 +43,17 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/vfs"
 )
 
 // Name is the VFS's name, for a SQLite URI's vfs parameter.
 const Name = "disb-wal"
+
+// GatherParam is the URI parameter (GatherParam=1) that asks for a
+// connection's -wal file to be gathered; add it only to connections that
+// Attach installs its rollback hook on.
+const GatherParam = "disb_wal_gather"
 
 // maxGather bounds what one -wal file gathers before it writes: a batch
 // of a few hundred reports, or a migration's large transaction, is
@@ -51,24 +69,44 @@ func Register() {
 	})
 }
 
-// Counts of what the -wal files were asked to write and what reached the
-// operating system, for tests and for the curious: Writes / Calls is how
-// many writes one call carried.
-var (
-	writes atomic.Int64
-	calls  atomic.Int64
-)
+// Counts are what gathering -wal files were asked and did since the
+// process started, for tests and for the curious.
+type Counts struct {
+	Asked     int64 // writes SQLite made to them
+	Calls     int64 // write calls that reached the file system for them
+	Rollbacks int64 // rollbacks seen by Attach's hook
+	Drops     int64 // rollbacks and closes that dropped gathered bytes
+}
 
-// Stats returns how many writes SQLite made to gathering -wal files, and
-// how many write calls reached the file system for them, since the
-// process started.
-func Stats() (writesAsked, writeCalls int64) { return writes.Load(), calls.Load() }
+var writes, calls, rollbacks, drops atomic.Int64
+
+// Stats returns the Counts so far.
+func Stats() Counts {
+	return Counts{Asked: writes.Load(), Calls: calls.Load(), Rollbacks: rollbacks.Load(), Drops: drops.Load()}
+}
+
+// Attach installs, on a connection whose URI carries GatherParam, the
+// rollback hook that drops what its -wal file gathered for the
+// transaction being rolled back. It replaces any rollback hook the
+// connection had (the service sets none).
+func Attach(c *sqlite3.Conn) {
+	c.RollbackHook(func() {
+		rollbacks.Add(1)
+		f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
+		if err != nil {
+			return
+		}
+		if g, ok := f.(*gatherFile); ok {
+			g.drop()
+		}
+	})
+}
 
 type gatherVFS struct{ vfs.VFSFilename }
 
 func (v gatherVFS) OpenFilename(name *vfs.Filename, flags vfs.OpenFlag) (vfs.File, vfs.OpenFlag, error) {
 	f, out, err := v.VFSFilename.OpenFilename(name, flags)
-	if err != nil || flags&vfs.OPEN_WAL == 0 || name == nil || !Gathers(name.URIParameters()) {
+	if err != nil || flags&vfs.OPEN_WAL == 0 || name == nil || !Gathers(name.URIParameters()) || !name.URIBoolean(GatherParam, false) {
 		return f, out, err
 	}
 	return &gatherFile{File: f}, out, nil
@@ -90,6 +128,9 @@ func Gathers(q url.Values) bool {
 	level := ""
 	for _, p := range q["_pragma"] {
 		p = strings.ToLower(strings.ReplaceAll(p, " ", ""))
+		if i := strings.IndexByte(p, '.'); i >= 0 && strings.HasPrefix(p[i+1:], "synchronous") {
+			p = p[i+1:] // main.synchronous
+		}
 		if rest, ok := strings.CutPrefix(p, "synchronous"); ok {
 			level = strings.Trim(rest, "()=")
 		}
@@ -111,8 +152,10 @@ type gatherFile struct {
 }
 
 // flush writes what was gathered, and forgets it whether or not the
-// write succeeded: SQLite learns of a failure from the call that asked
-// for the flush, and what follows a failed commit is a rollback.
+// write succeeded. A failure is SQLite's IOERR_WRITE whatever the cause
+// (a full disk too): SQLite rolls the whole transaction back after an I/O
+// error, where after SQLITE_FULL it may roll back only the statement and
+// go on, with frames it believes written gone.
 func (f *gatherFile) flush() error {
 	if len(f.buf) == 0 {
 		return nil
@@ -120,7 +163,19 @@ func (f *gatherFile) flush() error {
 	calls.Add(1)
 	_, err := f.File.WriteAt(f.buf, f.off)
 	f.buf = f.buf[:0]
-	return err
+	if err != nil {
+		return vfs.SystemError(err, sqlite3.IOERR_WRITE)
+	}
+	return nil
+}
+
+// drop forgets what was gathered, unwritten: the frames of a transaction
+// rolled back.
+func (f *gatherFile) drop() {
+	if len(f.buf) > 0 {
+		drops.Add(1)
+		f.buf = f.buf[:0]
+	}
 }
 
 func (f *gatherFile) WriteAt(p []byte, off int64) (int, error) {
@@ -132,7 +187,11 @@ func (f *gatherFile) WriteAt(p []byte, off int64) (int, error) {
 	}
 	if len(p) >= maxGather {
 		calls.Add(1)
-		return f.File.WriteAt(p, off)
+		n, err := f.File.WriteAt(p, off)
+		if err != nil {
+			return n, vfs.SystemError(err, sqlite3.IOERR_WRITE)
+		}
+		return n, nil
 	}
 	if len(f.buf) == 0 {
 		f.off = off
@@ -169,10 +228,9 @@ func (f *gatherFile) Truncate(size int64) error {
 	return f.File.Truncate(size)
 }
 
+// Close drops what is gathered: after a commit's sync nothing is, and
+// anything else belongs to a transaction that did not commit.
 func (f *gatherFile) Close() error {
-	err := f.flush()
-	if cerr := f.File.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	f.drop()
+	return f.File.Close()
 }
