@@ -17,12 +17,13 @@ import (
 // our own SQL). Why this driver, and its versions: docs/decisions.md and
 // docs/performance.md ("SQLite driver"). Every connection's -wal file is
 // gathered (walvfs: a commit's frames in one write), with the rollback
-// hook that drops a rolled-back transaction's frames.
+// hook and the close callback that drop a rolled-back transaction's
+// frames.
 func openSQLiteDB(dsn string) (*sql.DB, gorm.Dialector, error) {
 	db, err := driver.Open(dsn+"&"+walvfs.GatherParam+"=1", func(c *sqlite3.Conn) error {
 		walvfs.Attach(c)
 		return nil
-	})
+	}, walvfs.Closing)
 	if err != nil {
 		return nil, nil, err
 	}

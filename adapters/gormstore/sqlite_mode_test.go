@@ -99,8 +99,9 @@ func TestSQLiteWriterPragmas(t *testing.T) {
 // TestSQLiteCommitsGatherTheWAL: the store's connections open SQLite
 // through walvfs, whose WAL files write a commit's frames in one call,
 // and its DSN asks for what walvfs needs to gather (full sync); a
-// rollback runs the hook that drops what its transaction gathered. Not
-// parallel: it reads the process's counts.
+// rollback runs the hook, and a connection's close the callback, that
+// drop what its transaction gathered. Not parallel: it reads the
+// process's counts.
 func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
 	dsn := gormstore.SQLiteDSN("/x/d.db", 0)
 	q, err := url.ParseQuery(dsn[strings.IndexByte(dsn, '?')+1:])
@@ -152,5 +153,12 @@ func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
 	}
 	if walvfs.Stats().Rollbacks == rollbacks0 {
 		t.Fatal("a rollback on the store's writer did not run walvfs's hook")
+	}
+	closings0 := walvfs.Stats().Closings
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if walvfs.Stats().Closings == closings0 {
+		t.Fatal("closing the store did not run walvfs's close callback on its connections")
 	}
 }

@@ -29,7 +29,9 @@
 //     every rollback, by the rollback hook Attach installs on the
 //     connection, and a file is gathered only when its URI also carries
 //     GatherParam, which the caller adds only to connections it Attaches.
-//     Close drops what is left rather than write it.
+//     A connection closed inside a transaction is covered by Closing, the
+//     driver's close callback; Close drops what is left rather than write
+//     it.
 //
 // What a crash loses is what SQLite itself counts as lost: nothing was
 // synced, no commit of it was acknowledged. Lowering synchronous on a
@@ -75,31 +77,52 @@ type Counts struct {
 	Asked     int64 // writes SQLite made to them
 	Calls     int64 // write calls that reached the file system for them
 	Rollbacks int64 // rollbacks seen by Attach's hook
+	Closings  int64 // connections closed through Closing
 	Drops     int64 // rollbacks and closes that dropped gathered bytes
 }
 
-var writes, calls, rollbacks, drops atomic.Int64
+var writes, calls, rollbacks, closings, drops atomic.Int64
 
 // Stats returns the Counts so far.
 func Stats() Counts {
-	return Counts{Asked: writes.Load(), Calls: calls.Load(), Rollbacks: rollbacks.Load(), Drops: drops.Load()}
+	return Counts{Asked: writes.Load(), Calls: calls.Load(), Rollbacks: rollbacks.Load(), Closings: closings.Load(), Drops: drops.Load()}
 }
 
 // Attach installs, on a connection whose URI carries GatherParam, the
 // rollback hook that drops what its -wal file gathered for the
 // transaction being rolled back. It replaces any rollback hook the
-// connection had (the service sets none).
+// connection had (the service sets none). Pass Closing to the driver as
+// the connection's close callback too.
 func Attach(c *sqlite3.Conn) {
 	c.RollbackHook(func() {
 		rollbacks.Add(1)
-		f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
-		if err != nil {
-			return
-		}
-		if g, ok := f.(*gatherFile); ok {
-			g.drop()
-		}
+		dropGathered(c)
 	})
+}
+
+// Closing drops what c's -wal file gathered, as c starts to close: the
+// driver's close callback (driver.Open's second function, SQLite's
+// TRACE_CLOSE), which runs while the connection is still open. A
+// connection closed inside a write transaction rolls it back as it
+// closes, when its rollback hook can no longer reach the file, and then
+// checkpoints if it is the last one, which syncs the WAL: without this,
+// that sync would write the rolled-back frames over what another
+// connection committed meanwhile. (database/sql ends every transaction
+// before it closes a connection; this covers misuse and panics.)
+func Closing(c *sqlite3.Conn) error {
+	closings.Add(1)
+	dropGathered(c)
+	return nil
+}
+
+func dropGathered(c *sqlite3.Conn) {
+	f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
+	if err != nil {
+		return
+	}
+	if g, ok := f.(*gatherFile); ok {
+		g.drop()
+	}
 }
 
 type gatherVFS struct{ vfs.VFSFilename }
@@ -152,10 +175,9 @@ type gatherFile struct {
 }
 
 // flush writes what was gathered, and forgets it whether or not the
-// write succeeded. A failure is SQLite's IOERR_WRITE whatever the cause
-// (a full disk too): SQLite rolls the whole transaction back after an I/O
-// error, where after SQLITE_FULL it may roll back only the statement and
-// go on, with frames it believes written gone.
+// write succeeded. A failure reaches SQLite as IOERR_WRITE from the call
+// that asked for the flush (a commit's sync, a read), whatever the cause,
+// a full disk too: the commit fails and its transaction is rolled back.
 func (f *gatherFile) flush() error {
 	if len(f.buf) == 0 {
 		return nil

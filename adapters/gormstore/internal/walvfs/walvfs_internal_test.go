@@ -1,10 +1,13 @@
 package walvfs
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/vfs"
 )
 
@@ -82,6 +85,63 @@ func TestWhatReachesTheFileAndWhen(t *testing.T) {
 		c.do(&gatherFile{File: log})
 		if got := strings.Join(log.calls, "; "); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+// sqliteCode is the code a vfs.SystemError carries to SQLite (its
+// unexported field code, as the driver reads it).
+func sqliteCode(err error) (uint64, bool) {
+	if err == nil {
+		return 0, false
+	}
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Struct {
+		return 0, false
+	}
+	f := v.FieldByName("code")
+	if !f.IsValid() {
+		return 0, false
+	}
+	return f.Uint(), true
+}
+
+// failWrites is a callLog whose writes fail, as on a full disk.
+type failWrites struct{ callLog }
+
+func (f *failWrites) WriteAt([]byte, int64) (int, error) {
+	return 0, errors.New("no space left on device")
+}
+
+// TestAFailedWriteFailsTheCallThatAskedForIt: gathered bytes that cannot
+// be written fail the sync (so the commit is not acknowledged) and the
+// read, as SQLite's IOERR_WRITE, and are not kept for another try.
+func TestAFailedWriteFailsTheCallThatAskedForIt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		call func(f *gatherFile) error
+	}{
+		{"sync", func(f *gatherFile) error { return f.Sync(vfs.SYNC_FULL) }},
+		{"read", func(f *gatherFile) error { _, err := f.ReadAt(make([]byte, 24), 32); return err }},
+		{"size", func(f *gatherFile) error { _, err := f.Size(); return err }},
+		{"truncate", func(f *gatherFile) error { return f.Truncate(0) }},
+		{"write elsewhere", func(f *gatherFile) error { _, err := f.WriteAt(make([]byte, 24), 8); return err }},
+	} {
+		log := &failWrites{}
+		f := &gatherFile{File: log}
+		if _, err := f.WriteAt(make([]byte, 24), 32); err != nil {
+			t.Fatal(err)
+		}
+		err := c.call(f)
+		if code, ok := sqliteCode(err); !ok || code != uint64(sqlite3.IOERR_WRITE) {
+			t.Errorf("%s after a failed write: %v (SQLite code %d, %v), want IOERR_WRITE", c.name, err, code, ok)
+		}
+		if len(f.buf) != 0 {
+			t.Errorf("%s: %d bytes kept after the failed write", c.name, len(f.buf))
+		}
+		if strings.Contains(strings.Join(log.calls, ";"), "sync") {
+			t.Errorf("%s: the file was synced after a failed write: %v", c.name, log.calls)
 		}
 	}
 }

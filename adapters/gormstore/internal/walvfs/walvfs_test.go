@@ -46,7 +46,7 @@ func openDB(dsn string) (*sql.DB, error) {
 	return driver.Open(dsn, func(c *sqlite3.Conn) error {
 		walvfs.Attach(c)
 		return nil
-	})
+	}, walvfs.Closing)
 }
 
 func open(t *testing.T, dsn string) *sql.DB {
@@ -92,6 +92,7 @@ func TestGathers(t *testing.T) {
 		{"_pragma=synchronous(NORMAL)", false},
 		{"_pragma=synchronous(OFF)", false},
 		{"_pragma=synchronous(1)", false},
+		{"_pragma=synchronous(on)", false},                               // on is NORMAL
 		{"_pragma=journal_mode(WAL)", false},                             // SQLite's default in WAL is FULL, but not said here: not gathered
 		{"_pragma=synchronous(FULL)&_pragma=synchronous(NORMAL)", false}, // the last one is what the connection has
 		{"_pragma=synchronous(NORMAL)&_pragma=synchronous(FULL)", true},
@@ -241,6 +242,70 @@ func TestARolledBackTransactionIsNotWritten(t *testing.T) {
 		t.Fatalf("rolled-back rows: %d (%v), want 0", z, err)
 	}
 	if err := d.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q (%v)", check, err)
+	}
+}
+
+// TestAConnectionClosedInATransactionWritesNothing: a connection closed
+// with a spilled write transaction open rolls it back as it closes
+// (its rollback hook can no longer reach the file then), and, the last
+// connection, checkpoints, which syncs its WAL. Another connection that
+// committed and closed in between keeps every row: the close callback
+// (Closing) dropped the gathered frames first. (Found in review.)
+func TestAConnectionClosedInATransactionWritesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	a, err := sqlite3.Open(dsn(path, "FULL", "cache_size(20)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Trace(sqlite3.TRACE_CLOSE, func(sqlite3.TraceEvent, any, any) error { return walvfs.Closing(a) }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := sqlite3.Open(dsn(path, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	walvfs.Attach(b)
+	for _, q := range []string{`CREATE TABLE s (id INTEGER PRIMARY KEY, pad TEXT)`, `PRAGMA wal_checkpoint(TRUNCATE)`, `BEGIN IMMEDIATE`} {
+		if err := a.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 300 {
+		if err := a.Exec(`INSERT INTO s (pad) VALUES (printf('%.1000c', 'z'))`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drops0 := walvfs.Stats().Drops
+	// The rollback a's close makes is where b commits and closes, so that
+	// a's close then checkpoints as the last connection.
+	a.RollbackHook(func() {
+		for range 40 {
+			if err := b.Exec(`INSERT INTO s (pad) VALUES (printf('%.1000c', 'b'))`); err != nil {
+				t.Errorf("b: %v", err)
+				return
+			}
+		}
+		if err := b.Close(); err != nil {
+			t.Errorf("b: %v", err)
+		}
+	})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if walvfs.Stats().Drops == drops0 {
+		t.Fatal("closing a connection inside a spilled transaction dropped nothing")
+	}
+	d := open(t, dsn(path, "FULL"))
+	var n, z int
+	var check string
+	if err := d.QueryRow(`SELECT COUNT(*) FROM s WHERE pad = printf('%.1000c', 'b')`).Scan(&n); err != nil || n != 40 {
+		t.Fatalf("b's committed rows: %d (%v), want 40", n, err)
+	}
+	if err := d.QueryRow(`SELECT COUNT(*) FROM s WHERE pad = printf('%.1000c', 'z')`).Scan(&z); err != nil || z != 0 {
+		t.Fatalf("rolled-back rows: %d (%v), want 0", z, err)
+	}
+	if err := d.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %q (%v)", check, err)
 	}
 }
