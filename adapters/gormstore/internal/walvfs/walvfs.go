@@ -30,8 +30,9 @@
 //     connection, and a file is gathered only when its URI also carries
 //     GatherParam, which the caller adds only to connections it Attaches.
 //     A connection closed inside a transaction is covered by Closing, the
-//     driver's close callback; Close drops what is left rather than write
-//     it.
+//     driver's close callback, which writes what is gathered while the
+//     write lock is still held; Close drops what is left rather than
+//     write it.
 //
 // What a crash loses is what SQLite itself counts as lost: nothing was
 // synced, no commit of it was acknowledged. Lowering synchronous on a
@@ -100,18 +101,32 @@ func Attach(c *sqlite3.Conn) {
 	})
 }
 
-// Closing drops what c's -wal file gathered, as c starts to close: the
+// Closing writes what c's -wal file gathered, as c starts to close: the
 // driver's close callback (driver.Open's second function, SQLite's
-// TRACE_CLOSE), which runs while the connection is still open. A
-// connection closed inside a write transaction rolls it back as it
-// closes, when its rollback hook can no longer reach the file, and then
-// checkpoints if it is the last one, which syncs the WAL: without this,
-// that sync would write the rolled-back frames over what another
-// connection committed meanwhile. (database/sql ends every transaction
-// before it closes a connection; this covers misuse and panics.)
+// TRACE_CLOSE), which runs while the connection is still open and, if it
+// gathered anything, still holds the WAL write lock, so the frames land
+// where the operating system VFS would already have put them. A
+// connection closed inside a write transaction then rolls it back, when
+// its rollback hook can no longer reach the file, and checkpoints if it
+// is the last one, which syncs the WAL: had the frames stayed gathered,
+// that sync would write them over what another connection committed in
+// between. Written now, they are frames past the WAL's committed end,
+// which SQLite ignores; and if the close fails (SQLITE_BUSY, a statement
+// still open) and the transaction goes on to commit, they are there. A
+// failed write here leaves the file failing every later call.
+// (database/sql ends every transaction before it closes a connection;
+// this covers misuse and panics.)
 func Closing(c *sqlite3.Conn) error {
 	closings.Add(1)
-	dropGathered(c)
+	f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
+	if err != nil {
+		return nil
+	}
+	if g, ok := f.(*gatherFile); ok {
+		if err := g.flush(); err != nil {
+			g.broken = err
+		}
+	}
 	return nil
 }
 
@@ -170,8 +185,9 @@ func Gathers(q url.Values) bool {
 // at a time, so it needs no lock of its own.
 type gatherFile struct {
 	vfs.File
-	buf []byte
-	off int64 // where buf's first byte goes in the file
+	buf    []byte
+	off    int64 // where buf's first byte goes in the file
+	broken error // set when Closing could not write what was gathered
 }
 
 // flush writes what was gathered, and forgets it whether or not the
@@ -201,6 +217,9 @@ func (f *gatherFile) drop() {
 }
 
 func (f *gatherFile) WriteAt(p []byte, off int64) (int, error) {
+	if f.broken != nil {
+		return 0, f.broken
+	}
 	writes.Add(1)
 	if len(f.buf) > 0 && (off != f.off+int64(len(f.buf)) || len(f.buf)+len(p) > maxGather) {
 		if err := f.flush(); err != nil {
@@ -223,6 +242,9 @@ func (f *gatherFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *gatherFile) ReadAt(p []byte, off int64) (int, error) {
+	if f.broken != nil {
+		return 0, f.broken
+	}
 	if err := f.flush(); err != nil {
 		return 0, err
 	}
@@ -230,6 +252,9 @@ func (f *gatherFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (f *gatherFile) Sync(flags vfs.SyncFlag) error {
+	if f.broken != nil {
+		return f.broken
+	}
 	if err := f.flush(); err != nil {
 		return err
 	}
@@ -237,6 +262,9 @@ func (f *gatherFile) Sync(flags vfs.SyncFlag) error {
 }
 
 func (f *gatherFile) Size() (int64, error) {
+	if f.broken != nil {
+		return 0, f.broken
+	}
 	if err := f.flush(); err != nil {
 		return 0, err
 	}
@@ -244,6 +272,9 @@ func (f *gatherFile) Size() (int64, error) {
 }
 
 func (f *gatherFile) Truncate(size int64) error {
+	if f.broken != nil {
+		return f.broken
+	}
 	if err := f.flush(); err != nil {
 		return err
 	}

@@ -145,3 +145,33 @@ func TestAFailedWriteFailsTheCallThatAskedForIt(t *testing.T) {
 		}
 	}
 }
+
+// TestAFailedWriteAtCloseFailsEveryLaterCall: what Closing could not
+// write fails every later call on the file, so a transaction whose
+// close was refused cannot commit without its frames.
+func TestAFailedWriteAtCloseFailsEveryLaterCall(t *testing.T) {
+	t.Parallel()
+	log := &failWrites{}
+	f := &gatherFile{File: log}
+	if _, err := f.WriteAt(make([]byte, 24), 32); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.flush(); err != nil {
+		f.broken = err // as Closing does
+	}
+	if f.broken == nil {
+		t.Fatal("the write did not fail")
+	}
+	if err := f.Sync(vfs.SYNC_FULL); err == nil {
+		t.Error("sync after a failed write at close: no error")
+	}
+	if _, err := f.WriteAt(make([]byte, 24), 56); err == nil {
+		t.Error("write after a failed write at close: no error")
+	}
+	if _, err := f.ReadAt(make([]byte, 24), 32); err == nil {
+		t.Error("read after a failed write at close: no error")
+	}
+	if strings.Contains(strings.Join(log.calls, ";"), "sync") {
+		t.Errorf("the file was synced: %v", log.calls)
+	}
+}

@@ -246,13 +246,14 @@ func TestARolledBackTransactionIsNotWritten(t *testing.T) {
 	}
 }
 
-// TestAConnectionClosedInATransactionWritesNothing: a connection closed
-// with a spilled write transaction open rolls it back as it closes
-// (its rollback hook can no longer reach the file then), and, the last
-// connection, checkpoints, which syncs its WAL. Another connection that
-// committed and closed in between keeps every row: the close callback
-// (Closing) dropped the gathered frames first. (Found in review.)
-func TestAConnectionClosedInATransactionWritesNothing(t *testing.T) {
+// TestAConnectionClosedInATransactionDamagesNothing: a connection
+// closed with a spilled write transaction open rolls it back as it
+// closes (its rollback hook can no longer reach the file then), and, the
+// last connection, checkpoints, which syncs its WAL. Another connection
+// that committed and closed in between keeps every row: the close
+// callback (Closing) wrote the gathered frames while the first still held
+// the write lock, not after. (Found in review.)
+func TestAConnectionClosedInATransactionDamagesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	a, err := sqlite3.Open(dsn(path, "FULL", "cache_size(20)"))
 	if err != nil {
@@ -276,7 +277,7 @@ func TestAConnectionClosedInATransactionWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	drops0 := walvfs.Stats().Drops
+	closings0 := walvfs.Stats().Closings
 	// The rollback a's close makes is where b commits and closes, so that
 	// a's close then checkpoints as the last connection.
 	a.RollbackHook(func() {
@@ -293,8 +294,8 @@ func TestAConnectionClosedInATransactionWritesNothing(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if walvfs.Stats().Drops == drops0 {
-		t.Fatal("closing a connection inside a spilled transaction dropped nothing")
+	if walvfs.Stats().Closings == closings0 {
+		t.Fatal("the close callback did not run")
 	}
 	d := open(t, dsn(path, "FULL"))
 	var n, z int
@@ -304,6 +305,65 @@ func TestAConnectionClosedInATransactionWritesNothing(t *testing.T) {
 	}
 	if err := d.QueryRow(`SELECT COUNT(*) FROM s WHERE pad = printf('%.1000c', 'z')`).Scan(&z); err != nil || z != 0 {
 		t.Fatalf("rolled-back rows: %d (%v), want 0", z, err)
+	}
+	if err := d.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q (%v)", check, err)
+	}
+}
+
+// TestACloseRefusedLeavesTheTransactionWhole: a close refused because a
+// statement is still open (SQLITE_BUSY) runs the close callback first,
+// and the transaction then goes on and commits: every row it spilled is
+// there. (Found in review: a callback that dropped the frames left
+// "database disk image is malformed".)
+func TestACloseRefusedLeavesTheTransactionWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	a, err := sqlite3.Open(dsn(path, "FULL", "cache_size(20)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	walvfs.Attach(a)
+	if err := a.Trace(sqlite3.TRACE_CLOSE, func(sqlite3.TraceEvent, any, any) error { return walvfs.Closing(a) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE s (id INTEGER PRIMARY KEY, pad TEXT)`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+		if err := a.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _, err := a.Prepare(`SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Exec(`BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if err := a.Exec(`INSERT INTO s (pad) VALUES (printf('%.1000c', 'z'))`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closings0 := walvfs.Stats().Closings
+	if err := a.Close(); err == nil {
+		t.Fatal("close succeeded with a statement open")
+	}
+	if walvfs.Stats().Closings == closings0 {
+		t.Fatal("the close callback did not run")
+	}
+	if err := a.Exec(`COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, dsn(path, "FULL"))
+	var z int
+	var check string
+	if err := d.QueryRow(`SELECT COUNT(*) FROM s WHERE pad = printf('%.1000c', 'z')`).Scan(&z); err != nil || z != 300 {
+		t.Fatalf("committed rows: %d (%v), want 300", z, err)
 	}
 	if err := d.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %q (%v)", check, err)
