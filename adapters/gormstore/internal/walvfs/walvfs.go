@@ -97,7 +97,9 @@ func Stats() Counts {
 func Attach(c *sqlite3.Conn) {
 	c.RollbackHook(func() {
 		rollbacks.Add(1)
-		dropGathered(c)
+		if g := gathering(c); g != nil {
+			g.drop()
+		}
 	})
 }
 
@@ -118,26 +120,21 @@ func Attach(c *sqlite3.Conn) {
 // this covers misuse and panics.)
 func Closing(c *sqlite3.Conn) error {
 	closings.Add(1)
-	f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
-	if err != nil {
-		return nil
-	}
-	if g, ok := f.(*gatherFile); ok {
-		if err := g.flush(); err != nil {
-			g.broken = err
-		}
+	if g := gathering(c); g != nil {
+		g.closing()
 	}
 	return nil
 }
 
-func dropGathered(c *sqlite3.Conn) {
+// gathering returns c's -wal file if it is gathered (nil if c has none
+// open, or SQLite refuses the file control, as it does once c closes).
+func gathering(c *sqlite3.Conn) *gatherFile {
 	f, err := c.FileControl("main", sqlite3.FCNTL_JOURNAL_POINTER)
 	if err != nil {
-		return
+		return nil
 	}
-	if g, ok := f.(*gatherFile); ok {
-		g.drop()
-	}
+	g, _ := f.(*gatherFile)
+	return g
 }
 
 type gatherVFS struct{ vfs.VFSFilename }
@@ -194,7 +191,11 @@ type gatherFile struct {
 // write succeeded. A failure reaches SQLite as IOERR_WRITE from the call
 // that asked for the flush (a commit's sync, a read), whatever the cause,
 // a full disk too: the commit fails and its transaction is rolled back.
+// Once closing has failed, every flush fails.
 func (f *gatherFile) flush() error {
+	if f.broken != nil {
+		return f.broken
+	}
 	if len(f.buf) == 0 {
 		return nil
 	}
@@ -205,6 +206,14 @@ func (f *gatherFile) flush() error {
 		return vfs.SystemError(err, sqlite3.IOERR_WRITE)
 	}
 	return nil
+}
+
+// closing writes what was gathered as the connection starts to close
+// (Closing); if that fails, every later call on the file fails.
+func (f *gatherFile) closing() {
+	if err := f.flush(); err != nil {
+		f.broken = err
+	}
 }
 
 // drop forgets what was gathered, unwritten: the frames of a transaction
@@ -242,9 +251,6 @@ func (f *gatherFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *gatherFile) ReadAt(p []byte, off int64) (int, error) {
-	if f.broken != nil {
-		return 0, f.broken
-	}
 	if err := f.flush(); err != nil {
 		return 0, err
 	}
@@ -252,9 +258,6 @@ func (f *gatherFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (f *gatherFile) Sync(flags vfs.SyncFlag) error {
-	if f.broken != nil {
-		return f.broken
-	}
 	if err := f.flush(); err != nil {
 		return err
 	}
@@ -262,9 +265,6 @@ func (f *gatherFile) Sync(flags vfs.SyncFlag) error {
 }
 
 func (f *gatherFile) Size() (int64, error) {
-	if f.broken != nil {
-		return 0, f.broken
-	}
 	if err := f.flush(); err != nil {
 		return 0, err
 	}
@@ -272,9 +272,6 @@ func (f *gatherFile) Size() (int64, error) {
 }
 
 func (f *gatherFile) Truncate(size int64) error {
-	if f.broken != nil {
-		return f.broken
-	}
 	if err := f.flush(); err != nil {
 		return err
 	}
