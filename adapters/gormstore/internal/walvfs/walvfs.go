@@ -37,7 +37,11 @@
 // What a crash loses is what SQLite itself counts as lost: nothing was
 // synced, no commit of it was acknowledged. Lowering synchronous on a
 // gathering connection after it opened (PRAGMA synchronous) is not
-// supported: the service never does.
+// supported: at NORMAL a commit's frames are published unwritten, and
+// other connections read, and checkpoint, what the file held before. The
+// service never does; gormstore's TestNothingLowersSynchronous fails on
+// any string in its code or migrations that names the pragma, but the
+// DSN's.
 package walvfs
 
 import (
@@ -149,10 +153,16 @@ func (v gatherVFS) OpenFilename(name *vfs.Filename, flags vfs.OpenFlag) (vfs.Fil
 
 // Gathers says whether a -wal file opened under a SQLite URI with query q
 // is gathered: whether its connection syncs the WAL at every commit
-// before it publishes the commit's frames, synchronous FULL or EXTRA (the
-// last of the driver's _pragma parameters that sets it), and power-safe
-// overwrite is not turned off (with it off, SQLite writes the end of a
-// commit's last frame after the sync).
+// before it publishes the commit's frames, synchronous FULL or EXTRA set
+// on the main database by the driver's _pragma parameters (the last that
+// sets it), and power-safe overwrite is not turned off (with it off,
+// SQLite writes the end of a commit's last frame after the sync). Only
+// what it can read for certain gathers: a _pragma that names synchronous
+// in any other form (another schema's, a quoted name or level), or one
+// that holds a second statement or a comment (the driver runs them all
+// as one script), turns gathering off. Without a level set, SQLite's
+// default in WAL mode is this build's SQLITE_DEFAULT_WAL_SYNCHRONOUS,
+// NORMAL: not gathered.
 func Gathers(q url.Values) bool {
 	if v := q.Get("psow"); v != "" {
 		switch strings.ToLower(v) {
@@ -162,12 +172,23 @@ func Gathers(q url.Values) bool {
 	}
 	level := ""
 	for _, p := range q["_pragma"] {
-		p = strings.ToLower(strings.ReplaceAll(p, " ", ""))
-		if i := strings.IndexByte(p, '.'); i >= 0 && strings.HasPrefix(p[i+1:], "synchronous") {
-			p = p[i+1:] // main.synchronous
+		p = strings.ToLower(strings.Join(strings.Fields(p), ""))
+		if strings.Contains(p, ";") || strings.Contains(p, "--") || strings.Contains(p, "/*") {
+			return false
 		}
-		if rest, ok := strings.CutPrefix(p, "synchronous"); ok {
-			level = strings.Trim(rest, "()=")
+		if !strings.Contains(p, "synchronous") {
+			continue
+		}
+		rest, ok := strings.CutPrefix(strings.TrimPrefix(p, "main."), "synchronous")
+		switch {
+		case !ok:
+			return false
+		case strings.HasPrefix(rest, "(") && strings.HasSuffix(rest, ")"):
+			level = rest[1 : len(rest)-1]
+		case strings.HasPrefix(rest, "="):
+			level = rest[1:]
+		default:
+			return false
 		}
 	}
 	switch level {

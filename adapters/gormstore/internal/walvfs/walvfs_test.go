@@ -93,12 +93,28 @@ func TestGathers(t *testing.T) {
 		{"_pragma=synchronous(OFF)", false},
 		{"_pragma=synchronous(1)", false},
 		{"_pragma=synchronous(on)", false},                               // on is NORMAL
-		{"_pragma=journal_mode(WAL)", false},                             // SQLite's default in WAL is FULL, but not said here: not gathered
+		{"_pragma=journal_mode(WAL)", false},                             // no level: this build's default in WAL mode is NORMAL
 		{"_pragma=synchronous(FULL)&_pragma=synchronous(NORMAL)", false}, // the last one is what the connection has
 		{"_pragma=synchronous(NORMAL)&_pragma=synchronous(FULL)", true},
 		{"_pragma=synchronous(FULL)&psow=0", false},
 		{"_pragma=synchronous(FULL)&psow=off", false},
 		{"_pragma=synchronous(FULL)&psow=1", true},
+		{"_pragma=main.synchronous(FULL)", true},
+		{"_pragma=MAIN+.+SYNCHRONOUS+%3D+FULL", true},
+		{"_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)", true},
+		// Forms that do not set main's level as read here, or may lower
+		// it after: not gathered (the fourth review ran each and found
+		// the connection at NORMAL).
+		{"_pragma=temp.synchronous(FULL)", false},
+		{"_pragma=synchronous(FULL)&_pragma=temp.synchronous(NORMAL)", false},
+		{"_pragma=synchronous(FULL)&_pragma=/**/synchronous(NORMAL)", false},
+		{"_pragma=synchronous(FULL)&_pragma=foreign_keys(1)%3B+PRAGMA+synchronous=NORMAL", false},
+		{"_pragma=synchronous(FULL)&_pragma=foreign_keys(1)%3BPRAGMA%20synchronous%3Doff", false},
+		{"_pragma=synchronous(FULL)&_pragma=foreign_keys(1)+--+x", false},
+		{"_pragma=synchronous('full')", false},
+		{`_pragma="main".synchronous(FULL)`, false},
+		{`_pragma=main."synchronous"(FULL)`, false},
+		{"_pragma=synchronous", false},
 	} {
 		q, err := url.ParseQuery(c.query)
 		if err != nil {
