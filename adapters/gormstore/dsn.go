@@ -42,7 +42,34 @@ func SQLiteDSN(path string, busy time.Duration) string {
 	q.Set("_txlock", "immediate")
 	q.Set("_timefmt", sqliteTimeLayout)
 	q.Set("vfs", walvfs.Name)
-	return "file:" + path + "?" + q.Encode()
+	return "file:" + uriPath(path) + "?" + q.Encode()
+}
+
+// uriPath escapes what a SQLite URI would read in a path as other than
+// the path (SQLite decodes %HH there): '?' would start the parameters,
+// '#' a fragment, '%' an escape, and a control character makes the
+// driver's own parse of the URI fail, after which it runs none of the
+// _pragma parameters. A path with any of them named another file, or
+// opened the right one without WAL, the full sync or the busy timeout.
+func uriPath(path string) string { return uriEscape(path, "") }
+
+// uriParam escapes a SQLite URI parameter's value: also '&' and ';',
+// which would end it (';' for the driver's parse), '=' and '+', which
+// the driver's parse reads as a space where SQLite keeps it (a path with
+// a space, escaped by url.QueryEscape, named a file that did not exist).
+func uriParam(v string) string { return uriEscape(v, "&;=+") }
+
+func uriEscape(s, also string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f || strings.IndexByte(also, c) >= 0:
+			fmt.Fprintf(&b, "%%%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // sqliteCheckpointPages is how many WAL pages a commit leaves before it

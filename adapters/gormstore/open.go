@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -144,7 +143,7 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	}
 	// The -wal and journal files take the database file's mode (the
 	// driver's modeof, which needs the file: prepareSQLiteFiles made it).
-	s.target = target{dsns: []string{SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + url.QueryEscape(path)}}
+	s.target = target{dsns: []string{SQLiteDSN(path, opts.BusyTimeout) + "&modeof=" + uriParam(path)}}
 	var err error
 	writer := s.bounds
 	writer.open, writer.idle, writer.idleLimit = 1, 1, 0

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,5 +161,76 @@ func TestSQLiteCommitsGatherTheWAL(t *testing.T) {
 	}
 	if walvfs.Stats().Closings == closings0 {
 		t.Fatal("closing the store did not run walvfs's close callback on its connections")
+	}
+}
+
+// TestSQLitePathsAreNotURIs: a store.dsn path with characters a SQLite URI
+// reads as other than the path ('?' its parameters, '#' a fragment, '%'
+// an escape, a control character that stops the driver reading the
+// parameters) opens the file it names, in WAL mode with the full sync and
+// the busy timeout, and gathers the WAL. Before, "a?_pragma=
+// synchronous(NORMAL)&b.db" opened "a", and "a#b.db" opened "a" without
+// any of the pragmas.
+func TestSQLitePathsAreNotURIs(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{
+		"a?_pragma=synchronous(NORMAL)&b.db",
+		"a#b.db",
+		"100%off.db",
+		"100%25.db",
+		"tab\tname.db",
+		"plain name.db",
+	} {
+		t.Run(name, func(t *testing.T) { sqlitePathIsNotAURI(t, name) })
+	}
+}
+
+func sqlitePathIsNotAURI(t *testing.T, name string) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, name)
+	st, err := gormstore.Open(gormstore.SQLite, path, storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatalf("%q: %v", name, err)
+	}
+	if _, err := st.Migrate(t.Context()); err != nil {
+		t.Fatalf("%q: migrate: %v", name, err)
+	}
+	var mode string
+	var sync, busy int64
+	pool := gormstore.Pool(st)
+	if err := pool.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRowContext(t.Context(), "PRAGMA busy_timeout").Scan(&busy); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" || sync != 2 || busy != storetest.Options(gormstore.SQLite).BusyTimeout.Milliseconds() {
+		t.Errorf("%q: journal_mode %s, synchronous %d, busy_timeout %d; want wal, 2, %d", name, mode, sync, busy,
+			storetest.Options(gormstore.SQLite).BusyTimeout.Milliseconds())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Contains(names, name) || slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, name) }) {
+		t.Errorf("%q: the directory holds %q; want the database under its own name (and its -wal, -shm)", name, names)
+	}
+	dsn := gormstore.SQLiteDSN(path, 0)
+	q, err := url.ParseQuery(dsn[strings.IndexByte(dsn, '?')+1:])
+	if err != nil {
+		t.Fatalf("%q: the DSN's parameters: %v", name, err)
+	}
+	if !walvfs.Gathers(q) {
+		t.Errorf("%q: DSN %s does not gather", name, dsn)
 	}
 }
