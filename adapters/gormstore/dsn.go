@@ -51,7 +51,14 @@ func SQLiteDSN(path string, busy time.Duration) string {
 // driver's own parse of the URI fail, after which it runs none of the
 // _pragma parameters. A path with any of them named another file, or
 // opened the right one without WAL, the full sync or the busy timeout.
-func uriPath(path string) string { return uriEscape(path, "") }
+// A path starting "//" (one file on Linux) would begin the URI's
+// authority: "//localhost/x" opened "/x"; its first slash is escaped.
+func uriPath(path string) string {
+	if strings.HasPrefix(path, "//") {
+		return "%2f" + uriEscape(path[1:], "")
+	}
+	return uriEscape(path, "")
+}
 
 // uriParam escapes a SQLite URI parameter's value: also '&' and ';',
 // which would end it (';' for the driver's parse), '=' and '+', which

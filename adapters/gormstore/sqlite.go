@@ -2,6 +2,8 @@ package gormstore
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -22,10 +24,29 @@ import (
 func openSQLiteDB(dsn string) (*sql.DB, gorm.Dialector, error) {
 	db, err := driver.Open(dsn+"&"+walvfs.GatherParam+"=1", func(c *sqlite3.Conn) error {
 		walvfs.Attach(c)
-		return nil
+		return requireFullSync(c)
 	}, walvfs.Closing)
 	if err != nil {
 		return nil, nil, err
 	}
 	return db, gormlite.OpenDB(db), nil
+}
+
+// requireFullSync refuses a connection that does not sync the WAL at
+// every commit: walvfs gathers by what the URI says (Gathers), and a
+// connection that said FULL in a form SQLite read otherwise would publish
+// frames still gathered. One statement a connection, when it opens.
+func requireFullSync(c *sqlite3.Conn) error {
+	st, _, err := c.Prepare("PRAGMA main.synchronous")
+	if err != nil {
+		return fmt.Errorf("read the sync level: %w", err)
+	}
+	defer st.Close()
+	if !st.Step() {
+		return fmt.Errorf("read the sync level: %w", errors.Join(st.Err(), errors.New("no row")))
+	}
+	if level := st.ColumnInt(0); level < 2 {
+		return fmt.Errorf("sqlite connection runs synchronous %d; the store needs FULL (2) or EXTRA (3)", level)
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ncruces/go-sqlite3"
+
 	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/adapters/gormstore/internal/walvfs"
 	"github.com/lender/disbursementd/domain"
@@ -181,13 +183,28 @@ func TestSQLitePathsAreNotURIs(t *testing.T) {
 		"tab\tname.db",
 		"plain name.db",
 	} {
-		t.Run(name, func(t *testing.T) { sqlitePathIsNotAURI(t, name) })
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			sqlitePathIsNotAURI(t, dir, filepath.Join(dir, name), name)
+		})
 	}
+	// A path starting "//" is one file on Linux; in a URI it starts the
+	// authority ("//localhost/x" opened "/x").
+	t.Run("double slash", func(t *testing.T) {
+		dir := t.TempDir()
+		sqlitePathIsNotAURI(t, dir, "/"+filepath.Join(dir, "d.db"), "d.db")
+		// "//localhost"+dir names a directory that does not exist; read as
+		// a URI's authority it named dir, which does.
+		c, err := sqlite3.Open(gormstore.SQLiteDSN("//localhost"+filepath.Join(dir, "d.db"), 0))
+		if err == nil {
+			_ = c.Close()
+			t.Errorf("//localhost%s opened: the path was read as a URI's authority, naming %s", filepath.Join(dir, "d.db"), filepath.Join(dir, "d.db"))
+		}
+	})
 }
 
-func sqlitePathIsNotAURI(t *testing.T, name string) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, name)
+// sqlitePathIsNotAURI opens a store at path, which is dir's file name.
+func sqlitePathIsNotAURI(t *testing.T, dir, path, name string) {
 	st, err := gormstore.Open(gormstore.SQLite, path, storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
 	if err != nil {
 		t.Fatalf("%q: %v", name, err)
@@ -207,6 +224,22 @@ func sqlitePathIsNotAURI(t *testing.T, name string) {
 	if err := pool.QueryRowContext(t.Context(), "PRAGMA busy_timeout").Scan(&busy); err != nil {
 		t.Fatal(err)
 	}
+	// What SQLite itself read of the writer's URI, as walvfs reads it.
+	conn, err := pool.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params url.Values
+	if err := conn.Raw(func(dc any) error {
+		params = dc.(interface{ Raw() *sqlite3.Conn }).Raw().Filename("main").URIParameters()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close()
+	if !walvfs.Gathers(params) || params.Get(walvfs.GatherParam) != "1" {
+		t.Errorf("%q: SQLite read the parameters %v: not gathered", name, params)
+	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -224,13 +257,5 @@ func sqlitePathIsNotAURI(t *testing.T, name string) {
 	}
 	if !slices.Contains(names, name) || slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, name) }) {
 		t.Errorf("%q: the directory holds %q; want the database under its own name (and its -wal, -shm)", name, names)
-	}
-	dsn := gormstore.SQLiteDSN(path, 0)
-	q, err := url.ParseQuery(dsn[strings.IndexByte(dsn, '?')+1:])
-	if err != nil {
-		t.Fatalf("%q: the DSN's parameters: %v", name, err)
-	}
-	if !walvfs.Gathers(q) {
-		t.Errorf("%q: DSN %s does not gather", name, dsn)
 	}
 }

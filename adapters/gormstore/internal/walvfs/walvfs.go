@@ -39,9 +39,10 @@
 // gathering connection after it opened (PRAGMA synchronous) is not
 // supported: at NORMAL a commit's frames are published unwritten, and
 // other connections read, and checkpoint, what the file held before. The
-// service never does; gormstore's TestNothingLowersSynchronous fails on
-// any string in its code or migrations that names the pragma, but the
-// DSN's.
+// service never does: gormstore refuses a connection that does not run
+// FULL or EXTRA when it opens, and its TestNothingLowersSynchronous fails
+// on any string in its code or migrations that names the pragma but the
+// DSN's, that check's and Gathers'.
 package walvfs
 
 import (
