@@ -79,19 +79,30 @@ func TestAllocationsPerReport(t *testing.T) {
 			// once, not per report.
 			warm, warmRecs := reqs("warm", 20), recorders(20)
 			send(warm, warmRecs)
-			rs, recs := reqs("run", w.reports), recorders(w.reports)
-			runtime.GC()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			send(rs, recs)
-			runtime.ReadMemStats(&after)
-			for i, rec := range append(warmRecs, recs...) {
-				if rec.Code != 200 {
-					t.Fatalf("report %d: %d %s", i, rec.Code, rec.Body.Bytes())
+			// The counts are the process's: the service's background work
+			// (its sweeps, its pools' connections, the dispatcher) that
+			// falls inside a round adds to it, and more of it falls inside
+			// on a busy machine (CI once counted W2 at 405 allocations a
+			// report where a quiet run counts 360). So three rounds, and
+			// the least of each count: a report that costs more costs more
+			// in every round.
+			allocs, bytesPer := uint64(1<<63), uint64(1<<63)
+			for round := range 3 {
+				rs, recs := reqs(fmt.Sprintf("run%d", round), w.reports), recorders(w.reports)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				send(rs, recs)
+				runtime.ReadMemStats(&after)
+				for i, rec := range append(warmRecs, recs...) {
+					if rec.Code != 200 {
+						t.Fatalf("report %d: %d %s", i, rec.Code, rec.Body.Bytes())
+					}
 				}
+				n := uint64(w.reports)
+				allocs = min(allocs, (after.Mallocs-before.Mallocs)/n)
+				bytesPer = min(bytesPer, (after.TotalAlloc-before.TotalAlloc)/n)
 			}
-			n := uint64(w.reports)
-			allocs, bytesPer := (after.Mallocs-before.Mallocs)/n, (after.TotalAlloc-before.TotalAlloc)/n
 			b, ok := bounds[w.name]
 			if !ok {
 				t.Fatalf("%s: no bound in %s", w.name, allocBounds)
