@@ -133,6 +133,9 @@ func (s *Store) openSQLite(path string, opts Options) error {
 	if path == "" {
 		return errors.New("store.dsn: empty SQLite path")
 	}
+	if err := CheckSQLitePath(path); err != nil {
+		return fmt.Errorf("store.dsn: %w", err)
+	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return fmt.Errorf("store.dsn: %w", err)

@@ -16,19 +16,23 @@ func TestRequireFullSync(t *testing.T) {
 		level string
 		ok    bool
 	}{{"OFF", false}, {"NORMAL", false}, {"FULL", true}, {"EXTRA", true}} {
-		conn, err := sqlite3.Open(filepath.Join(t.TempDir(), "d.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Exec("PRAGMA journal_mode=WAL; PRAGMA main.synchronous=" + c.level); err != nil {
-			t.Fatal(err)
-		}
-		err = requireFullSync(conn)
-		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), "needs FULL (2) or EXTRA (3)")) {
-			t.Errorf("%s: requireFullSync: %v; want ok %v", c.level, err, c.ok)
-		}
-		if err := conn.Close(); err != nil {
-			t.Fatal(err)
-		}
+		t.Run(c.level, func(t *testing.T) {
+			conn, err := sqlite3.Open(filepath.Join(t.TempDir(), "d.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := conn.Close(); err != nil {
+					t.Error(err)
+				}
+			}()
+			if err := conn.Exec("PRAGMA journal_mode=WAL; PRAGMA main.synchronous=" + c.level); err != nil {
+				t.Fatal(err)
+			}
+			err = requireFullSync(conn)
+			if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), "needs FULL (2) or EXTRA (3)")) {
+				t.Errorf("requireFullSync: %v; want ok %v", err, c.ok)
+			}
+		})
 	}
 }

@@ -2,10 +2,14 @@ package gormstore_test
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,9 +200,12 @@ func TestSQLitePathsAreNotURIs(t *testing.T) {
 		// "//localhost"+dir names a directory that does not exist; read as
 		// a URI's authority it named dir, which does.
 		c, err := sqlite3.Open(gormstore.SQLiteDSN("//localhost"+filepath.Join(dir, "d.db"), 0))
-		if err == nil {
+		switch {
+		case err == nil:
 			_ = c.Close()
 			t.Errorf("//localhost%s opened: the path was read as a URI's authority, naming %s", filepath.Join(dir, "d.db"), filepath.Join(dir, "d.db"))
+		case !errors.Is(err, sqlite3.CANTOPEN):
+			t.Errorf("//localhost%s: %v; want SQLite unable to open a file that does not exist", filepath.Join(dir, "d.db"), err)
 		}
 	})
 }
@@ -209,6 +216,12 @@ func sqlitePathIsNotAURI(t *testing.T, dir, path, name string) {
 	if err != nil {
 		t.Fatalf("%q: %v", name, err)
 	}
+	closed := false
+	defer func() { // a failed step leaves no store open
+		if !closed {
+			_ = st.Close()
+		}
+	}()
 	if _, err := st.Migrate(t.Context()); err != nil {
 		t.Fatalf("%q: migrate: %v", name, err)
 	}
@@ -240,6 +253,7 @@ func sqlitePathIsNotAURI(t *testing.T, dir, path, name string) {
 	if !walvfs.Gathers(params) || params.Get(walvfs.GatherParam) != "1" {
 		t.Errorf("%q: SQLite read the parameters %v: not gathered", name, params)
 	}
+	closed = true
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +271,50 @@ func sqlitePathIsNotAURI(t *testing.T, dir, path, name string) {
 	}
 	if !slices.Contains(names, name) || slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, name) }) {
 		t.Errorf("%q: the directory holds %q; want the database under its own name (and its -wal, -shm)", name, names)
+	}
+}
+
+// TestSQLiteLongPaths: SQLite names a database's files by its absolute
+// path and a suffix ("-journal", "-wal", "-shm"), and the driver reads at
+// most 1,024 bytes of a name: a longer one panicked at the first
+// connection. The longest path SQLite can hold opens and stores; one
+// byte more is refused by Open, naming store.dsn and the limit.
+func TestSQLiteLongPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Directories of 200 bytes until the path leaves room for a file name.
+	deep := dir
+	for len(deep)+201 < gormstore.SQLiteMaxPath-20 {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(deep, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	name := func(n int) string { // a path of n bytes in deep
+		return filepath.Join(deep, strings.Repeat("f", n-len(deep)-1))
+	}
+	longest := name(gormstore.SQLiteMaxPath)
+	st, err := gormstore.Open(gormstore.SQLite, longest, storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+	if err != nil {
+		t.Fatalf("a path of %d bytes: %v", len(longest), err)
+	}
+	_, err = st.Migrate(t.Context())
+	if cerr := st.Close(); err != nil || cerr != nil {
+		t.Fatalf("a path of %d bytes: migrate %v, close %v", len(longest), err, cerr)
+	}
+	for _, p := range []string{name(gormstore.SQLiteMaxPath + 1), name(gormstore.SQLiteMaxPath + 30)} {
+		st, err := gormstore.Open(gormstore.SQLite, p, storetest.Options(gormstore.SQLite), domain.DefaultCatalogue())
+		if err == nil {
+			_ = st.Close()
+			t.Errorf("a path of %d bytes opened; want it refused", len(p))
+			continue
+		}
+		want := fmt.Sprintf("store.dsn: the SQLite path is %d bytes long", len(p))
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), strconv.Itoa(gormstore.SQLiteMaxPath)) {
+			t.Errorf("a path of %d bytes: %v; want %q and the limit", len(p), err, want)
+		}
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a refused path of %d bytes left a file: %v", len(p), err)
+		}
 	}
 }

@@ -56,4 +56,23 @@ func TestConfigCheckAndPrint(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Errorf("config check or a refused serve created %v", entries)
 	}
+
+	// A SQLite path longer than SQLite can name its files by: refused
+	// before anything is created (it opened, then failed at its first
+	// write; from 1,025 bytes the driver panicked).
+	deep := t.TempDir()
+	for len(deep)+201 < 1000 {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(deep, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(deep, strings.Repeat("f", 1017-len(deep)-1))
+	out, err = testkit.CLI(t, dir, append(env, "DISB_STORE_DSN="+long), "", "serve")
+	if err == nil || !strings.Contains(out, "store.dsn (DISB_STORE_DSN): the SQLite path is 1017 bytes long") {
+		t.Errorf("serve on a SQLite path of %d bytes: exit %d\n%s", len(long), exitCode(err), out)
+	}
+	if entries, _ := os.ReadDir(deep); len(entries) > 0 {
+		t.Errorf("a refused SQLite path created %v", entries)
+	}
 }

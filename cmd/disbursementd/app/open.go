@@ -72,6 +72,9 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 }
 
 func checkSQLitePath(path string) error {
+	if err := gormstore.CheckSQLitePath(path); err != nil {
+		return err // before anything is created
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("cannot create the directory of the SQLite file %s: %w", path, err)
