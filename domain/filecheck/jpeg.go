@@ -18,8 +18,9 @@ const jpegTrailer = 64 << 10
 // marker) is skipped whole. It checks the size in each frame header
 // (SOFn) and finds the end marker (EOI) where the structure puts it:
 // after the entropy-coded data of the last scan. What readers take as
-// text, the COM and APPn segments (EXIF, XMP, ICC, comments) and any
-// bytes after EOI, is searched for active markers; scans are not.
+// text, the COM and APPn segments (EXIF, XMP, ICC, comments), stray
+// bytes between segments and any bytes after EOI, is searched for active
+// markers; scans are not.
 type jpegCheck struct {
 	maxPixels int64
 	pos       int64 // the next marker, or where the search for it resumes
@@ -61,13 +62,18 @@ func (c *jpegCheck) check(w *window) *Finding {
 			c.inScan = false
 			continue
 		}
-		if b[0] != 0xFF { // stray bytes before a marker: decoders skip them, and so do we
+		if b[0] != 0xFF {
+			// Stray bytes before a marker: decoders skip them, and what
+			// takes the file as text reads them: they are searched.
 			i := bytes.IndexByte(b, 0xFF)
-			if i < 0 {
-				c.pos = w.end()
-				return nil
+			end := w.end()
+			if i >= 0 {
+				end = c.pos + int64(i)
 			}
-			c.pos += int64(i)
+			if fe := c.text.add(w, c.pos, end); fe != nil {
+				return fe
+			}
+			c.pos = end
 			continue
 		}
 		switch m := b[1]; {

@@ -78,7 +78,7 @@ type pdfCheck struct {
 
 // pdfDict is what a stream's dictionary says about its data.
 type pdfDict struct {
-	objStm    bool  // /ObjStm or /First
+	objStm    bool  // /ObjStm, /First or /N
 	sure      uint8 // dictObjStm, dictFirst, dictN: which of them were said
 	filterKey bool  // /Filter (or /F, which some viewers read as it)
 	filter    bool  // /Filter itself
@@ -93,11 +93,13 @@ const (
 )
 
 // objStmSure reports whether the dictionary is one that viewers read an
-// object stream from: /Type /ObjStm, or the /First and /N they read it
-// by. /First alone is also an outline item's, whose /Title may spell
-// "stream".
+// object stream from: /Type /ObjStm, or the /N they read it by (MuPDF
+// takes a missing /First for 0). /First alone is also an outline item's,
+// whose /Title may spell "stream". An ICC profile's stream has /N too: it
+// is then held to an object stream's rules (placed data, one
+// FlateDecode or none, and data that inflates).
 func (d pdfDict) objStmSure() bool {
-	return d.sure&dictObjStm != 0 || d.sure&(dictFirst|dictN) == dictFirst|dictN
+	return d.sure&(dictObjStm|dictN) != 0
 }
 
 func (d pdfDict) or(e pdfDict) pdfDict {
@@ -216,7 +218,10 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	case "First":
 		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictFirst
 	case "N":
-		p.dict.sure |= dictN
+		// MuPDF reads an object stream by /N alone (/First missing is 0)
+		// from any stream an xref stream places objects in, whatever its
+		// /Type: a stream with /N is inflated and searched as one.
+		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictN
 	case "Filter":
 		p.dict.filterKey, p.dict.filter = true, true
 	case "F":

@@ -27,6 +27,7 @@ type pdfURIScan struct {
 	nib     int16  // hex: the high nibble read, or -1
 	bom     []byte // the string's first bytes while they may be a byte order mark
 	utf16   bool
+	le      bool  // UTF-16 little-endian: the low byte first
 	hi      int16 // UTF-16: the high byte read, or -1
 	js, vb  int8  // letters of each scheme matched; -1 when it cannot match
 	started bool  // a character past the leading controls and spaces
@@ -169,17 +170,21 @@ func (s *pdfURIScan) byte(c byte) bool {
 }
 
 // decoded takes the next byte of the string's value. A byte order mark
-// first (UTF-16BE's FE FF, UTF-8's EF BB BF) says how the rest is read;
+// first (UTF-16BE's FE FF, UTF-16LE's FF FE, UTF-8's EF BB BF) says how
+// the rest is read;
 // a byte past ASCII that is not part of one is a character no scheme
 // has.
 func (s *pdfURIScan) decoded(b byte) bool {
 	if !s.started && !s.utf16 && (len(s.bom) > 0 || b >= 0x80) {
 		s.bom = append(s.bom, b)
 		switch string(s.bom) {
-		case "\xFE", "\xEF", "\xEF\xBB":
+		case "\xFE", "\xFF", "\xEF", "\xEF\xBB":
 			return false
 		case "\xFE\xFF":
 			s.utf16 = true
+			return false
+		case "\xFF\xFE": // UTF-16LE, which MuPDF also reads
+			s.utf16, s.le = true, true
 			return false
 		case "\xEF\xBB\xBF":
 			s.bom = s.bom[:0]
@@ -195,6 +200,9 @@ func (s *pdfURIScan) decoded(b byte) bool {
 		}
 		hi := s.hi
 		s.hi = -1
+		if s.le {
+			hi, b = int16(b), byte(hi)
+		}
 		if hi != 0 {
 			s.on = false
 			return false

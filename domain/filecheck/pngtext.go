@@ -74,7 +74,7 @@ func (t *pngText) exif(wk *work) *Finding {
 	default:
 		return refuse(TypeRefused, "el PNG no se puede inspeccionar: su bloque eXIf no es una estructura TIFF")
 	}
-	return walkTIFF(bytes.NewReader(d), int64(len(d)), order, wk)
+	return walkTIFF(bytes.NewReader(d), int64(len(d)), order, 0, wk)
 }
 
 // search searches a whole chunk's data. A chunk without the separators

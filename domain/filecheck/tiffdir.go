@@ -29,6 +29,7 @@ type tiffField struct {
 // data is and how it is compressed.
 type imageFields struct {
 	compression                    int64
+	width, height                  int64 // -1 when the tag is absent
 	strips, stripLens, tiles, tLen *tiffField
 	thumb, thumbLen                *tiffField
 }
@@ -62,7 +63,8 @@ func (t *tiffWalk) dir(off int64) ([]int64, *Finding) {
 	if fe := t.within("un directorio", off, 2+12*n+4); fe != nil {
 		return nil, fe
 	}
-	img := imageFields{compression: 1} // none, when the tag is absent
+	img := imageFields{compression: 1, width: -1, height: -1} // none, when the tag is absent
+	tags := make(map[uint16]bool, n)
 	var more []int64
 	var subIFDs *tiffField
 	piece := int64(len(t.buf) / 12)
@@ -75,7 +77,24 @@ func (t *tiffWalk) dir(off int64) ([]int64, *Finding) {
 		for i := int64(0); i < k; i++ {
 			e := p[12*i:]
 			tag, typ := t.order.Uint16(e), t.order.Uint16(e[2:])
+			if tags[tag] {
+				// libtiff takes a tag's first entry, others the last: the
+				// check would read one and a reader show the other.
+				return nil, tiffUninspectable("un directorio repite la etiqueta " + strconv.Itoa(int(tag)))
+			}
+			tags[tag] = true
 			f := &tiffField{typ: typ, count: int64(t.order.Uint32(e[4:])), off: off + 2 + 12*(first+i) + 8}
+			if tag == tagWidth || tag == tagLength {
+				v := t.first(f, e[8:])
+				if v < 0 && t.maxPixels > 0 {
+					return nil, tiffUninspectable("el ancho o el alto de una imagen no es un SHORT o LONG")
+				}
+				if tag == tagWidth {
+					img.width = v
+				} else {
+					img.height = v
+				}
+			}
 			size := tiffTypeSize(typ)
 			if size == 0 {
 				continue
@@ -128,7 +147,23 @@ func (t *tiffWalk) dir(off int64) ([]int64, *Finding) {
 			return nil, fe
 		}
 	}
+	if fe := t.imageSize(img); fe != nil {
+		return nil, fe
+	}
 	return more, t.image(img)
+}
+
+// imageSize holds an image directory of a TIFF file to the bound on
+// pixels; a directory that declares neither width nor height (EXIF, GPS)
+// is not an image.
+func (t *tiffWalk) imageSize(img imageFields) *Finding {
+	switch {
+	case t.maxPixels <= 0 || img.width < 0 && img.height < 0:
+		return nil
+	case img.width < 0 || img.height < 0:
+		return tiffUninspectable("un directorio declara el ancho de una imagen sin su alto, o el alto sin el ancho")
+	}
+	return checkPixels("TIFF", uint64(img.width), uint64(img.height), t.maxPixels)
 }
 
 // first is the first value of an entry whose values are in its own

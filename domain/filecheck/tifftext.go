@@ -29,6 +29,8 @@ const (
 	tagExifIFD      = 34665
 	tagGPSIFD       = 34853
 	tagInterIFD     = 40965
+	tagWidth        = 256
+	tagLength       = 257
 	tagCompression  = 259
 	tagStripOffsets = 273
 	tagStripCounts  = 279
@@ -45,7 +47,7 @@ func (c *tiffCheck) reread(at io.ReaderAt, size int64, wk *work) *Finding {
 	if c.order == nil {
 		return nil // finish refused it
 	}
-	return walkTIFF(at, size, c.order, wk)
+	return walkTIFF(at, size, c.order, c.maxPixels, wk)
 }
 
 // tiffUninspectable is the refusal of a TIFF structure the walk cannot
@@ -86,12 +88,15 @@ type tiffWalk struct {
 	text       []span // values of bytes
 	deflate    *deflateWalk
 	bufr       *bufio.Reader
+	maxPixels  int64 // every image directory's bound; 0: not an image (a PNG's eXIf)
 }
 
 // walkTIFF walks and searches the TIFF structure of size bytes at at,
-// whose byte order is order.
-func walkTIFF(at io.ReaderAt, size int64, order binary.ByteOrder, wk *work) *Finding {
-	t := tiffWalk{at: at, order: order, size: size, wk: wk, buf: make([]byte, 32<<10), seen: map[int64]bool{}}
+// whose byte order is order. In a TIFF file (maxPixels > 0) every
+// directory that declares a size is held to maxPixels: a reader shows
+// page 2 as readily as page 1.
+func walkTIFF(at io.ReaderAt, size int64, order binary.ByteOrder, maxPixels int64, wk *work) *Finding {
+	t := tiffWalk{at: at, order: order, size: size, wk: wk, buf: make([]byte, 32<<10), seen: map[int64]bool{}, maxPixels: maxPixels}
 	if fe := t.dirs(); fe != nil {
 		return fe
 	}
