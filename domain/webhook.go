@@ -151,11 +151,18 @@ func (r WebhookURLRules) checkURL(raw string) (code, msg string, bad bool) {
 // insecure addresses: not loopback, private, link-local (cloud metadata
 // included), unique-local, unspecified, multicast, the shared (CGNAT),
 // benchmarking, documentation or reserved ranges, and for an IPv4-mapped
-// IPv6 address the same of its IPv4 address.
+// IPv6 address the same of its IPv4 address. An IPv6 address must be
+// global unicast (2000::/3), outside the special-purpose ranges in it:
+// what lies outside (IPv4-compatible ::/96, SIIT's ::ffff:0:0/96,
+// site-local fec0::/10, and whatever is assigned later) is refused, not
+// listed one by one.
 func PublicAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	if ip.Is6() && !globalUnicast6.Contains(ip) {
 		return false
 	}
 	for _, p := range nonPublic {
@@ -165,6 +172,10 @@ func PublicAddr(ip netip.Addr) bool {
 	}
 	return true
 }
+
+// globalUnicast6 is IPv6's global unicast space, the only IPv6 that
+// PublicAddr allows.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
 
 // nonPublic are the ranges PublicAddr refuses beyond what netip names.
 var nonPublic = []netip.Prefix{
@@ -178,10 +189,10 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
 	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (reaches IPv4 addresses)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, benchmarking, ORCHID)
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("2002::/16"),       // 6to4 (embeds IPv4 addresses)
-	netip.MustParsePrefix("fc00::/7"),        // unique local
+	netip.MustParsePrefix("3fff::/20"),       // documentation
 }
 
 // quoteClip quotes what a client sent, cut to MaxQuoted characters.

@@ -69,6 +69,11 @@ func TestPublicAddr(t *testing.T) {
 		"169.254.169.254": false, "100.100.100.200": false, "::": false, "::1": false, "fe80::1": false,
 		"fc00::1": false, "::ffff:127.0.0.1": false, "224.0.0.1": false, "255.255.255.255": false,
 		"192.0.2.1": false, "64:ff9b::7f00:1": false, "2002:7f00:1::": false,
+		// Outside 2000::/3, or special inside it (the nineteenth session's
+		// attacker review found each passing the old deny-list).
+		"::127.0.0.1": false, "::ffff:0:7f00:1": false, "fec0::1": false, "100:0:0:1::1": false,
+		"2001::1": false, "2001:2::1": false, "2001:10::1": false, "3fff::1": false, "5f00::1": false,
+		"2a00:1450:4001:80b::200e": true, "2001:4860:4860::8888": true,
 	} {
 		if got := PublicAddr(netip.MustParseAddr(s)); got != want {
 			t.Errorf("%s public %v, want %v", s, got, want)

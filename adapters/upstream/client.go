@@ -33,8 +33,15 @@ func New(url string, timeout time.Duration) (*Client, error) {
 	if url == "" || timeout <= 0 {
 		return nil, fmt.Errorf("upstream: a URL (%t) and a timeout above 0 (%s) are required", url != "", timeout)
 	}
-	return &Client{URL: url, HTTP: &http.Client{Timeout: timeout}}, nil
+	return &Client{URL: url, HTTP: &http.Client{Timeout: timeout, CheckRedirect: noRedirects}}, nil
 }
+
+// noRedirects keeps the credentials at the configured URL: Go's client
+// sends a POST's body again on a 307 or 308, to whatever host the
+// Location names. A redirect is an answer like any other not understood
+// (temporarily_unavailable), naming the status; the operator configures
+// the URL it points to.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 type loginRequest struct {
 	User     string `json:"user"`
@@ -91,6 +98,9 @@ func (c *Client) Exchange(ctx context.Context, user, password string) (tok strin
 		return "", domain.InvalidClient().WithCause(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 	case http.StatusTooManyRequests:
 		return "", domain.Throttled("upstream", retryAfter(resp.Header.Get("Retry-After")))
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return "", unavailable(fmt.Errorf("login upstream answered %d, a redirect (not followed: set login.url to where it points)", resp.StatusCode))
 	}
 	return "", unavailable(fmt.Errorf("login upstream answered %d", resp.StatusCode))
 }

@@ -3,7 +3,12 @@ package upstream
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,5 +45,37 @@ func TestNewRefusesZeroTimeout(t *testing.T) {
 	}
 	if _, err := New("", time.Second); err == nil {
 		t.Error("New without a URL: no error")
+	}
+}
+
+// TestRedirectsAreNotFollowed: a login URL that answers 307 (or 308)
+// made Go's client POST the partner's user and password again to the
+// host the Location names (found by the nineteenth session's attacker
+// review). The redirect is now an outage naming the status, and the
+// other host hears nothing.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var heard atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heard.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte(`{"access_token":"t"}`))
+	}))
+	defer elsewhere.Close()
+	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
+		login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, elsewhere.URL+"/auth/login", code)
+		}))
+		c, err := New(login.URL+"/auth/login", 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := c.Exchange(t.Context(), "acme", "s3cret-password")
+		login.Close()
+		if tok != "" || !domain.IsKind(err, domain.ErrUnavailable) || !strings.Contains(err.Error(), fmt.Sprintf("answered %d, a redirect", code)) {
+			t.Errorf("%d: token %q, error %v; want unavailable naming the redirect", code, tok, err)
+		}
+	}
+	if n := heard.Load(); n != 0 {
+		t.Errorf("the host a redirect named heard %d requests", n)
 	}
 }
