@@ -71,11 +71,6 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 	}
 	by := domain.DecidedByBackoffice(client.Name)
 	info(r).user = by
-	if !gate.enter(client.Name) {
-		s.adminError(w, r, s.overloaded("Servicio ocupado: demasiadas decisiones en curso; reintente en un momento"))
-		return
-	}
-	defer gate.leave(client.Name)
 	// Only the canonical decimal form names a report, as on /v1.
 	param := chi.URLParam(r, "id")
 	id, err := strconv.ParseInt(param, 10, 64)
@@ -83,11 +78,16 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 		s.adminError(w, r, domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound))
 		return
 	}
-	b, err := readSmall(r, decisionMembers...)
+	b, err := s.readSmall(w, r, decisionMembers...) // before the client's place: a trickle holds none
 	if err != nil {
 		s.adminError(w, r, err)
 		return
 	}
+	if !gate.enter(client.Name) {
+		s.adminError(w, r, s.overloaded("Servicio ocupado: demasiadas decisiones en curso; reintente en un momento"))
+		return
+	}
+	defer gate.leave(client.Name)
 	req := domain.DecisionRequest{Decision: b.text("decision"), ReasonCode: b.text("reason_code"), Reason: b.text("reason")}
 	if err := b.err("invalid_decision", "Decisión"); err != nil {
 		s.adminError(w, r, err)

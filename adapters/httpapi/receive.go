@@ -28,9 +28,8 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, partner string,
 			return s.turnAway(w, "Servicio ocupado: demasiados cuerpos de reporte llegando a la vez; reintente en un momento")
 		},
 		tooLarge: tooLarge(s.Limits.MaxBody),
-		tooSlow: &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
-			Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"},
-		broken: &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"},
+		tooSlow:  s.bodyTooSlow(),
+		broken:   &domain.Error{Kind: domain.ErrInvalidInput, Code: "body_read", Message: "No se pudo leer el cuerpo completo"},
 	})
 }
 
@@ -105,6 +104,13 @@ func (s *Server) overloaded(msg string) error {
 	e := domain.NewError(domain.ErrUnavailable, codeOverloaded, msg)
 	e.RetryAfter = time.Second
 	return e
+}
+
+// bodyTooSlow is the answer to a body cut for arriving slower than
+// Limits.MinBodyRate (rateGuard).
+func (s *Server) bodyTooSlow() error {
+	return &domain.Error{Kind: errBodyTooSlow, Code: "body_too_slow",
+		Message: "El cuerpo llegó más lento que el mínimo de " + formatBytes(s.Limits.MinBodyRate) + " por segundo; reintente"}
 }
 
 // errBodyTooSlow is the kind of a body cut for arriving slower than

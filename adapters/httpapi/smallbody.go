@@ -28,22 +28,30 @@ type smallBody struct {
 }
 
 // readSmall reads a small JSON body: Content-Type application/json (415
-// otherwise), at most smallBodyMax bytes (413), one object as
-// DecodeObject reads a report (400 invalid_json: no BOM, valid UTF-8,
-// nothing after it). A member not in known, or one sent twice, is a
-// problem naming it (the handler's 422), never ignored.
-func readSmall(r *http.Request, known ...string) (*smallBody, error) {
+// otherwise), at most smallBodyMax bytes (413), at the minimum body rate
+// as a report's (408 body_too_slow: a handler reads it before it takes a
+// place a trickle would hold), one object as DecodeObject reads a report
+// (400 invalid_json: no BOM, valid UTF-8, nothing after it). A member not
+// in known, or one sent twice, is a problem naming it (the handler's
+// 422), never ignored.
+func (s *Server) readSmall(w http.ResponseWriter, r *http.Request, known ...string) (*smallBody, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type", "Content-Type debe ser application/json")
 	}
 	if r.ContentLength > smallBodyMax {
 		return nil, tooLarge(smallBodyMax)
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, smallBodyMax))
+	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
+	defer guard.stop()
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, io.NopCloser(guard), smallBodyMax))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, tooLarge(smallBodyMax)
+	case errors.Is(err, errBodyTooSlow):
+		s.metrics.BodyTooSlow()
+		w.Header().Set("Connection", "close") // the connection's read side is spent
+		return nil, s.bodyTooSlow()
 	case err != nil:
 		return nil, badBody("No se pudo leer el cuerpo")
 	}

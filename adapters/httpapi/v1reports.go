@@ -101,21 +101,37 @@ func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
 // and returns its principal, a context bounded by the look-up timeout,
 // and done, which gives the slot back; on failure it has answered.
 func (s *Server) startLookup(w http.ResponseWriter, r *http.Request) (p ports.Principal, ctx context.Context, done func(), ok bool) {
-	p, ok = s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
+	if p, ok = s.lookupCaller(w, r); !ok {
+		return p, nil, nil, false
+	}
+	ctx, done, ok = s.lookupSlot(w, r, p)
+	return p, ctx, done, ok
+}
+
+// lookupCaller is startLookup's first half: the caller authenticated and
+// within its partner's rate.
+func (s *Server) lookupCaller(w http.ResponseWriter, r *http.Request) (ports.Principal, bool) {
+	p, ok := s.authenticate(w, r, reportRoute{token: authorizationToken, fail: s.v1Error})
 	if !ok {
-		return p, nil, nil, false
+		return p, false
 	}
-	partner := partnerOf(p)
-	if err := s.overRate(r, partner); err != nil {
+	if err := s.overRate(r, partnerOf(p)); err != nil {
 		s.v1Error(w, r, err)
-		return p, nil, nil, false
+		return p, false
 	}
+	return p, true
+}
+
+// lookupSlot is startLookup's second half: a place among the partner's
+// look-ups, and the look-up's time from now.
+func (s *Server) lookupSlot(w http.ResponseWriter, r *http.Request, p ports.Principal) (context.Context, func(), bool) {
+	partner := partnerOf(p)
 	if !s.lookups.enter(partner) {
 		s.v1Error(w, r, s.overloaded("Servicio ocupado: demasiadas consultas en curso; reintente en un momento"))
-		return p, nil, nil, false
+		return nil, nil, false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.Limits.LookupTimeout)
-	return p, ctx, func() { cancel(); s.lookups.leave(partner) }, true
+	return ctx, func() { cancel(); s.lookups.leave(partner) }, true
 }
 
 // handleV1Get is GET /v1/reports/{id}: the receipt and the stored fields
