@@ -81,7 +81,7 @@ func New() *Metrics {
 	m.missingFiles = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_missing_files_total",
 		Help: "Stored reports whose file the sweep found missing (each row once, however late its commit landed); each is also logged."})
 	m.bodiesTooSlow = prometheus.NewCounter(prometheus.CounterOpts{Name: "disbursementd_report_bodies_too_slow_total",
-		Help: "Report bodies cut with 408 for arriving slower than http.min_body_rate."})
+		Help: "Request bodies (reports, token requests, webhook endpoints, decisions) cut with 408 for arriving slower than http.min_body_rate."})
 	m.receiving = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bodies_receiving", Help: "Report bodies being received."})
 	m.bytesReserved = prometheus.NewGauge(prometheus.GaugeOpts{Name: "disbursementd_report_bytes_reserved",
 		Help: "Bytes of http.max_bytes_in_flight that report bodies, and what is decoded from them, hold now."})

@@ -2,6 +2,7 @@ package filecheck
 
 import (
 	"bytes"
+	"encoding/ascii85"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -55,6 +56,17 @@ func TestPDFStreamWithNThatIsNoObjectStream(t *testing.T) {
 		{"an ICC profile, deflated", deflate(icc), " /N 3 /Filter /FlateDecode", accepted},
 		{"an ICC profile as it is", icc, " /N 3", accepted},
 		{"one that does not inflate", []byte("not deflate data at all"), " /N 3 /Filter /FlateDecode", ActiveContent},
+		// As MuPDF's "clean -a" and Distiller write them (from the second review).
+		{"an ICC profile in hex, deflated", asHex(deflate(icc)), " /N 3 /Filter [ /ASCIIHexDecode /FlateDecode ]", accepted},
+		{"an ICC profile in base 85, deflated", asA85(deflate(icc)), " /N 3 /Filter [ /A85 /Fl ]", accepted},
+		{"hex that is not hex", []byte("78 9c zz>"), " /N 3 /Filter [ /ASCIIHexDecode /FlateDecode ]", ActiveContent},
+		{"base 85 without its end", []byte("Gar8"), " /N 3 /Filter [ /ASCII85Decode /FlateDecode ]", ActiveContent},
+		// An /N inside the dictionary is not the stream's (a tint
+		// transform's, in an image's color space): the image's DCT data
+		// is not an object stream's.
+		{"an /N in an image's color space", []byte("\xFF\xD8\xFF\xE0 not decoded here \xFF\xD9"),
+			" /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace [ /Separation /Spot /DeviceCMYK" +
+				" << /FunctionType 2 /Domain [ 0 1 ] /C0 [ 0 0 0 0 ] /C1 [ 1 0 0 0 ] /N 1 >> ] /Filter /DCTDecode", accepted},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newXrefPDF()
@@ -85,7 +97,7 @@ func TestTIFFTagRepeated(t *testing.T) {
 	}{
 		{"Compression", greyTIFF(o, 8, 4, 1, php, tShort(259, 7)), "repite la etiqueta 259"},
 		{"ImageWidth", greyTIFF(o, 1, 4, 1, make([]byte, 4), width), "repite la etiqueta 256"},
-		{"an EXIF tag", greyTIFF(o, 8, 4, 1, make([]byte, 32), tASCII(270, "a"), tASCII(270, "b")), "repite la etiqueta 270"},
+		{"StripByteCounts", greyTIFF(o, 8, 4, 1, make([]byte, 32), tLong(279, 32)), "repite la etiqueta 279"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, fe := inspectBytes(c.tiff)
@@ -93,6 +105,14 @@ func TestTIFFTagRepeated(t *testing.T) {
 				t.Fatalf("got %+v, want a refusal: %s", fe, c.want)
 			}
 		})
+	}
+	// A repeated tag the walk does not read is searched, each entry, and
+	// passes when it holds nothing.
+	if _, fe := inspectBytes(greyTIFF(o, 8, 4, 1, make([]byte, 32), tASCII(270, "a"), tASCII(270, "b"))); fe != nil {
+		t.Fatalf("a repeated ImageDescription: %+v", fe)
+	}
+	if _, fe := inspectBytes(greyTIFF(o, 8, 4, 1, make([]byte, 32), tASCII(270, "a"), tASCII(270, "<?php system($_GET['c']); ?>"))); fe == nil {
+		t.Fatal("PHP in a repeated ImageDescription passed")
 	}
 	// The width alone, of a type the check does not read, is refused too.
 	solo := newTIFFBuild(o)
@@ -164,4 +184,51 @@ func TestJPEGStrayBytesSearched(t *testing.T) {
 // inspectBytes inspects data as the service does, with the test limits.
 func inspectBytes(data []byte) (*Content, *Finding) {
 	return Inspect(base64.StdEncoding.EncodeToString(data), testLimits())
+}
+
+// TestTIFFShortCountsOfManyStrips: Ghostscript's tiff24nc and tiff32nc
+// write StripByteCounts as an array of SHORTs; the walk read each value
+// as 4 bytes first and ran past its buffer (a panic, the service's 500)
+// on any SHORT array of two values or more (found by the nineteenth
+// session's second review; the bug predates it).
+func TestTIFFShortCountsOfManyStrips(t *testing.T) {
+	for _, o := range []byteOrder{binary.LittleEndian, binary.BigEndian} {
+		tb := newTIFFBuild(o)
+		const strips, rows = 367, 1
+		var offs []uint32
+		var lens []uint16
+		for range strips {
+			offs = append(offs, tb.blob(make([]byte, 8)))
+			lens = append(lens, 8)
+		}
+		tb.dir(true, inOrder(o, []tField{tLong(256, 8), tLong(257, strips*rows), tShort(258, 8), tShort(259, 1), tShort(262, 1),
+			tLong(273, offs...), tShort(277, 1), tLong(278, rows), tShort(279, lens...)})...)
+		if _, fe := inspectBytes(tb.bytes()); fe != nil {
+			t.Fatalf("%v: %+v", o, fe)
+		}
+	}
+}
+
+// TestJPEGTableSearched: a Huffman table (DHT) that no scan uses, whose
+// 28 symbols spell a PHP tag, passed (only APPn and COM were searched);
+// Go's image/jpeg decodes the image (from the second review).
+func TestJPEGTableSearched(t *testing.T) {
+	j := noiseJPEG(40, 30, 9)
+	php := []byte("<?php system($_GET['c']);?> ")[:28]
+	dht := []byte{0xFF, 0xC4, 0, 2 + 1 + 16 + 28, 0x13} // AC table 3
+	counts := make([]byte, 16)
+	counts[7] = 28 // 28 codes of 8 bits
+	f := slices.Concat(j[:2], dht, counts, php, j[2:])
+	if _, err := jpeg.Decode(bytes.NewReader(f)); err != nil {
+		t.Fatalf("image/jpeg does not decode the file (it proves nothing): %v", err)
+	}
+	if code := fileKind(t, f, testLimits()); code != TypeRefused {
+		t.Fatalf("got %q, want %s", code, TypeRefused)
+	}
+}
+
+// asA85 writes data in ASCII85Decode's encoding, with its end "~>".
+func asA85(data []byte) []byte {
+	out := make([]byte, ascii85.MaxEncodedLen(len(data)))
+	return append(out[:ascii85.Encode(out, data)], "~>"...)
 }

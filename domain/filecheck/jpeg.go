@@ -20,7 +20,8 @@ const jpegTrailer = 64 << 10
 // after the entropy-coded data of the last scan. What readers take as
 // text, the COM and APPn segments (EXIF, XMP, ICC, comments), stray
 // bytes between segments and any bytes after EOI, is searched for active
-// markers; scans are not.
+// markers, and so are the other segments (a Huffman table's symbols are
+// any bytes a writer chooses); scans are not.
 type jpegCheck struct {
 	maxPixels int64
 	pos       int64 // the next marker, or where the search for it resumes
@@ -35,10 +36,6 @@ func newJPEGCheck(r Limits) contentCheck { return &jpegCheck{maxPixels: r.MaxIma
 // isSOF reports whether marker m starts a frame: C0–CF but DHT (C4), JPG
 // (C8) and DAC (CC).
 func isSOF(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
-
-// isTextSegment reports whether marker m starts a segment that readers take as
-// text: APP0–APP15 or COM.
-func isTextSegment(m byte) bool { return m >= 0xE0 && m <= 0xEF || m == 0xFE }
 
 func (c *jpegCheck) check(w *window) *Finding {
 	if fe := c.text.search(w); fe != nil {
@@ -105,7 +102,7 @@ func (c *jpegCheck) check(w *window) *Finding {
 					return fe
 				}
 			}
-			if isTextSegment(m) {
+			if m != 0xDA { // every segment but a scan's header: a table's values are bytes too
 				if fe := c.text.add(w, c.pos+4, c.pos+2+length); fe != nil {
 					return fe
 				}

@@ -90,16 +90,18 @@ const (
 	dictObjStm = 1 << iota
 	dictFirst
 	dictN
+	dictOwnN // /N in the stream's own dictionary, not a nested one
 )
 
 // objStmSure reports whether the dictionary is one that viewers read an
-// object stream from: /Type /ObjStm, or the /N they read it by (MuPDF
-// takes a missing /First for 0). /First alone is also an outline item's,
+// object stream from: /Type /ObjStm, the /N they read it by in its own
+// dictionary (MuPDF takes a missing /First for 0), or /First and /N
+// anywhere in it. /First alone is also an outline item's,
 // whose /Title may spell "stream". An ICC profile's stream has /N too: it
 // is then held to an object stream's rules (placed data, one
 // FlateDecode or none, and data that inflates).
 func (d pdfDict) objStmSure() bool {
-	return d.sure&(dictObjStm|dictN) != 0
+	return d.sure&(dictObjStm|dictOwnN) != 0 || d.sure&(dictFirst|dictN) == dictFirst|dictN
 }
 
 func (d pdfDict) or(e pdfDict) pdfDict {
@@ -218,10 +220,17 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	case "First":
 		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictFirst
 	case "N":
+		p.dict.sure |= dictN
 		// MuPDF reads an object stream by /N alone (/First missing is 0)
 		// from any stream an xref stream places objects in, whatever its
-		// /Type: a stream with /N is inflated and searched as one.
-		p.dict.objStm, p.dict.sure = true, p.dict.sure|dictN
+		// /Type: a stream whose own dictionary has /N is inflated and
+		// searched as one. An /N deeper down (a function's, inside an
+		// image's color space) is not the stream's.
+		if !p.inData {
+			if p.syntax.advance(w, w.base+int64(e)); p.syntax.state == synTop && p.syntax.depth == 1 {
+				p.dict.objStm, p.dict.sure = true, p.dict.sure|dictOwnN
+			}
+		}
 	case "Filter":
 		p.dict.filterKey, p.dict.filter = true, true
 	case "F":

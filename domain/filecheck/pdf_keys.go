@@ -10,6 +10,15 @@ type pdfNames struct {
 	filters   uint16 // filter names, FlateDecode included
 	flate     uint16 // FlateDecode names
 	predictor bool   // /Predictor: inflated bytes are differences
+	hex, a85  uint16 // ASCIIHexDecode and ASCII85Decode names
+	textFirst bool   // one of those came before any FlateDecode
+}
+
+// textFlate reports whether the filters are an ASCII one (ASCIIHexDecode,
+// ASCII85Decode) and then FlateDecode, as MuPDF's "clean -a" and Acrobat
+// Distiller write binary streams: whether hex (true) or base-85 data.
+func (n pdfNames) textFlate() (ok, hex bool) {
+	return n.filters == 2 && n.flate == 1 && n.hex+n.a85 == 1 && n.textFirst, n.hex == 1
 }
 
 // add counts name if it is a filter name or /Predictor.
@@ -18,7 +27,13 @@ func (n *pdfNames) add(name []byte) {
 	case "FlateDecode", "Fl":
 		n.flate = min(n.flate+1, 1<<15)
 		n.filters = min(n.filters+1, 1<<15)
-	case "ASCIIHexDecode", "AHx", "ASCII85Decode", "A85", "LZWDecode", "LZW", "RunLengthDecode", "RL",
+	case "ASCIIHexDecode", "AHx":
+		n.hex, n.textFirst = min(n.hex+1, 1<<15), n.textFirst || n.flate == 0
+		n.filters = min(n.filters+1, 1<<15)
+	case "ASCII85Decode", "A85":
+		n.a85, n.textFirst = min(n.a85+1, 1<<15), n.textFirst || n.flate == 0
+		n.filters = min(n.filters+1, 1<<15)
+	case "LZWDecode", "LZW", "RunLengthDecode", "RL",
 		"CCITTFaxDecode", "CCF", "JBIG2Decode", "DCTDecode", "DCT", "JPXDecode", "Crypt":
 		n.filters = min(n.filters+1, 1<<15)
 	case "Predictor":
@@ -27,7 +42,8 @@ func (n *pdfNames) add(name []byte) {
 }
 
 func (n pdfNames) or(m pdfNames) pdfNames {
-	return pdfNames{min(n.filters+m.filters, 1<<15), min(n.flate+m.flate, 1<<15), n.predictor || m.predictor}
+	return pdfNames{min(n.filters+m.filters, 1<<15), min(n.flate+m.flate, 1<<15), n.predictor || m.predictor,
+		min(n.hex+m.hex, 1<<15), min(n.a85+m.a85, 1<<15), n.textFirst || m.textFirst && n.flate == 0}
 }
 
 // The entries of a stream dictionary whose values pdfVals keeps, as bits.

@@ -36,6 +36,7 @@ type objStms struct {
 	count     int
 	capturing bool
 	sure      bool   // the stream being captured must inflate
+	text      uint8  // textHex or textA85: its data is ASCII to decode before inflating
 	next      int64  // the first offset of the data not yet held
 	data      []byte // the compressed data held
 	inflated  int64
@@ -67,7 +68,20 @@ func (o *objStms) start(off int64, sure bool) *Finding {
 	if fe := o.count1(); fe != nil {
 		return fe
 	}
-	o.capturing, o.sure, o.next, o.data = true, sure, off, o.data[:0]
+	o.capturing, o.sure, o.next, o.data, o.text = true, sure, off, o.data[:0], textNone
+	return nil
+}
+
+// startText is start for data written in ASCII (hex, or base 85) before
+// it was deflated: it is decoded back before it inflates.
+func (o *objStms) startText(off int64, sure, hex bool) *Finding {
+	if fe := o.start(off, sure); fe != nil {
+		return fe
+	}
+	o.text = textA85
+	if hex {
+		o.text = textHex
+	}
 	return nil
 }
 
@@ -103,7 +117,11 @@ func (o *objStms) end(w *window, off int64) *Finding {
 		}
 	}
 	o.capturing = false
-	r, err := o.reader(bytes.TrimLeft(o.data, "\x00\t\n\f\r "))
+	data, ok := o.untext(o.data)
+	if !ok {
+		return o.notInflated()
+	}
+	r, err := o.reader(bytes.TrimLeft(data, "\x00\t\n\f\r "))
 	if err == io.ErrUnexpectedEOF {
 		return pdfUninspectable("un flujo de objetos comprimido termina antes de tiempo")
 	}

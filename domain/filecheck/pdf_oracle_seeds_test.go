@@ -47,6 +47,9 @@ func oracleSeeds() []oracleSeed {
 		{"Filter as a reference, harmless", inStm(" /Filter 7 0 R", deflate, goTo, "/FlateDecode"), false},
 		{"Filter and DecodeParms as references", inStm(" /Filter 7 0 R /DecodeParms 8 0 R", predicted, launch, "/FlateDecode", "<< /Predictor 12 /Columns 16 >>"), true},
 		{"two filters, hex inside", inStm(" /Filter [ /FlateDecode /ASCIIHexDecode ]", func(b []byte) []byte { return deflate(asHex(b)) }, jsAction), true},
+		{"hex, then deflated", inStm(" /Filter [ /ASCIIHexDecode /FlateDecode ]", func(b []byte) []byte { return asHex(deflate(b)) }, jsAction), true},
+		{"base 85, then deflated", inStm(" /Filter [ /ASCII85Decode /FlateDecode ]", func(b []byte) []byte { return asA85(deflate(b)) }, launch), true},
+		{"base 85, then deflated, harmless", inStm(" /Filter [ /ASCII85Decode /FlateDecode ]", func(b []byte) []byte { return asA85(deflate(b)) }, goTo), false},
 		{"Length as a reference past an early endstream", earlyEndstreamPDF("/Length 8 0 R", true), true},
 	}
 }

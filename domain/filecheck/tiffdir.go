@@ -77,9 +77,10 @@ func (t *tiffWalk) dir(off int64) ([]int64, *Finding) {
 		for i := int64(0); i < k; i++ {
 			e := p[12*i:]
 			tag, typ := t.order.Uint16(e), t.order.Uint16(e[2:])
-			if tags[tag] {
+			if tags[tag] && tiffRead(tag) {
 				// libtiff takes a tag's first entry, others the last: the
-				// check would read one and a reader show the other.
+				// check would read one and a reader show the other. (Every
+				// entry's bytes are searched, a repeated text's too.)
 				return nil, tiffUninspectable("un directorio repite la etiqueta " + strconv.Itoa(int(tag)))
 			}
 			tags[tag] = true
@@ -192,9 +193,11 @@ func (t *tiffWalk) values(f *tiffField, each func(int64) *Finding) *Finding {
 			return fe
 		}
 		for i := int64(0); i < k; i++ {
-			v := int64(t.order.Uint32(p[4*i:]))
+			var v int64
 			if size == 2 {
 				v = int64(t.order.Uint16(p[2*i:]))
+			} else {
+				v = int64(t.order.Uint32(p[4*i:]))
 			}
 			if fe := each(v); fe != nil {
 				return fe
@@ -269,4 +272,15 @@ func (t *tiffWalk) image(img imageFields) *Finding {
 		}
 	}
 	return nil
+}
+
+// tiffRead reports whether the walk reads tag's value (where the image
+// data is, how it is compressed, the size, the directories it points to).
+func tiffRead(tag uint16) bool {
+	switch tag {
+	case tagWidth, tagLength, tagCompression, tagStripOffsets, tagStripCounts, tagTileOffsets, tagTileCounts,
+		tagThumbOffset, tagThumbLength, tagSubIFDs, tagExifIFD, tagGPSIFD, tagInterIFD, tagIPTC:
+		return true
+	}
+	return false
 }
