@@ -2,6 +2,7 @@ package filecheck
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/ascii85"
 	"encoding/base64"
 	"encoding/binary"
@@ -20,25 +21,44 @@ import (
 // stream an xref stream places objects in, by its /N alone (a missing
 // /First is 0), whatever its /Type. A script placed in a Flate stream
 // with /N and no /Type or /First was accepted; MuPDF runs it.
+//
+// Whether an /N is the stream's own is read from the lexer's depth, which
+// text can mislead (MuPDF goes to each object by the cross-reference, not
+// by reading the file through): where the lexer is not sure, at the top
+// of an object it saw start, the /N counts (the third review's cases).
 func TestPDFObjectStreamByNAlone(t *testing.T) {
-	const head = 32 // the header's bytes, padded: /First is 0, offsets count from the data's start
-	members := scriptMembers(jsAction)
-	p := newXrefPDF()
-	var hdr, body strings.Builder
-	for i, m := range members {
-		fmt.Fprintf(&hdr, "%d %d ", m.num, head+body.Len())
-		body.WriteString(m.body + "\n")
-		p.entries[m.num] = [3]int{2, 5, i}
-	}
-	data := deflate([]byte(hdr.String() + strings.Repeat(" ", head-hdr.Len()) + body.String()))
-	p.stream(5, fmt.Sprintf(" /N %d /Filter /FlateDecode /Length %d", len(members), len(data)), data)
-	pdf := p.finish(20, " /Root 1 0 R")
-	if code := fileKind(t, pdf, testLimits()); code != ActiveContent {
-		t.Fatalf("got %q, want %s", code, ActiveContent)
-	}
-	got := readersFind(t, pdf)
-	if who := readersThatFind(got, "javascript"); !slices.Contains(who, "MuPDF") {
-		t.Fatalf("MuPDF does not read the script (the file proves nothing): %v", got)
+	for _, c := range []struct{ name, before, pre string }{
+		{"plain", "", ""},
+		{"a string spelling stream in an earlier object", "<< /Producer (a stream\n) >>", ""},
+		{"a string spelling stream in its own dictionary", "", " /T (stream\n)"},
+		{"an unbalanced dictionary in an unused object", "<< /Foo 1", ""},
+		{"an unclosed string in an unused object", "(", ""},
+		{"a comment spelling stream", "<< >>\n% stream\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const head = 32 // the header's bytes, padded: /First is 0, offsets count from the data's start
+			members := scriptMembers(jsAction)
+			p := newXrefPDF()
+			if c.before != "" {
+				p.obj(4, c.before)
+			}
+			var hdr, body strings.Builder
+			for i, m := range members {
+				fmt.Fprintf(&hdr, "%d %d ", m.num, head+body.Len())
+				body.WriteString(m.body + "\n")
+				p.entries[m.num] = [3]int{2, 5, i}
+			}
+			data := deflate([]byte(hdr.String() + strings.Repeat(" ", head-hdr.Len()) + body.String()))
+			p.stream(5, fmt.Sprintf("%s /N %d /Filter /FlateDecode /Length %d", c.pre, len(members), len(data)), data)
+			pdf := p.finish(20, " /Root 1 0 R")
+			if code := fileKind(t, pdf, testLimits()); code != ActiveContent {
+				t.Fatalf("got %q, want %s", code, ActiveContent)
+			}
+			got := readersFind(t, pdf)
+			if who := readersThatFind(got, "javascript"); !slices.Contains(who, "MuPDF") {
+				t.Fatalf("MuPDF does not read the script (the file proves nothing): %v", got)
+			}
+		})
 	}
 }
 
@@ -59,6 +79,7 @@ func TestPDFStreamWithNThatIsNoObjectStream(t *testing.T) {
 		// As MuPDF's "clean -a" and Distiller write them (from the second review).
 		{"an ICC profile in hex, deflated", asHex(deflate(icc)), " /N 3 /Filter [ /ASCIIHexDecode /FlateDecode ]", accepted},
 		{"an ICC profile in base 85, deflated", asA85(deflate(icc)), " /N 3 /Filter [ /A85 /Fl ]", accepted},
+		{"zeros in base 85 ('z'), deflated", storedA85z(t), " /N 3 /Filter [ /A85 /Fl ]", accepted},
 		{"hex that is not hex", []byte("78 9c zz>"), " /N 3 /Filter [ /ASCIIHexDecode /FlateDecode ]", ActiveContent},
 		{"base 85 without its end", []byte("Gar8"), " /N 3 /Filter [ /ASCII85Decode /FlateDecode ]", ActiveContent},
 		// An /N inside the dictionary is not the stream's (a tint
@@ -231,4 +252,37 @@ func TestJPEGTableSearched(t *testing.T) {
 func asA85(data []byte) []byte {
 	out := make([]byte, ascii85.MaxEncodedLen(len(data)))
 	return append(out[:ascii85.Encode(out, data)], "~>"...)
+}
+
+// TestJPEGFrameHeaderNotSearched: "<?=" is three bytes; a frame header's
+// height and width can spell it (16,189 pixels wide, a height of 60
+// modulo 256). Readers check that header to the byte: it is not text.
+func TestJPEGFrameHeaderNotSearched(t *testing.T) {
+	j := noiseJPEG(16189, 60, 3)
+	if !bytes.Contains(j, []byte("<?=")) {
+		t.Fatal("the frame header does not spell <?=: the test proves nothing")
+	}
+	if code := fileKind(t, j, testLimits()); code != accepted {
+		t.Fatalf("refused with %s", code)
+	}
+}
+
+// storedA85z is 4 KiB of zeros deflated in stored blocks and written in
+// base 85, where each 4 zero bytes are a 'z' (a decoder sized for 5
+// characters a group cut it short, from the third review).
+func storedA85z(t *testing.T) []byte {
+	var b bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&b, zlib.NoCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = zw.Write(make([]byte, 4096))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	enc := asA85(b.Bytes())
+	if bytes.Count(enc, []byte("z")) < 100 {
+		t.Fatalf("the data holds %d 'z': the case proves nothing", bytes.Count(enc, []byte("z")))
+	}
+	return enc
 }

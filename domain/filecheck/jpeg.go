@@ -102,7 +102,7 @@ func (c *jpegCheck) check(w *window) *Finding {
 					return fe
 				}
 			}
-			if m != 0xDA { // every segment but a scan's header: a table's values are bytes too
+			if searchedSegment(m) {
 				if fe := c.text.add(w, c.pos+4, c.pos+2+length); fe != nil {
 					return fe
 				}
@@ -125,4 +125,14 @@ func (c *jpegCheck) finish(size int64) *Finding {
 			strconv.FormatInt(size-c.eoi, 10)+" bytes; se admiten "+strconv.Itoa(jpegTrailer))
 	}
 	return nil
+}
+
+// searchedSegment reports whether the payload of the segment that marker
+// m starts is searched as text: every one a reader may skip or take bytes
+// from as they are (APPn, COM, and the tables: a Huffman table's symbols
+// are any bytes a writer chooses), but those of fixed fields that readers
+// check to the byte (a frame's or scan's header, DRI, DNL), where a
+// marker as short as "<?=" can be a width and a height.
+func searchedSegment(m byte) bool {
+	return !isSOF(m) && m != 0xDA && m != 0xDD && m != 0xDC
 }

@@ -62,6 +62,7 @@ type pdfCheck struct {
 	dict         pdfDict // what was said since the object started or data ended
 	region       pdfDict // what the current stream's dictionary said
 	inData       bool    // between stream and endstream
+	objTop       bool    // the last obj keyword was read at the top level
 	rawObjStm    bool    // the data is read as an uncompressed object stream
 	rawFrom      int64   // where that data started, or -1
 	rawToEOF     bool    // a viewer may read one on to the end of the file
@@ -162,7 +163,9 @@ func (p *pdfCheck) scan(w *window) *Finding {
 		case obj:
 			top := false
 			if !p.inData && pdfKeyword(w, e, 3) {
-				if p.syntax.advance(w, w.base+int64(e)); p.syntax.top() {
+				p.syntax.advance(w, w.base+int64(e))
+				p.objTop = p.syntax.top()
+				if p.objTop {
 					p.dict, top = pdfDict{}, true
 				}
 			}
@@ -226,10 +229,13 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		// /Type: a stream whose own dictionary has /N is inflated and
 		// searched as one. An /N deeper down (a function's, inside an
 		// image's color space) is not the stream's.
-		if !p.inData {
-			if p.syntax.advance(w, w.base+int64(e)); p.syntax.state == synTop && p.syntax.depth == 1 {
-				p.dict.objStm, p.dict.sure = true, p.dict.sure|dictOwnN
-			}
+		nested := false
+		if !p.inData && p.objTop {
+			p.syntax.advance(w, w.base+int64(e))
+			nested = p.syntax.state != synTop || p.syntax.depth != 1
+		}
+		if !nested {
+			p.dict.objStm, p.dict.sure = true, p.dict.sure|dictOwnN
 		}
 	case "Filter":
 		p.dict.filterKey, p.dict.filter = true, true

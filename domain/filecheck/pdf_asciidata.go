@@ -77,9 +77,12 @@ func decodeA85(data []byte) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	out := make([]byte, 4*len(src)/5+4)
-	n, _, err := ascii85.Decode(out, src, true)
-	if err != nil {
+	// Each 'z' is 4 bytes; a group of 5 characters, 4 (Decode stops
+	// without an error when out is full: every source byte must be used).
+	z := bytes.Count(src, []byte("z"))
+	out := make([]byte, 4*(len(src)-z)/5+4+4*z)
+	n, used, err := ascii85.Decode(out, src, true)
+	if err != nil || used != len(src) {
 		return nil, false
 	}
 	return out[:n], true
