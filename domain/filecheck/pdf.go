@@ -80,7 +80,7 @@ type pdfCheck struct {
 // pdfDict is what a stream's dictionary says about its data.
 type pdfDict struct {
 	objStm    bool  // /ObjStm, /First or /N
-	sure      uint8 // dictObjStm, dictFirst, dictN: which of them were said
+	sure      uint8 // dictObjStm, dictFirst, dictN, dictOwnN: which of them were said
 	filterKey bool  // /Filter (or /F, which some viewers read as it)
 	filter    bool  // /Filter itself
 	names     pdfNames
@@ -97,10 +97,10 @@ const (
 // objStmSure reports whether the dictionary is one that viewers read an
 // object stream from: /Type /ObjStm, the /N they read it by in its own
 // dictionary (MuPDF takes a missing /First for 0), or /First and /N
-// anywhere in it. /First alone is also an outline item's,
-// whose /Title may spell "stream". An ICC profile's stream has /N too: it
-// is then held to an object stream's rules (placed data, one
-// FlateDecode or none, and data that inflates).
+// anywhere in it. /First alone is also an outline item's, whose /Title
+// may spell "stream". An ICC profile's stream has /N too: it is then held
+// to an object stream's rules (placed data; one FlateDecode, ASCIIHex or
+// ASCII85 then FlateDecode, or no filter; data that inflates).
 func (d pdfDict) objStmSure() bool {
 	return d.sure&(dictObjStm|dictOwnN) != 0 || d.sure&(dictFirst|dictN) == dictFirst|dictN
 }
