@@ -20,8 +20,9 @@ const jpegTrailer = 64 << 10
 // after the entropy-coded data of the last scan. What readers take as
 // text, the COM and APPn segments (EXIF, XMP, ICC, comments), stray
 // bytes between segments and any bytes after EOI, is searched for active
-// markers, and so are the other segments (a Huffman table's symbols are
-// any bytes a writer chooses); scans are not.
+// markers, and so are the tables (a Huffman table's symbols are any
+// bytes a writer chooses: searchedSegment); frame and scan headers and
+// the scans are not.
 type jpegCheck struct {
 	maxPixels int64
 	pos       int64 // the next marker, or where the search for it resumes

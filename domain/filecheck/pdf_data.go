@@ -106,9 +106,8 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
 		}
 		return p.objStms.start(off, d.objStmSure())
-	case !d.vals.has(keyParms) && textFlateOK(d.names):
-		_, hex := d.names.textFlate()
-		return p.objStms.startText(off, d.objStmSure(), hex)
+	case !d.vals.has(keyParms) && d.names.textFlate():
+		return p.objStms.startText(off, d.objStmSure(), d.names.hex == 1)
 	case d.names.filters == 0 && !d.filterKey:
 		p.startRaw(off)
 		return p.objStms.count1()
@@ -157,5 +156,3 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 	p.syntax.reset(off + int64(len("endstream")))
 	return p.objStms.end(w, off)
 }
-
-func textFlateOK(n pdfNames) bool { ok, _ := n.textFlate(); return ok }

@@ -16,9 +16,9 @@ type pdfNames struct {
 
 // textFlate reports whether the filters are an ASCII one (ASCIIHexDecode,
 // ASCII85Decode) and then FlateDecode, as MuPDF's "clean -a" and Acrobat
-// Distiller write binary streams: whether hex (true) or base-85 data.
-func (n pdfNames) textFlate() (ok, hex bool) {
-	return n.filters == 2 && n.flate == 1 && n.hex+n.a85 == 1 && n.textFirst, n.hex == 1
+// Distiller write binary streams (hex when n.hex is 1, else base 85).
+func (n pdfNames) textFlate() bool {
+	return n.filters == 2 && n.flate == 1 && n.hex+n.a85 == 1 && n.textFirst
 }
 
 // add counts name if it is a filter name or /Predictor.
