@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 
@@ -33,17 +32,24 @@ type loginReply struct {
 // maxCredentialsBody bounds the body of a token request, on every path.
 const maxCredentialsBody = 16 << 10
 
-// readCredentials reads {user, password} from a small JSON body.
-func readCredentials(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, bool) {
+// readCredentials reads {user, password} from a small JSON body, as
+// POST /v1/token reads its own (receiveCredentials): at most
+// maxCredentialsBody bytes, at the minimum body rate, while a place among
+// the client address's token bodies is free. A body that is not such an
+// object is invalid_client, with what to send.
+func (s *Server) readCredentials(w http.ResponseWriter, r *http.Request) (ports.LoginAttempt, error) {
+	data, err := s.receiveCredentials(w, r)
+	if err != nil {
+		return ports.LoginAttempt{}, err
+	}
 	var c struct {
 		User     string `json:"user"`
 		Password string `json:"password"`
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCredentialsBody))
-	if err != nil || json.Unmarshal(data, &c) != nil || c.User == "" || c.Password == "" {
-		return ports.LoginAttempt{}, false
+	if json.Unmarshal(data, &c) != nil || c.User == "" || c.Password == "" {
+		return ports.LoginAttempt{}, unreadable(domain.ErrInvalidClient, `envíe un JSON {"user": ..., "password": ...}`)
 	}
-	return ports.LoginAttempt{User: c.User, Password: c.Password}, true
+	return ports.LoginAttempt{User: c.User, Password: c.Password}, nil
 }
 
 // exchange runs a login attempt for the handlers below and fills the
@@ -52,11 +58,11 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 	w.Header().Set("Cache-Control", "no-store")
 	ri := info(r)
 	ri.client = s.clientAddr(r)
-	at, ok := readCredentials(w, r)
-	if !ok {
+	at, err := s.readCredentials(w, r)
+	if err != nil {
 		s.metrics.Exchange("malformed")
-		ri.outcome = "malformed"
-		return ports.Issued{}, unreadable(domain.ErrInvalidClient, `envíe un JSON {"user": ..., "password": ...}`)
+		ri.outcome, ri.detail = "malformed", asDomain(err).Message
+		return ports.Issued{}, err
 	}
 	at.Addr = ri.client
 	return s.attempt(r, via, at)
