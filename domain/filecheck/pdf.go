@@ -59,13 +59,14 @@ type pdfCheck struct {
 	tail         []byte // the last pdfTail bytes seen
 	name         [16]byte
 	syntax       pdfSyntax
-	dict         pdfDict // what was said since the object started or data ended
-	region       pdfDict // what the current stream's dictionary said
-	inData       bool    // between stream and endstream
-	objTop       bool    // the last obj keyword was read at the top level
-	rawObjStm    bool    // the data is read as an uncompressed object stream
-	rawFrom      int64   // where that data started, or -1
-	rawToEOF     bool    // a viewer may read one on to the end of the file
+	dict         pdfDict  // what was said since the object started or data ended
+	region       pdfDict  // what the current stream's dictionary said
+	inData       bool     // between stream and endstream
+	objTop       bool     // the last obj keyword was read at the top level
+	rawObjStm    bool     // the data is read as an uncompressed object stream
+	rawFrom      int64    // where that data started, or -1
+	rawToEOF     bool     // a viewer may read one on to the end of the file
+	heldShort    *Finding // a two-letter marker in data after a held length (pdf_length.go)
 	hdr          objStmHeader
 	hdrNext      int64    // the first offset of its data not yet fed to hdr
 	encrypted    bool     // an /Encrypt entry: strings and streams are ciphertext
@@ -208,12 +209,15 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
 		if pdfShortName(name) && p.inData && !raw {
+			if p.heldShort == nil && len(p.defs.lens.held) > 0 {
+				p.heldShort = pdfActive(string(name))
+			}
 			return nil
 		}
 		return pdfActive(string(name))
 	}
 	p.defs.name(name)
-	if raw {
+	if raw || len(p.defs.lens.held) > 0 {
 		p.defs.content(name)
 	}
 	p.dict.names.add(name)
@@ -275,7 +279,10 @@ func (p *pdfCheck) finish(int64) *Finding {
 	if p.encrypted && p.objStms.count > 0 {
 		return refuse(ActiveContent, "el PDF está cifrado y guarda objetos comprimidos que no se pueden inspeccionar; envíelo sin cifrar")
 	}
-	return p.defs.finish()
+	if fe := p.defs.finish(); fe != nil {
+		return fe
+	}
+	return p.heldMarker()
 }
 
 // keepTail keeps the last pdfTail bytes of the file in p.tail.

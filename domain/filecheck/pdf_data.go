@@ -134,9 +134,8 @@ func (p *pdfCheck) feedHeader(w *window, to int64, last bool) {
 
 // endData handles the keyword endstream, at off. A viewer reads an
 // uncompressed object stream's data by its /Length: when that is longer
-// than the data read here, or is not a direct integer (a reference may
-// lead to any number, see pdfDefs), the stream's names go on counting as
-// its own to the end of the file.
+// than the data read here, or cannot be known, the stream's names go on
+// counting as its own to the end of the file (pdf_length.go).
 func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 	if fe := p.endText(w, off, text); fe != nil {
 		return fe
@@ -147,10 +146,7 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 	}
 	if p.rawObjStm {
 		p.feedHeader(w, off, true)
-		v := p.region.vals
-		if v.unread&keyLength != 0 || v.directLn && v.length > off-p.rawFrom {
-			p.rawToEOF = true
-		}
+		p.endRawData(off)
 	}
 	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
 	p.syntax.reset(off + int64(len("endstream")))

@@ -35,6 +35,7 @@ type pdfDefs struct {
 	wild    pdfNames // what object streams' contents and unnumbered objects name
 	unknown bool     // a bound was passed, or a definition could not be read
 	pending []pdfPending
+	lens    pdfLengths // what definitions say about held /Length references
 }
 
 const (
@@ -89,6 +90,7 @@ func (d *pdfDefs) define(w *window, e int, top bool) {
 		d.endSegment()
 	}
 	num, ok, keyword := pdfObjNumber(w, e)
+	d.lens.define(num, ok, keyword, func() pdfValue { return pdfValueAt(w.buf, e+3, w.final) })
 	switch {
 	case ok:
 		if len(d.seg.defs) == maxSegDefs {

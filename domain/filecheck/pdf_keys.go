@@ -84,6 +84,8 @@ type pdfVals struct {
 	unread   uint8 // keys whose value could not be read or cannot be taken as it is
 	length   int64 // the largest direct /Length
 	directLn bool  // a direct /Length was read
+	lnRef    uint32
+	lnRefs   uint8 // /Length references (lnRef the first), at most 2
 }
 
 // has reports whether a reference was written for key.
@@ -99,7 +101,8 @@ func (v *pdfVals) has(key uint8) bool {
 // add records the value val written for key. What a viewer may take in
 // another way than it reads here is unread: a /Filter that is not a
 // name, an array or null; a /DecodeParms that is not a dictionary, an
-// array or null; a /Length that is not a direct integer.
+// array or null; a /Length that is not a direct integer or a reference
+// (pdf_length.go follows one).
 func (v *pdfVals) add(key uint8, val pdfValue) {
 	ok := false
 	switch key {
@@ -108,6 +111,10 @@ func (v *pdfVals) add(key uint8, val pdfValue) {
 	case keyParms:
 		ok = val.kind == valDict || val.kind == valArray || val.kind == valNull || val.kind == valRef
 	case keyLength:
+		if val.kind == valRef && val.nrefs == 1 {
+			v.addLengthRef(1, val.refs[0])
+			return
+		}
 		ok = val.kind == valInt
 		if ok {
 			v.length, v.directLn = max(v.length, val.n), true
@@ -130,8 +137,17 @@ func (v *pdfVals) add(key uint8, val pdfValue) {
 	}
 }
 
+// addLengthRef counts n /Length references, the first being num.
+func (v *pdfVals) addLengthRef(n uint8, num uint32) {
+	if n > 0 && v.lnRefs == 0 {
+		v.lnRef = num
+	}
+	v.lnRefs = min(v.lnRefs+n, 2)
+}
+
 func (v pdfVals) or(w pdfVals) pdfVals {
 	v.unread |= w.unread
+	v.addLengthRef(w.lnRefs, w.lnRef)
 	if w.directLn {
 		v.length, v.directLn = max(v.length, w.length), true
 	}
