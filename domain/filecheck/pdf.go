@@ -65,6 +65,7 @@ type pdfCheck struct {
 	objTop       bool     // the last obj keyword was read at the top level
 	rawObjStm    bool     // the data is read as an uncompressed object stream
 	rawFrom      int64    // where that data started, or -1
+	rawData      int64    // where a viewer starts it, or -1 (pdfAfterEOL)
 	rawToEOF     bool     // a viewer may read one on to the end of the file
 	heldShort    *Finding // a two-letter marker in data after a held length (pdf_length.go)
 	hdr          objStmHeader
@@ -113,7 +114,7 @@ func (d pdfDict) or(e pdfDict) pdfDict {
 const pdfTail = 1024
 
 func newPDFCheck(r Limits) contentCheck {
-	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1}
+	p := &pdfCheck{allowScripts: r.AllowPDFScripts, tail: make([]byte, 0, pdfTail), rawFrom: -1, rawData: -1}
 	p.objStms.defs = &p.defs
 	return p
 }

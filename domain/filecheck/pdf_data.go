@@ -98,30 +98,54 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 	case d.vals.has(keyFilter):
 		// Decided once the references are followed, at the end; until
 		// then the data is read both ways, as it is and inflated.
-		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
-		p.startRaw(off)
+		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals, d.sure&dictFirst != 0})
+		p.startRaw(w, off)
 		return p.objStms.start(off, d.objStmSure())
 	case d.names.filters == 1 && d.names.flate == 1:
 		if d.vals.has(keyParms) {
-			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals})
+			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals, false})
 		}
 		return p.objStms.start(off, d.objStmSure())
 	case !d.vals.has(keyParms) && d.names.textFlate():
 		return p.objStms.startText(off, d.objStmSure(), d.names.hex == 1)
 	case d.names.filters == 0 && !d.filterKey:
-		p.startRaw(off)
+		p.startRaw(w, off)
 		return p.objStms.count1()
 	}
 	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")
 }
 
-// startRaw reads the data from off as an uncompressed object stream:
-// every name counts, and its header's object numbers are noted.
-func (p *pdfCheck) startRaw(off int64) {
+// startRaw reads the data from off, the end of the keyword stream, as an
+// uncompressed object stream: every name counts, and its header's object
+// numbers are noted. Where a viewer's data starts, for its /Length, is
+// noted too (pdfAfterEOL).
+func (p *pdfCheck) startRaw(w *window, off int64) {
 	p.rawObjStm = true
 	if p.rawFrom < 0 {
 		p.rawFrom, p.hdr, p.hdrNext = off, objStmHeader{on: true}, off
+		p.rawData = pdfAfterEOL(w, int(off-w.base))
 	}
+}
+
+// pdfAfterEOL returns the offset after the end of line (CR LF, CR or LF)
+// that follows the keyword stream ending at w.buf[k] across white space:
+// where MuPDF and pdf.js start the data a /Length counts (the review of
+// the twentieth session: 220 spaces before it were counted as data), or
+// -1 when something else comes first or the window ends.
+func pdfAfterEOL(w *window, k int) int64 {
+	for j := k; j < len(w.buf); j++ {
+		switch c := w.buf[j]; {
+		case c == '\r' && j+1 < len(w.buf) && w.buf[j+1] == '\n':
+			return w.base + int64(j+2)
+		case c == '\r' && j+1 == len(w.buf):
+			return -1 // a LF may follow
+		case c == '\r' || c == '\n':
+			return w.base + int64(j+1)
+		case !pdfWhite(c):
+			return -1
+		}
+	}
+	return -1
 }
 
 // feedHeader feeds the raw object stream's data up to offset to.
@@ -148,7 +172,7 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 		p.feedHeader(w, off, true)
 		p.endRawData(off)
 	}
-	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom = pdfDict{}, pdfDict{}, false, false, -1
+	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom, p.rawData = pdfDict{}, pdfDict{}, false, false, -1, -1
 	p.syntax.reset(off + int64(len("endstream")))
 	return p.objStms.end(w, off)
 }

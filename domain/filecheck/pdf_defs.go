@@ -75,6 +75,7 @@ type pdfRun struct{ lo, hi uint32 }
 type pdfPending struct {
 	names pdfNames // what its dictionary names itself
 	vals  pdfVals
+	first bool // /First: uncompressed, pdf.js reads it on to the end of the file
 }
 
 // name counts a name of the current segment.
@@ -236,7 +237,11 @@ func (d *pdfDefs) decide(p pdfPending) *Finding {
 			}
 		}
 	}
-	if filters.filters == 0 || filters.filters == 1 && filters.flate == 1 {
+	switch {
+	case filters.filters == 0 && p.first:
+		// Its names were counted to its endstream only (endRawData).
+		return pdfUninspectable("un flujo de objetos con /First y un /Filter indirecto que no nombra ningún filtro")
+	case filters.filters == 0 || filters.filters == 1 && filters.flate == 1:
 		return nil // inspected as it is and inflated: both were done
 	}
 	return pdfUninspectable("un flujo de objetos usa un filtro distinto de un solo FlateDecode")

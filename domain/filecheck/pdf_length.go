@@ -94,12 +94,20 @@ func (l *pdfLengths) within(d *pdfDefs) bool {
 
 // endRawData decides, at the end of an uncompressed object stream's data
 // read to off, whether its names go on counting to the end of the file:
-// a direct /Length longer than the data read, or one that cannot be read
-// or held, makes them; a reference that can be held is decided at the end
-// (heldMarker).
+// a direct /Length longer than the data read from where a viewer starts
+// it, or one that cannot be read or held, makes them; a reference that
+// can be held is decided at the end (heldMarker). So does /First, always:
+// pdf.js reads an uncompressed object stream's last object on to the end
+// of the file, whatever the /Length (it needs /First to read one; MuPDF,
+// which reads one by /N alone, stops at the /Length). A stream whose
+// /Filter is a reference is read as it is only until the reference is
+// followed: one with /First whose reference names no filter is refused
+// then (pdfDefs.decide).
 func (p *pdfCheck) endRawData(off int64) {
-	v, read := p.region.vals, off-p.rawFrom
+	v, read := p.region.vals, off-p.rawData
 	switch {
+	case p.rawData < 0 || p.region.sure&dictFirst != 0 && !v.has(keyFilter):
+		p.rawToEOF = true
 	case v.unread&keyLength != 0 || v.lnRefs > 1 || v.directLn && v.length > read:
 		p.rawToEOF = true
 	case v.lnRefs == 1 && !p.defs.lens.hold(v.lnRef, read):

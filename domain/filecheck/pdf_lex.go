@@ -89,15 +89,17 @@ func pdfKeyword(w *window, e, n int) bool {
 }
 
 // pdfObjNumber reads the object number before the keyword obj at
-// w.buf[e]: "12 0 obj", or "12 0obj" as lenient lexers read it. ok says
-// it was read; keyword says obj stands alone, so that a viewer may start
-// an object there even when its number could not be read here.
+// w.buf[e]: "12 0 obj", or "12 0obj" as lenient lexers read it, with a
+// plus sign or leading zeros as pdf.js reads them ("+12 0obj",
+// "000012 00000 obj"). ok says it was read; keyword says obj stands
+// alone or after digits, so that a viewer may start an object there even
+// when its number could not be read here (the twentieth session's review:
+// pdf.js took a filter from "+7 0obj", which was no definition here).
 func pdfObjNumber(w *window, e int) (num uint32, ok, keyword bool) {
 	buf := w.buf
 	if e+3 < len(buf) && !pdfEnds(buf[e+3]) || e+3 >= len(buf) && !w.final {
 		return 0, false, false
 	}
-	keyword = pdfKeyword(w, e, 3)
 	back := func(j int, in func(byte) bool) int {
 		for j > 0 && in(buf[j-1]) {
 			j--
@@ -109,17 +111,34 @@ func pdfObjNumber(w *window, e int) (num uint32, ok, keyword bool) {
 	gen := back(genEnd, digit)
 	numEnd := back(gen, pdfWhite)
 	start := back(numEnd, digit)
+	keyword = pdfKeyword(w, e, 3) || gen < genEnd
+	lead := start // the sign, or the first digit
+	if lead > 0 && buf[lead-1] == '+' {
+		lead--
+	}
 	switch {
-	case gen == genEnd || genEnd-gen > 5 || numEnd == gen || start == numEnd || numEnd-start > 10:
+	case gen == genEnd || numEnd == gen || start == numEnd:
 		return 0, false, keyword
-	case start == 0 && w.base != 0, start > 0 && (!pdfEnds(buf[start-1]) || buf[start-1] == '/'):
+	case lead == 0 && w.base != 0, lead > 0 && (!pdfEnds(buf[lead-1]) || buf[lead-1] == '/'):
 		return 0, false, keyword // more digits may come before, or it is part of a name
 	}
-	n, err := strconv.ParseUint(string(buf[start:numEnd]), 10, 32)
+	if _, err := strconv.ParseUint(pdfDigits(buf[gen:genEnd]), 10, 16); err != nil {
+		return 0, false, keyword
+	}
+	n, err := strconv.ParseUint(pdfDigits(buf[start:numEnd]), 10, 32)
 	if err != nil {
 		return 0, false, keyword
 	}
 	return uint32(n), true, keyword
+}
+
+// pdfDigits is a run of digits without its leading zeros ("0" for zeros
+// only), at most 12 of them: more is a number no object has.
+func pdfDigits(d []byte) string {
+	for len(d) > 1 && d[0] == '0' {
+		d = d[1:]
+	}
+	return string(d[:min(len(d), 12)])
 }
 
 // pdfActive is the refusal of a PDF with the active name name.

@@ -166,7 +166,10 @@ func TestPDFReferenceBounds(t *testing.T) {
 		{"a chain of nine is not", harmless("", chain(9, "<< /Columns 4 >>")...), ActiveContent},
 		{"a predictor at the end of a chain", pdfWithPredictedObjStm(" /DecodeParms 7 0 R", chain(4, "<< /Predictor 12 /Columns 16 >>")...), ActiveContent},
 		{"a cycle", harmless("", "8 0 R", "7 0 R"), ActiveContent},
-		{"a definition whose value cannot be read", harmless("", "[ 8 0 R %\n ]"), ActiveContent},
+		{"a definition whose value cannot be read", harmless("", "[ 8 0 R { ]"), ActiveContent},
+		// A comment is white space, as viewers read it: MuPDF takes "7 0
+		// %c<LF>R" for a reference (the twentieth session's review).
+		{"a comment inside a definition's value", harmless("", "8 0 %c\nR", "<< /Predictor 12 >>"), ActiveContent},
 		{"two definitions, one with a predictor", harmless("7 0 obj << /Predictor 12 >> endobj\n", "[ << /Columns 4 >> ]"), ActiveContent},
 		{"a definition inside a string", harmless("11 0 obj << /X (7 0 obj << /Predictor 12 >>) >> endobj\n", "<< >>"), ActiveContent},
 		{"a definition inside a comment", harmless("% 7 0 obj << /Predictor 12 >>\n", "<< >>"), ActiveContent},
@@ -205,7 +208,7 @@ func TestPDFReferenceBounds(t *testing.T) {
 	})
 	t.Run("a /DecodeParms value that cannot be read", func(t *testing.T) {
 		p := newXrefPDF()
-		p.objStm(5, " /Filter /FlateDecode /DecodeParms % comment\n 7 0 R", scriptMembers("<< >>"), deflate)
+		p.objStm(5, " /Filter /FlateDecode /DecodeParms { 7 0 R", scriptMembers("<< >>"), deflate)
 		p.obj(7, "<< >>")
 		if code := fileKind(t, p.finish(9, " /Root 1 0 R"), testLimits()); code != ActiveContent {
 			t.Fatalf("got %q", code)

@@ -4,9 +4,9 @@ package filecheck
 // dictionary's /Filter, /DecodeParms or /Length, and the value of an
 // object definition ("N G obj"), as far as following references needs.
 // The lexer reads as lenient viewers do (a number ends at the first byte
-// that is not a digit or a point, so "12 0R" is a reference), and gives up
-// on what it does not know: a comment, a value cut by the end of the bytes
-// at hand, more than maxValueRefs references. A value it gives up on is
+// that is not a digit or a point, so "12 0R" is a reference; a comment is
+// white space), and gives up on what it does not know: a value cut by the
+// end of the bytes at hand, more than maxValueRefs references. A value it gives up on is
 // valUnreadable, which the callers take for the worst.
 
 // Kinds of value.
@@ -74,8 +74,20 @@ func (l *pdfLexer) run(i int, in func(byte) bool) int {
 }
 
 func (l *pdfLexer) next() pdfTok {
-	for l.i < len(l.buf) && pdfWhite(l.buf[l.i]) {
-		l.i++
+	for {
+		for l.i < len(l.buf) && pdfWhite(l.buf[l.i]) {
+			l.i++
+		}
+		if l.i >= len(l.buf) || l.buf[l.i] != '%' {
+			break
+		}
+		// A comment is white space to viewers, to its end of line: "5 0
+		// %c<LF>R" is a reference to MuPDF (the twentieth session's review).
+		end := l.run(l.i, func(b byte) bool { return b != '\r' && b != '\n' })
+		if end < 0 {
+			return pdfTok{kind: tokEnd}
+		}
+		l.i = end
 	}
 	if l.i >= len(l.buf) {
 		return pdfTok{kind: tokEnd}
@@ -126,7 +138,7 @@ func (l *pdfLexer) next() pdfTok {
 		return l.literal()
 	case c == '+' || c == '-' || c == '.' || c >= '0' && c <= '9':
 		return l.number()
-	case pdfEnds(c): // % { } and the delimiters handled above
+	case pdfEnds(c): // { } and the delimiters handled above
 		return pdfTok{kind: tokBad}
 	}
 	end := l.run(start, func(b byte) bool { return !pdfEnds(b) })
