@@ -7,7 +7,7 @@ import (
 )
 
 // TestReview20Files: the files of the twentieth session's attacker review
-// (testdata/review20, built by its generator). Each hides a file
+// (testdata/review20, built by its generators gen.py and gen2.py there). Each hides a file
 // specification with /EF (or, filter-*, a script) where only a viewer
 // that reads a stream or a definition its own way reaches it: an
 // uncompressed object stream read past its first endstream by a /Length
