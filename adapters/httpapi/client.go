@@ -53,3 +53,15 @@ func tokenRef(tok, jti string) string {
 	}
 	return domain.HashRef(tok)
 }
+
+// placeKey is the key a client address holds token-body places by: the
+// address, or an IPv6 address's /64, which one host may hold whole
+// (the twentieth session's review: one host with a /64 could take every
+// place, a place an address).
+func placeKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Unmap().Is6() {
+		return addr
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
+}

@@ -103,8 +103,13 @@ func New(s Server, m Meter) (*Server, error) {
 	s.bytes = newByteBudget(l.MaxBytesInFlight, partnerShare(l.MaxBytesInFlight, l.MaxBody), m.BytesReserved)
 	// Token requests carry no token: their bodies are bounded per client
 	// address, by the same numbers as report bodies per partner, apart
-	// from them (a flood of token bodies takes no report's place).
-	s.tokens = newKeyedGate(l.MaxReceiving, l.MaxReceivingPerPartner)
+	// from them (a flood of token bodies takes no report's place). An
+	// address with no token body under way always gets a place, beside
+	// the total, while fewer than MaxReceiving addresses hold such a
+	// first place: trickled bodies from a few hosts that fill the total
+	// lock no other partner out of its token (the twentieth session's
+	// review; the legacy token surfaces read through this gate too now).
+	s.tokens = newFairGate(l.MaxReceiving, l.MaxReceivingPerPartner, l.MaxReceiving)
 	// A partner with no look-up running always gets one, beside the
 	// LookupSlots the others share, while fewer than LookupSlots
 	// partners hold such a first slot.

@@ -6,9 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lender/disbursementd/adapters/metrics"
+	"github.com/lender/disbursementd/ports"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestTricklingSmallBodyHoldsNoPlace: a POST /v1/webhook_endpoints whose
@@ -89,4 +94,83 @@ func TestTricklingTokenBodyIsCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTokenPlacesAreFair: token bodies are held by client address, and a
+// few hosts trickling bodies filled every place, so every partner's token
+// request met 503 (the twentieth session's review; the legacy surfaces
+// read through the same places since c925407). An address with no body
+// under way now always gets a place, and an IPv6 host is one key for its
+// whole /64.
+func TestTokenPlacesAreFair(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Limits{MaxReceiving: 2, MaxReceivingPerPartner: 2, MinBodyRate: 1024, BodyRateGrace: 5 * time.Second})
+	h.rebuild(t, func(s *Server) { s.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	h.tokens.issued = ports.Issued{Token: "tok", ExpiresIn: time.Hour}
+	trickle := func(from string) net.Conn {
+		c, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", PartnerPath, from)
+		return c
+	}
+	token := func(from string) int {
+		req, _ := http.NewRequest("GET", h.url+PartnerPath, strings.NewReader(`{"user":"acme","password":"pw"}`))
+		req.Header.Set("X-Forwarded-For", from)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// One host's /64 takes the first place and the whole total.
+	trickle("2001:db8:1:2::10")
+	trickle("2001:db8:1:2::11")
+	deadline := time.Now().Add(5 * time.Second)
+	for h.srv.tokens.taken() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := h.srv.tokens.taken(); n != 2 {
+		t.Fatalf("%d token places held by the trickling bodies, want 2", n)
+	}
+	if got := token("2001:db8:1:2::12"); got != http.StatusServiceUnavailable {
+		t.Errorf("a third body from the same /64: %d, want 503", got)
+	}
+	if got := exchangeOutcomes(t, h.srv); len(got) != 1 || got["overloaded"] != 1 {
+		t.Errorf("token exchanges by outcome %v after one turned away, want overloaded 1", got)
+	}
+	for _, from := range []string{"192.0.2.7", "2001:db8:1:3::10"} {
+		if got := token(from); got != http.StatusOK {
+			t.Errorf("a token request from %s while another host holds every place: %d, want 200", from, got)
+		}
+	}
+}
+
+// taken is how many places the gate's keys hold, first places included.
+func (g *keyedGate) taken() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n + g.lanes
+}
+
+// exchangeOutcomes are disbursementd_token_exchanges_total's counts by
+// outcome.
+func exchangeOutcomes(t *testing.T, srv *Server) map[string]float64 {
+	t.Helper()
+	families, err := srv.metrics.(*metrics.Metrics).Registerer().(prometheus.Gatherer).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == "disbursementd_token_exchanges_total" {
+			for _, m := range f.GetMetric() {
+				got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return got
 }

@@ -52,6 +52,16 @@ func (s *Server) readCredentials(w http.ResponseWriter, r *http.Request) (ports.
 	return ports.LoginAttempt{User: c.User, Password: c.Password}, nil
 }
 
+// unreadOutcome is the outcome a token request whose body was not read
+// is counted and logged with: overloaded when its address's token places
+// were full, else malformed.
+func unreadOutcome(err error) string {
+	if asDomain(err).Code == codeOverloaded {
+		return "overloaded"
+	}
+	return "malformed"
+}
+
 // exchange runs a login attempt for the handlers below and fills the
 // request's log line; it returns the outcome for the answer.
 func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExchanger) (ports.Issued, error) {
@@ -60,8 +70,8 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, via TokenExcha
 	ri.client = s.clientAddr(r)
 	at, err := s.readCredentials(w, r)
 	if err != nil {
-		s.metrics.Exchange("malformed")
-		ri.outcome, ri.detail = "malformed", asDomain(err).Message
+		ri.outcome, ri.detail = unreadOutcome(err), asDomain(err).Message
+		s.metrics.Exchange(ri.outcome)
 		return ports.Issued{}, err
 	}
 	at.Addr = ri.client

@@ -40,8 +40,8 @@ func (s *Server) handleV1Token(w http.ResponseWriter, r *http.Request) {
 	ri.client = s.clientAddr(r)
 	at, err := s.tokenRequest(w, r)
 	if err != nil {
-		s.metrics.Exchange("malformed")
-		ri.outcome, ri.detail = "malformed", asDomain(err).Message
+		ri.outcome, ri.detail = unreadOutcome(err), asDomain(err).Message
+		s.metrics.Exchange(ri.outcome)
 		s.tokenError(w, r, err)
 		return
 	}
@@ -228,14 +228,14 @@ func jsonParams(body []byte) (tokenParams, error) {
 
 // receiveCredentials reads a token request's body: at most
 // maxCredentialsBody bytes, at the minimum body rate, while a place among
-// the token bodies of the client's address is free (a request without a
-// token has no partner to bound it by).
+// the token bodies of the client's address (its /64 for IPv6) is free (a
+// request without a token has no partner to bound it by).
 func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > maxCredentialsBody {
 		return nil, unreadable(domain.ErrTooLarge, msgCredentialsTooLarge)
 	}
 	return s.receiveBody(w, r, intake{
-		gate: s.tokens, key: info(r).client, limit: maxCredentialsBody, read: io.ReadAll,
+		gate: s.tokens, key: placeKey(info(r).client), limit: maxCredentialsBody, read: io.ReadAll,
 		busy: func() error {
 			// The body is left unread, so the connection closes after the answer.
 			w.Header().Set("Connection", "close")
