@@ -67,6 +67,7 @@ type pdfCheck struct {
 	rawFrom      int64    // where that data started, or -1
 	rawData      int64    // where a viewer starts it, or -1 (pdfAfterEOL)
 	rawToEOF     bool     // a viewer may read one on to the end of the file
+	rawZlib      bool     // that data opens with a zlib header (zlibAt)
 	heldShort    *Finding // a two-letter marker in data after a held length (pdf_length.go)
 	hdr          objStmHeader
 	hdrNext      int64    // the first offset of its data not yet fed to hdr

@@ -100,10 +100,20 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 		// then the data is read both ways, as it is and inflated.
 		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals, d.sure&dictFirst != 0})
 		p.startRaw(w, off)
+		p.rawZlib = zlibAt(w, start)
 		return p.objStms.start(off, d.objStmSure())
 	case d.names.filters == 1 && d.names.flate == 1:
 		if d.vals.has(keyParms) {
 			p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals, false})
+		}
+		// Which filters a viewer applies is what /Filter (or /F) holds,
+		// which the names counted anywhere in the dictionary may not be
+		// (/Filter %/FlateDecode<LF>[ ], /F null: the twentieth session's
+		// second review). Data that opens with no zlib header may be read
+		// as it is: a stored deflate block spells an object stream's
+		// header; it is read as it is too (pdf_length.go, zlibAt).
+		if !zlibAt(w, start) {
+			p.startRaw(w, off)
 		}
 		return p.objStms.start(off, d.objStmSure())
 	case !d.vals.has(keyParms) && d.names.textFlate():
@@ -172,7 +182,7 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 		p.feedHeader(w, off, true)
 		p.endRawData(off)
 	}
-	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom, p.rawData = pdfDict{}, pdfDict{}, false, false, -1, -1
+	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom, p.rawData, p.rawZlib = pdfDict{}, pdfDict{}, false, false, -1, -1, false
 	p.syntax.reset(off + int64(len("endstream")))
 	return p.objStms.end(w, off)
 }

@@ -102,11 +102,13 @@ func (l *pdfLengths) within(d *pdfDefs) bool {
 // which reads one by /N alone, stops at the /Length). A stream whose
 // /Filter is a reference is read as it is only until the reference is
 // followed: one with /First whose reference names no filter is refused
-// then (pdfDefs.decide).
+// then (pdfDefs.decide), and one whose data opens with no zlib header
+// counts to the end of the file at once (the reference may be resolved
+// by what its definition's text names, which a viewer need not read).
 func (p *pdfCheck) endRawData(off int64) {
 	v, read := p.region.vals, off-p.rawData
 	switch {
-	case p.rawData < 0 || p.region.sure&dictFirst != 0 && !v.has(keyFilter):
+	case p.rawData < 0 || p.region.sure&dictFirst != 0 && (!v.has(keyFilter) || !p.rawZlib):
 		p.rawToEOF = true
 	case v.unread&keyLength != 0 || v.lnRefs > 1 || v.directLn && v.length > read:
 		p.rawToEOF = true
@@ -123,4 +125,20 @@ func (p *pdfCheck) heldMarker() *Finding {
 		return nil
 	}
 	return p.heldShort
+}
+
+// zlibAt reports whether the stream data at off (its first byte that is
+// not white space) opens with a zlib header without a preset dictionary
+// (RFC 1950: CM 8, CINFO at most 7, the check bits, FDICT clear), as
+// every FlateDecode writer's data does. Such data cannot be read as an
+// object stream's header: its one digit that may open it is "8", and the
+// byte after that is no white space or digit, so pdf.js and MuPDF read no
+// second number there.
+func zlibAt(w *window, off int64) bool {
+	i := w.index(off)
+	if i < 0 || i+1 >= len(w.buf) {
+		return false
+	}
+	a, b := w.buf[i], w.buf[i+1]
+	return a&0x0F == 8 && a>>4 <= 7 && (uint16(a)<<8|uint16(b))%31 == 0 && b&0x20 == 0
 }

@@ -206,6 +206,15 @@ func TestPDFReferenceBounds(t *testing.T) {
 			t.Logf("%d KiB allocated, %d KiB without definitions", a>>10, c>>10)
 		}
 	})
+	t.Run("a value past a long comment", func(t *testing.T) {
+		// Read in one window, not in another (the twentieth session's
+		// second review): past valueSpan, it cannot be read in any.
+		p := newXrefPDF()
+		p.objStm(5, " /Filter % "+strings.Repeat("x", 300)+"\n/FlateDecode", scriptMembers("<< /S /GoTo /D [ 2 0 R /Fit ] >>"), deflate)
+		if code := fileKind(t, p.finish(9, " /Root 1 0 R"), testLimits()); code != ActiveContent {
+			t.Fatalf("got %q", code)
+		}
+	})
 	t.Run("a /DecodeParms value that cannot be read", func(t *testing.T) {
 		p := newXrefPDF()
 		p.objStm(5, " /Filter /FlateDecode /DecodeParms { 7 0 R", scriptMembers("<< >>"), deflate)

@@ -201,9 +201,20 @@ scan:
 	return t
 }
 
+// valueSpan bounds how far a value is read, from the end of the name or
+// the keyword obj before it: every window holds lookAhead bytes past
+// where a name (at most 49 bytes written) starts, so a value read within
+// the span reads the same in every window. One not read whole within it
+// (300 bytes of comment before it: the twentieth session's second review
+// found the answer changing with the window) cannot be read.
+const valueSpan = lookAhead - 64
+
 // pdfValueAt reads the value that starts at buf[i] (after whitespace);
 // final says whether buf ends where the file does.
 func pdfValueAt(buf []byte, i int, final bool) pdfValue {
+	if len(buf)-i > valueSpan {
+		buf, final = buf[:i+valueSpan], false
+	}
 	l := pdfLexer{buf: buf, i: i, final: final}
 	var v pdfValue
 	t := l.next()
