@@ -55,13 +55,14 @@ func tokenRef(tok, jti string) string {
 }
 
 // placeKey is the key a client address holds token-body places by: the
-// address, or an IPv6 address's /64, which one host may hold whole
-// (the twentieth session's review: one host with a /64 could take every
-// place, a place an address).
+// address, or an IPv6 address's /48, a site's prefix, which one host may
+// hold whole (the twentieth session's reviews: one host with a /64 took
+// every place, a place an address; then one with a /48, a first place a
+// /64). Partners at one site share its places.
 func placeKey(addr string) string {
 	a, err := netip.ParseAddr(addr)
 	if err != nil || !a.Unmap().Is6() {
 		return addr
 	}
-	return netip.PrefixFrom(a, 64).Masked().String()
+	return netip.PrefixFrom(a, 48).Masked().String()
 }

@@ -101,7 +101,8 @@ func TestTricklingTokenBodyIsCut(t *testing.T) {
 // request met 503 (the twentieth session's review; the legacy surfaces
 // read through the same places since c925407). An address with no body
 // under way now always gets a place, and an IPv6 host is one key for its
-// whole /64.
+// whole /48 (a first place a /64 let one /48 fill the gate: the second
+// review).
 func TestTokenPlacesAreFair(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, Limits{MaxReceiving: 2, MaxReceivingPerPartner: 2, MinBodyRate: 1024, BodyRateGrace: 5 * time.Second})
@@ -126,9 +127,9 @@ func TestTokenPlacesAreFair(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	// One host's /64 takes the first place and the whole total.
+	// One site's /48 takes a first place and the whole total.
+	trickle("2001:db8:1:1::10")
 	trickle("2001:db8:1:2::10")
-	trickle("2001:db8:1:2::11")
 	deadline := time.Now().Add(5 * time.Second)
 	for h.srv.tokens.taken() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -136,13 +137,13 @@ func TestTokenPlacesAreFair(t *testing.T) {
 	if n := h.srv.tokens.taken(); n != 2 {
 		t.Fatalf("%d token places held by the trickling bodies, want 2", n)
 	}
-	if got := token("2001:db8:1:2::12"); got != http.StatusServiceUnavailable {
-		t.Errorf("a third body from the same /64: %d, want 503", got)
+	if got := token("2001:db8:1:3::10"); got != http.StatusServiceUnavailable {
+		t.Errorf("a third body from the same /48: %d, want 503", got)
 	}
 	if got := exchangeOutcomes(t, h.srv); len(got) != 1 || got["overloaded"] != 1 {
 		t.Errorf("token exchanges by outcome %v after one turned away, want overloaded 1", got)
 	}
-	for _, from := range []string{"192.0.2.7", "2001:db8:1:3::10"} {
+	for _, from := range []string{"192.0.2.7", "2001:db8:9::10"} {
 		if got := token(from); got != http.StatusOK {
 			t.Errorf("a token request from %s while another host holds every place: %d, want 200", from, got)
 		}

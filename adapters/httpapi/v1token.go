@@ -228,7 +228,7 @@ func jsonParams(body []byte) (tokenParams, error) {
 
 // receiveCredentials reads a token request's body: at most
 // maxCredentialsBody bytes, at the minimum body rate, while a place among
-// the token bodies of the client's address (its /64 for IPv6) is free (a
+// the token bodies of the client's address (its /48 for IPv6) is free (a
 // request without a token has no partner to bound it by).
 func (s *Server) receiveCredentials(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > maxCredentialsBody {
