@@ -87,3 +87,26 @@ func decodeA85(data []byte) ([]byte, bool) {
 	}
 	return out[:n], true
 }
+
+// asIs reads an ASCII-then-Flate object stream's decoded data as an
+// uncompressed object stream when it opens with no zlib header: every
+// name counts and its header's numbers are noted. The filter a viewer
+// applies is what /Filter (or /F) holds, which may be the ASCII one alone
+// while a /FlateDecode is named elsewhere ("/Filter /AHx %/FlateDecode":
+// the twentieth session's third review); a stored deflate block then
+// spells the header, and the objects the check's inflating never reached
+// lie after it.
+func (o *objStms) asIs(data []byte) *Finding {
+	if len(data) >= 2 && zlibHeader(data[0], data[1]) {
+		return nil
+	}
+	win := window{buf: data, final: true}
+	win.limit = win.end()
+	hdr := objStmHeader{on: true}
+	hdr.feed(data, o.defs, true)
+	if fe := o.names(&win); fe != nil {
+		return fe
+	}
+	o.uri = pdfURIScan{}
+	return o.uri.scan(&win)
+}

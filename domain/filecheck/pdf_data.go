@@ -80,7 +80,15 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 	} else {
 		p.region = p.dict
 	}
-	p.dict, p.inData, p.rawObjStm = pdfDict{}, true, false
+	// A stream keyword inside data starts no new reading: what the data
+	// before it was read as (as it is) goes on, and its data opens with
+	// a zlib header only if every start so far does (the third review: a
+	// second "stream" followed by zlib data undid the reading as it is).
+	z := zlibAt(w, start)
+	if nested {
+		z = z && p.rawZlib
+	}
+	p.dict, p.inData, p.rawObjStm, p.rawZlib = pdfDict{}, true, nested && p.rawObjStm, z
 	if fe := p.textOrWalk(w, off, start, placed, nested, wasText, text); fe != nil {
 		return fe
 	}
@@ -100,7 +108,6 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 		// then the data is read both ways, as it is and inflated.
 		p.defs.pending = append(p.defs.pending, pdfPending{d.names, d.vals, d.sure&dictFirst != 0})
 		p.startRaw(w, off)
-		p.rawZlib = zlibAt(w, start)
 		return p.objStms.start(off, d.objStmSure())
 	case d.names.filters == 1 && d.names.flate == 1:
 		if d.vals.has(keyParms) {
@@ -112,10 +119,15 @@ func (p *pdfCheck) startData(w *window, off, start int64, placed bool, text *int
 		// second review). Data that opens with no zlib header may be read
 		// as it is: a stored deflate block spells an object stream's
 		// header; it is read as it is too (pdf_length.go, zlibAt).
-		if !zlibAt(w, start) {
+		if !p.rawZlib {
 			p.startRaw(w, off)
 		}
 		return p.objStms.start(off, d.objStmSure())
+	case !d.vals.has(keyParms) && d.names.textFlate() && p.rawZlib:
+		// Text that is also a zlib header ("8O" is ASCII85 too) may be
+		// inflated as it is by a viewer whose /Filter holds FlateDecode
+		// alone; real ASCII85 of zlib data opens with G.
+		return pdfUninspectable("un flujo de objetos en texto ASCII empieza como datos zlib")
 	case !d.vals.has(keyParms) && d.names.textFlate():
 		return p.objStms.startText(off, d.objStmSure(), d.names.hex == 1)
 	case d.names.filters == 0 && !d.filterKey:

@@ -34,7 +34,8 @@ func (n *pdfNames) add(name []byte) {
 		n.a85, n.textFirst = min(n.a85+1, 1<<15), n.textFirst || n.flate == 0
 		n.filters = min(n.filters+1, 1<<15)
 	case "LZWDecode", "LZW", "RunLengthDecode", "RL",
-		"CCITTFaxDecode", "CCF", "JBIG2Decode", "DCTDecode", "DCT", "JPXDecode", "Crypt":
+		"CCITTFaxDecode", "CCF", "JBIG2Decode", "DCTDecode", "DCT", "JPXDecode", "JPX", "Crypt",
+		"BrotliDecode", "Br": // pdf.js 6 and MuPDF 1.26 decode Brotli (the third review)
 		n.filters = min(n.filters+1, 1<<15)
 	case "Predictor":
 		n.predictor = true

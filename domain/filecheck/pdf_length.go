@@ -139,6 +139,11 @@ func zlibAt(w *window, off int64) bool {
 	if i < 0 || i+1 >= len(w.buf) {
 		return false
 	}
-	a, b := w.buf[i], w.buf[i+1]
+	return zlibHeader(w.buf[i], w.buf[i+1])
+}
+
+// zlibHeader reports whether a and b are a zlib header (RFC 1950) with no
+// preset dictionary.
+func zlibHeader(a, b byte) bool {
 	return a&0x0F == 8 && a>>4 <= 7 && (uint16(a)<<8|uint16(b))%31 == 0 && b&0x20 == 0
 }

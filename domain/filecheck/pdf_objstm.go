@@ -121,6 +121,11 @@ func (o *objStms) end(w *window, off int64) *Finding {
 	if !ok {
 		return o.notInflated()
 	}
+	if o.text != textNone {
+		if fe := o.asIs(bytes.TrimLeft(data, "\x00\t\n\f\r ")); fe != nil {
+			return fe
+		}
+	}
 	r, err := o.reader(bytes.TrimLeft(data, "\x00\t\n\f\r "))
 	if err == io.ErrUnexpectedEOF {
 		return pdfUninspectable("un flujo de objetos comprimido termina antes de tiempo")

@@ -3,11 +3,12 @@ package filecheck
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestReviewFiles: the files of the twentieth session's two attacker
-// reviews (testdata/review20 and review21, with the generators that built
+// TestReviewFiles: the files of the twentieth session's three attacker
+// reviews (testdata/review20, 21 and 22, with the generators that built
 // them). Each hides a file specification with /EF (filter-*, a script)
 // where only a viewer that reads a stream or a definition its own way
 // reaches it. review20: an uncompressed object stream read past its first
@@ -22,27 +23,37 @@ import (
 // names /FlateDecode somewhere else than in what /Filter holds (in a
 // comment, a string, a nested dictionary, /F null, an undefined or
 // doubly defined reference, "7 0 obj5"): the data has no zlib header,
-// so it is read as it is too. Every one is refused, and a reader no one
-// here wrote finds what it hides; harmless lists the files that hide
-// nothing any reader finds, and whether the check takes them.
+// so it is read as it is too. review22: review21's files with a second
+// "stream" keyword and zlib data inside the first stream's data (nest-*),
+// ASCIIHex or ASCII85 object streams with a /FlateDecode named elsewhere
+// (ahx-*, a85-*), and a Brotli stage the check did not count (br-arr).
+// Every one is refused, and a reader no one here wrote finds what it
+// hides (pdf.js: the media file a Screen annotation plays, which the
+// annotation alone does not show: none.pdf); harmless lists the files
+// that hide nothing any reader finds, and whether the check takes them.
 func TestReviewFiles(t *testing.T) {
 	harmless := map[string]Kind{
 		"review20/visible-short-nofirst.pdf": accepted, // an /N stream read by a short /Length: MuPDF stops there
 		// FlateDecode data with no zlib header, which no writer makes:
 		// read as it is too, so refused for what it spells.
-		"review21/b-control.pdf": ActiveContent,
-		"review21/m-control.pdf": ActiveContent,
+		"review21/b-control.pdf":      ActiveContent,
+		"review21/m-control.pdf":      ActiveContent,
+		"review22/nest-b-control.pdf": ActiveContent,
+		"review22/nest-m-control.pdf": ActiveContent,
+		// Object 10 is in no cross-reference: its /EF counts here, no
+		// reader reaches it.
+		"review22/none.pdf": ActiveContent,
 	}
 	var files []string
-	for _, dir := range []string{"review20", "review21"} {
+	for _, dir := range []string{"review20", "review21", "review22"} {
 		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, found...)
 	}
-	if len(files) != 37 {
-		t.Fatalf("%d files in testdata/review20 and review21, want 37", len(files))
+	if len(files) != 63 {
+		t.Fatalf("%d files in testdata/review20, 21 and 22, want 63", len(files))
 	}
 	for _, f := range files {
 		name := filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
@@ -53,7 +64,7 @@ func TestReviewFiles(t *testing.T) {
 			}
 			got := readersFind(t, pdf)
 			var found []string
-			for _, what := range []string{"EF", "JavaScript", "Screen annotation", "script"} {
+			for _, what := range []string{"EF", "JavaScript", "media file", "script"} {
 				found = append(found, readersThatFind(got, what)...)
 			}
 			want, safe := harmless[name]
@@ -66,5 +77,22 @@ func TestReviewFiles(t *testing.T) {
 				t.Fatalf("no reader finds what the file hides (%v): it proves nothing", got)
 			}
 		})
+	}
+}
+
+// TestASCIIObjectStreamOpeningAsZlib: "8O" is ASCII85 text and a zlib
+// header too, so a viewer whose /Filter holds FlateDecode alone (the
+// ASCII85 name written elsewhere) could inflate the text as it is, which
+// the check never does: an ASCII-then-Flate object stream whose text
+// opens so is refused (real ASCII85 of zlib data opens with G).
+func TestASCIIObjectStreamOpeningAsZlib(t *testing.T) {
+	p := newXrefPDF()
+	p.objStm(5, " /Filter [ /ASCII85Decode /FlateDecode ]", scriptMembers("<< /S /GoTo /D [ 2 0 R /Fit ] >>"), func(b []byte) []byte {
+		return append([]byte("8O"), asA85(deflate(b))...)
+	})
+	pdf := p.finish(9, " /Root 1 0 R")
+	_, fe := inspectBytes(pdf)
+	if fe == nil || fe.Kind != ActiveContent || !strings.Contains(fe.Detail, "zlib") {
+		t.Fatalf("got %+v, want it refused as text that opens as zlib data", fe)
 	}
 }

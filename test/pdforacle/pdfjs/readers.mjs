@@ -71,6 +71,10 @@ async function inspect(data) {
       for (const a of await page.getAnnotations()) {
         if (a.subtype === "FileAttachment" || a.file) found.push(`page ${i}: file attachment annotation`);
         if (a.subtype === "RichMedia" || a.subtype === "Screen" || a.subtype === "Movie") found.push(`page ${i}: ${a.subtype} annotation`);
+        // The media file a Screen or RichMedia annotation plays: an
+        // embedded file pdf.js reached (the annotation alone says nothing
+        // of whether its file could be read).
+        if (a.richMedia?.fileId || a.richMedia?.filename) found.push(`page ${i}: ${a.subtype} media file ${a.richMedia.filename ?? a.richMedia.fileId}`);
         found.push(...linkFindings(`page ${i} ${a.subtype}`, a));
       }
     }
