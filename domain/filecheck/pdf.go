@@ -69,6 +69,7 @@ type pdfCheck struct {
 	rawToEOF     bool     // a viewer may read one on to the end of the file
 	rawZlib      bool     // that data opens with a zlib header (zlibAt)
 	heldShort    *Finding // a two-letter marker in data after a held length (pdf_length.go)
+	pseudo, def  bool     // data begun in a string or comment; an object defined in data (pdf_pseudo.go)
 	hdr          objStmHeader
 	hdrNext      int64    // the first offset of its data not yet fed to hdr
 	encrypted    bool     // an /Encrypt entry: strings and streams are ciphertext
@@ -173,6 +174,7 @@ func (p *pdfCheck) scan(w *window) *Finding {
 				}
 			}
 			p.defs.define(w, e, top)
+			p.def = p.def || p.inData && pdfDefinitionAt(w, e)
 		case stream:
 			if e >= 3 && string(buf[e-3:e]) == "end" {
 				// Nine bytes no compressor spells by chance: whatever
@@ -197,7 +199,7 @@ func (p *pdfCheck) scan(w *window) *Finding {
 	if p.allowScripts {
 		return nil
 	}
-	if !p.inData {
+	if !p.inData || p.pseudo {
 		p.syntax.advance(w, w.limit)
 	}
 	if p.rawObjStm {
@@ -210,7 +212,7 @@ func (p *pdfCheck) scan(w *window) *Finding {
 func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
-		if pdfShortName(name) && p.inData && !raw {
+		if pdfShortName(name) && p.inData && !raw && !p.pseudo && !p.def {
 			if p.heldShort == nil && len(p.defs.lens.held) > 0 {
 				p.heldShort = pdfActive(string(name))
 			}

@@ -36,6 +36,9 @@ func (p *pdfCheck) onStream(w *window, e int, text *int64) *Finding {
 		}
 		return nil
 	}
+	if !p.inData && !p.allowScripts && p.inText(w, e) {
+		return nil
+	}
 	start, placed := pdfDataStart(w, k)
 	return p.startData(w, w.base+int64(k), start, placed, text)
 }
@@ -195,6 +198,9 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 		p.endRawData(off)
 	}
 	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom, p.rawData, p.rawZlib = pdfDict{}, pdfDict{}, false, false, -1, -1, false
-	p.syntax.reset(off + int64(len("endstream")))
+	if !p.pseudo {
+		p.syntax.reset(off + int64(len("endstream")))
+	}
+	p.pseudo, p.def = false, false
 	return p.objStms.end(w, off)
 }

@@ -7,9 +7,8 @@ import (
 	"testing"
 )
 
-// TestReviewFiles: the files of the twentieth session's three attacker
-// reviews (testdata/review20, 21 and 22, with the generators that built
-// them). Each hides a file specification with /EF (filter-*, a script)
+// TestReviewFiles: the files of the twentieth session's four attacker
+// reviews (testdata/review20 to 23, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
 // where only a viewer that reads a stream or a definition its own way
 // reaches it. review20: an uncompressed object stream read past its first
 // endstream by a /Length longer than that (visible-long), by pdf.js
@@ -27,6 +26,9 @@ import (
 // "stream" keyword and zlib data inside the first stream's data (nest-*),
 // ASCIIHex or ASCII85 object streams with a /FlateDecode named elsewhere
 // (ahx-*, a85-*), and a Brotli stage the check did not count (br-arr).
+// review23: no object stream at all: an object written whole inside
+// another stream's data, which the cross-reference points at (data-*),
+// and the keyword stream inside a string or a comment (str-*).
 // Every one is refused, and a reader no one here wrote finds what it
 // hides (pdf.js: the media file a Screen annotation plays, which the
 // annotation alone does not show: none.pdf); harmless lists the files
@@ -43,17 +45,22 @@ func TestReviewFiles(t *testing.T) {
 		// Object 10 is in no cross-reference: its /EF counts here, no
 		// reader reaches it.
 		"review22/none.pdf": ActiveContent,
+		// Object 10 is written in a stream's data and in no
+		// cross-reference: no reader reaches it, but the check does not
+		// read cross-references, and counts markers after a definition
+		// in data.
+		"review23/data-ctl.pdf": ActiveContent,
 	}
 	var files []string
-	for _, dir := range []string{"review20", "review21", "review22"} {
+	for _, dir := range []string{"review20", "review21", "review22", "review23"} {
 		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, found...)
 	}
-	if len(files) != 63 {
-		t.Fatalf("%d files in testdata/review20, 21 and 22, want 63", len(files))
+	if len(files) != 71 {
+		t.Fatalf("%d files in testdata/review20 to 23, want 71", len(files))
 	}
 	for _, f := range files {
 		name := filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
