@@ -240,7 +240,7 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		nested := false
 		if !p.inData && p.objTop {
 			p.syntax.advance(w, w.base+int64(e))
-			nested = p.syntax.state != synTop || p.syntax.depth != 1
+			nested = (p.syntax.state != synTop || p.syntax.depth != 1) && !p.syntax.odd
 		}
 		if !nested {
 			p.dict.objStm, p.dict.sure = true, p.dict.sure|dictOwnN

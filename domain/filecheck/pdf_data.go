@@ -197,10 +197,15 @@ func (p *pdfCheck) endData(w *window, off int64, text *int64) *Finding {
 		p.feedHeader(w, off, true)
 		p.endRawData(off)
 	}
+	said := p.region
 	p.dict, p.region, p.inData, p.rawObjStm, p.rawFrom, p.rawData, p.rawZlib = pdfDict{}, pdfDict{}, false, false, -1, -1, false
 	if !p.pseudo {
 		p.syntax.reset(off + int64(len("endstream")))
+	} else {
+		p.dict = said // data begun in a string ends no dictionary (the fifth review)
 	}
-	p.pseudo, p.def = false, false
+	// p.def holds to the end of the file: the object defined in data may
+	// run past this endstream ("/X (endstream stream<LF>) /EF").
+	p.pseudo = false
 	return p.objStms.end(w, off)
 }

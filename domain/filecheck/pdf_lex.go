@@ -171,7 +171,7 @@ func pdfShortName(name []byte) bool {
 }
 
 // pdfSyntax follows a PDF's literal strings, comments, hex strings and
-// dictionary nesting outside stream data, so that the letters "obj" count
+// the nesting of dictionaries and arrays outside stream data, so that the letters "obj" count
 // as an object's start only at the top level: not inside a string, a
 // comment or a dictionary, where a viewer does not read them as one. When
 // it loses its way (an unbalanced parenthesis or dictionary) it sees
@@ -179,8 +179,10 @@ func pdfShortName(name []byte) bool {
 type pdfSyntax struct {
 	pos   int64 // the offset up to which the state is known
 	state uint8
-	nest  int // parentheses open in a string
-	depth int // dictionaries open
+	nest  int    // parentheses open in a string
+	depth int    // dictionaries and arrays open
+	kinds uint64 // bit i: the (i+1)th open container is an array
+	odd   bool   // a closer that closed nothing: readers may nest otherwise
 }
 
 const (
@@ -249,16 +251,20 @@ func (s *pdfSyntax) advance(w *window, to int64) {
 					s.state = synComment
 				case '<':
 					if i+1 < len(buf) && buf[i+1] == '<' {
-						s.depth++
+						s.open(false)
 						i++
 					} else {
 						s.state = synHex
 					}
 				case '>':
 					if i+1 < len(buf) && buf[i+1] == '>' {
-						s.depth = max(0, s.depth-1)
+						s.close(false)
 						i++
 					}
+				case '[':
+					s.open(true)
+				case ']':
+					s.close(true)
 				}
 			}
 		}

@@ -1,33 +1,39 @@
 package filecheck
 
+import "bytes"
+
 // Where the two-letter markers /JS and /EF count inside stream data
 // (pdf.go: compressed bytes spell them by chance, so stream data alone
 // does not count them). The twentieth session's fourth review reached an
-// attachment past that exception twice, with no object stream:
+// attachment past that exception twice, with no object stream, and the
+// fifth around both rules below:
 //
 //   - An object written whole inside another stream's data ("10 0 obj <<
 //     /EF ... >>" in an image's or an uncompressed stream's data), which
 //     the cross-reference points at: every reader takes an object from
 //     "N G obj" at the offset it is given. Once such a definition starts
-//     in the data (digits, then obj: pdfDefinitionAt), the markers after
-//     it in the same data count. Compressed bytes spell a digit and a
-//     delimited obj about once in 2^32 bytes, and a marker after it in
-//     the same stream about once in 2^27 more.
-//   - The keyword stream inside a string or a comment ("/Y ( stream\n)
-//     /EF ... /Z (endstream)"): no reader starts data there, the check did.
-//     Where the syntax (pdfSyntax) is in a string or a comment at the
-//     keyword, no data starts, unless what was said since the object
+//     in data (pdfDefinitionAt: what pdf.js lexes as a number, then obj),
+//     the markers after it count, in all data to the end of the file (the
+//     object may run past an "endstream" in one of its strings: the fifth
+//     review). Compressed bytes spell a number's end and a delimited obj
+//     about once in 2^32 bytes, and a marker after it about once in 2^27.
+//   - The keyword stream where no reader starts data: inside a string, a
+//     comment, a dictionary or an array, or anywhere but after ">>"
+//     ("/Y ( stream\n) /EF ... /Z (endstream)", a bare "stream" key or
+//     value, "stream<LF>trailer << ... >>" that readers rebuild a file
+//     from). No data starts there, unless what was said since the object
 //     began marks an object stream, which a viewer may take from an
-//     offset inside the string: then its data is read as one, the
-//     markers count in it (pseudo), and the syntax goes on through it,
-//     as a viewer reading the string does.
+//     offset inside it: then its data is read as one, the markers count
+//     in it (pseudo), the syntax goes on through it as a reader's lexer
+//     would, and what the dictionary said is kept after it.
 
 // inText reports whether the keyword stream at w.buf[e], outside data,
-// stands in a string or a comment and starts no data; it notes pseudo
-// data when it does start some (an object stream's dictionary).
+// starts no data: where no reader starts any (in a string, a comment, a
+// dictionary or an array, or anywhere but after ">>"); it notes pseudo
+// data when it does start some there (an object stream's dictionary).
 func (p *pdfCheck) inText(w *window, e int) bool {
 	p.syntax.advance(w, w.base+int64(e))
-	if p.syntax.state == synTop {
+	if p.syntax.top() && pdfAfterDict(w, e) {
 		return false
 	}
 	if !p.dict.objStm {
@@ -38,20 +44,75 @@ func (p *pdfCheck) inText(w *window, e int) bool {
 }
 
 // pdfDefinitionAt reports whether the keyword obj at w.buf[e] may end
-// "N G obj": a delimiter (or the end) after it and a digit before it
-// across white space, or white space reaching back to where the window
-// begins (the digits may lie before it).
+// "N G obj" as some reader lexes it: a delimiter (or the end) after it,
+// and before it, across white space and comments, what ends a number to
+// pdf.js (a digit, or "." "+" "-": it reads "0." and a lone "-" as 0: the
+// fifth review), or white space and comments reaching back to where the
+// window begins (the number may lie before it).
 func pdfDefinitionAt(w *window, e int) bool {
 	buf := w.buf
 	if e+3 < len(buf) && !pdfEnds(buf[e+3]) || e+3 >= len(buf) && !w.final {
 		return false
 	}
 	j := e
-	for j > 0 && pdfWhite(buf[j-1]) {
+	for range 4 { // "10 0 %a<LF>%b<LF>obj": a few comments between
+		for j > 0 && pdfWhite(buf[j-1]) {
+			j--
+		}
+		if j == 0 {
+			return w.base != 0
+		}
+		if c := buf[j-1]; c >= '0' && c <= '9' || c == '.' || c == '+' || c == '-' {
+			return true
+		}
+		if j == e || buf[j] != '\r' && buf[j] != '\n' {
+			return false // no end of line before obj: no comment ends there
+		}
+		// A comment may end at that end of line: go back to its %.
+		line := j
+		for line > 0 && buf[line-1] != '\r' && buf[line-1] != '\n' {
+			line--
+		}
+		k := bytes.IndexByte(buf[line:j], '%')
+		if k < 0 {
+			return false
+		}
+		j = line + k
+	}
+	return true // more comments than followed: take it for one
+}
+
+// pdfAfterDict reports whether the keyword at w.buf[e] follows ">>" across
+// white space: the only place a reader starts stream data (the fifth
+// review: a bare "stream" inside a dictionary, an array or between
+// objects started data here and exempted the markers after it).
+func pdfAfterDict(w *window, e int) bool {
+	j := e
+	for j > 0 && pdfWhite(w.buf[j-1]) {
 		j--
 	}
-	if j == 0 {
-		return w.base != 0
+	return j >= 2 && w.buf[j-1] == '>' && w.buf[j-2] == '>'
+}
+
+// open and close keep a stack of containers: a ">>" inside an array
+// (pdf.js takes it for an element) or a "]" inside a dictionary closes
+// nothing (the fifth review: "/X [ >> 1 0 obj ]" ended a dictionary here).
+func (s *pdfSyntax) open(array bool) {
+	if s.depth < 64 && array {
+		s.kinds |= 1 << s.depth
+	} else if s.depth < 64 {
+		s.kinds &^= 1 << s.depth
 	}
-	return buf[j-1] >= '0' && buf[j-1] <= '9'
+	s.depth++
+}
+
+func (s *pdfSyntax) close(array bool) {
+	if s.depth == 0 {
+		return
+	}
+	if s.depth <= 64 && (s.kinds>>(s.depth-1)&1 == 1) != array {
+		s.odd = true
+		return
+	}
+	s.depth--
 }

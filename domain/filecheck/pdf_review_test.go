@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestReviewFiles: the files of the twentieth session's four attacker
-// reviews (testdata/review20 to 23, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
+// TestReviewFiles: the files of the twentieth session's five attacker
+// reviews (testdata/review20 to 24, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
 // where only a viewer that reads a stream or a definition its own way
 // reaches it. review20: an uncompressed object stream read past its first
 // endstream by a /Length longer than that (visible-long), by pdf.js
@@ -29,6 +29,14 @@ import (
 // review23: no object stream at all: an object written whole inside
 // another stream's data, which the cross-reference points at (data-*),
 // and the keyword stream inside a string or a comment (str-*).
+// review24: ways around review23's rules: an object stream's dictionary
+// emptied by "stream ... endstream" inside one of its strings or arrays
+// (objstm-*), "stream" as a bare key, value or array element or before a
+// trailer that readers rebuild the file from (dict-*, arr-kw, trl-bare),
+// definitions written "10 0%c<LF>obj", "10 0. obj" or "10 - obj"
+// (def*-*), and an "endstream" inside a string of an object defined in
+// data (reset-*). (Its trl-data, a trailer inside stream data that qpdf
+// alone rebuilds from, still passes: the known false negatives say so.)
 // Every one is refused, and a reader no one here wrote finds what it
 // hides (pdf.js: the media file a Screen annotation plays, which the
 // annotation alone does not show: none.pdf); harmless lists the files
@@ -52,15 +60,15 @@ func TestReviewFiles(t *testing.T) {
 		"review23/data-ctl.pdf": ActiveContent,
 	}
 	var files []string
-	for _, dir := range []string{"review20", "review21", "review22", "review23"} {
+	for _, dir := range []string{"review20", "review21", "review22", "review23", "review24"} {
 		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, found...)
 	}
-	if len(files) != 71 {
-		t.Fatalf("%d files in testdata/review20 to 23, want 71", len(files))
+	if len(files) != 94 {
+		t.Fatalf("%d files in testdata/review20 to 24, want 94", len(files))
 	}
 	for _, f := range files {
 		name := filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
