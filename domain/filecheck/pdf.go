@@ -54,31 +54,31 @@ import "bytes"
 // follow, deflate blocks it cannot walk) is refused or searched as text,
 // never passed unread.
 type pdfCheck struct {
-	allowScripts bool
-	started      bool   // the first window was seen
-	tail         []byte // the last pdfTail bytes seen
-	name         [16]byte
-	syntax       pdfSyntax
-	dict         pdfDict  // what was said since the object started or data ended
-	region       pdfDict  // what the current stream's dictionary said
-	inData       bool     // between stream and endstream
-	objTop       bool     // the last obj keyword was read at the top level
-	rawObjStm    bool     // the data is read as an uncompressed object stream
-	rawFrom      int64    // where that data started, or -1
-	rawData      int64    // where a viewer starts it, or -1 (pdfAfterEOL)
-	rawToEOF     bool     // a viewer may read one on to the end of the file
-	rawZlib      bool     // that data opens with a zlib header (zlibAt)
-	heldShort    *Finding // a two-letter marker in data after a held length (pdf_length.go)
-	pseudo, def  bool     // data begun in a string or comment; an object defined in data (pdf_pseudo.go)
-	hdr          objStmHeader
-	hdrNext      int64    // the first offset of its data not yet fed to hdr
-	encrypted    bool     // an /Encrypt entry: strings and streams are ciphertext
-	held         *Finding // an object stream that could not be read (pdf_encrypt.go)
-	objStms      objStms
-	defs         pdfDefs
-	uri          pdfURIScan // strings that are script URIs (pdf_uri.go)
-	dataText     bool       // the data is searched for markers as text (pdf_data.go)
-	flate        flateHits  // where FlateDecode data spells markers (pdf_text.go)
+	allowScripts       bool
+	started            bool   // the first window was seen
+	tail               []byte // the last pdfTail bytes seen
+	name               [16]byte
+	syntax             pdfSyntax
+	dict               pdfDict  // what was said since the object started or data ended
+	region             pdfDict  // what the current stream's dictionary said
+	inData             bool     // between stream and endstream
+	objTop             bool     // the last obj keyword was read at the top level
+	rawObjStm          bool     // the data is read as an uncompressed object stream
+	rawFrom            int64    // where that data started, or -1
+	rawData            int64    // where a viewer starts it, or -1 (pdfAfterEOL)
+	rawToEOF           bool     // a viewer may read one on to the end of the file
+	rawZlib            bool     // that data opens with a zlib header (zlibAt)
+	heldShort          *Finding // a two-letter marker in data after a held length (pdf_length.go)
+	pseudo, def, stray bool     // data begun where none starts; an object defined in data; stream not after >> (pdf_pseudo.go)
+	hdr                objStmHeader
+	hdrNext            int64    // the first offset of its data not yet fed to hdr
+	encrypted          bool     // an /Encrypt entry: strings and streams are ciphertext
+	held               *Finding // an object stream that could not be read (pdf_encrypt.go)
+	objStms            objStms
+	defs               pdfDefs
+	uri                pdfURIScan // strings that are script URIs (pdf_uri.go)
+	dataText           bool       // the data is searched for markers as text (pdf_data.go)
+	flate              flateHits  // where FlateDecode data spells markers (pdf_text.go)
 }
 
 // pdfDict is what a stream's dictionary says about its data.
@@ -212,7 +212,7 @@ func (p *pdfCheck) scan(w *window) *Finding {
 func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	raw := p.rawObjStm || p.rawToEOF
 	if pdfActiveName(name) {
-		if pdfShortName(name) && p.inData && !raw && !p.pseudo && !p.def {
+		if pdfShortName(name) && p.inData && !raw && !p.pseudo && !p.def && !p.efKey(w, e, name) {
 			if p.heldShort == nil && len(p.defs.lens.held) > 0 {
 				p.heldShort = pdfActive(string(name))
 			}
@@ -240,7 +240,7 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		nested := false
 		if !p.inData && p.objTop {
 			p.syntax.advance(w, w.base+int64(e))
-			nested = (p.syntax.state != synTop || p.syntax.depth != 1) && !p.syntax.odd
+			nested = (p.syntax.state != synTop || p.syntax.depth != 1) && !p.syntax.odd && !p.syntax.lost
 		}
 		if !nested {
 			p.dict.objStm, p.dict.sure = true, p.dict.sure|dictOwnN

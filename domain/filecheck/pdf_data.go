@@ -37,6 +37,9 @@ func (p *pdfCheck) onStream(w *window, e int, text *int64) *Finding {
 		return nil
 	}
 	if !p.inData && !p.allowScripts && p.inText(w, e) {
+		if p.stray {
+			return pdfUninspectable("la palabra «stream» aparece fuera de un diccionario de flujo")
+		}
 		return nil
 	}
 	start, placed := pdfDataStart(w, k)

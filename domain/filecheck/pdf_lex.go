@@ -183,6 +183,7 @@ type pdfSyntax struct {
 	depth int    // dictionaries and arrays open
 	kinds uint64 // bit i: the (i+1)th open container is an array
 	odd   bool   // a closer that closed nothing: readers may nest otherwise
+	lost  bool   // a container past the 64 whose kinds are kept: closers unchecked
 }
 
 const (

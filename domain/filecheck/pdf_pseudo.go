@@ -33,8 +33,15 @@ import "bytes"
 // data when it does start some there (an object stream's dictionary).
 func (p *pdfCheck) inText(w *window, e int) bool {
 	p.syntax.advance(w, w.base+int64(e))
-	if p.syntax.top() && pdfAfterDict(w, e) {
+	if p.syntax.top() && !p.syntax.lost && pdfAfterDict(w, e) {
 		return false
+	}
+	if p.syntax.top() && !p.syntax.lost {
+		// At the top level but not after ">>": a stream whose dictionary
+		// is a reference ("5 0 obj 6 0 R stream", which MuPDF reads, the
+		// sixth review), or no stream at all. onStream refuses it.
+		p.stray = true
+		return true
 	}
 	if !p.dict.objStm {
 		return true
@@ -83,21 +90,42 @@ func pdfDefinitionAt(w *window, e int) bool {
 }
 
 // pdfAfterDict reports whether the keyword at w.buf[e] follows ">>" across
-// white space: the only place a reader starts stream data (the fifth
-// review: a bare "stream" inside a dictionary, an array or between
-// objects started data here and exempted the markers after it).
+// white space and comments: the only place a reader starts stream data
+// (the fifth review: a bare "stream" inside a dictionary, an array or
+// between objects started data here and exempted the markers after it).
 func pdfAfterDict(w *window, e int) bool {
+	buf := w.buf
 	j := e
-	for j > 0 && pdfWhite(w.buf[j-1]) {
-		j--
+	for range 4 {
+		for j > 0 && pdfWhite(buf[j-1]) {
+			j--
+		}
+		if j >= 2 && buf[j-1] == '>' && buf[j-2] == '>' {
+			return true
+		}
+		if j == 0 || j == e || buf[j] != '\r' && buf[j] != '\n' {
+			return false
+		}
+		line := j
+		for line > 0 && buf[line-1] != '\r' && buf[line-1] != '\n' {
+			line--
+		}
+		k := bytes.IndexByte(buf[line:j], '%')
+		if k < 0 {
+			return false
+		}
+		j = line + k
 	}
-	return j >= 2 && w.buf[j-1] == '>' && w.buf[j-2] == '>'
+	return false
 }
 
 // open and close keep a stack of containers: a ">>" inside an array
 // (pdf.js takes it for an element) or a "]" inside a dictionary closes
 // nothing (the fifth review: "/X [ >> 1 0 obj ]" ended a dictionary here).
 func (s *pdfSyntax) open(array bool) {
+	if s.depth >= 64 {
+		s.lost = true // past the kinds kept, closers go unchecked (the sixth review)
+	}
 	if s.depth < 64 && array {
 		s.kinds |= 1 << s.depth
 	} else if s.depth < 64 {

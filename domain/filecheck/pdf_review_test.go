@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestReviewFiles: the files of the twentieth session's five attacker
-// reviews (testdata/review20 to 24, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
+// TestReviewFiles: the files of the twentieth session's six attacker
+// reviews (testdata/review20 to 25, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
 // where only a viewer that reads a stream or a definition its own way
 // reaches it. review20: an uncompressed object stream read past its first
 // endstream by a /Length longer than that (visible-long), by pdf.js
@@ -35,15 +35,22 @@ import (
 // trailer that readers rebuild the file from (dict-*, arr-kw, trl-bare),
 // definitions written "10 0%c<LF>obj", "10 0. obj" or "10 - obj"
 // (def*-*), and an "endstream" inside a string of an object defined in
-// data (reset-*). (Its trl-data, a trailer inside stream data that qpdf
-// alone rebuilds from, still passes: the known false negatives say so.)
+// data (reset-*), and a trailer inside stream data that qpdf alone
+// rebuilds a file from (trl-data). review25: ">>" where a dictionary's
+// value belongs, which pdf.js takes for the value (val-gt*), nesting past
+// the 64 containers whose kinds are kept (deep-*), a stream whose
+// dictionary is a reference (ref-objstm), a trailer in an image's data
+// (trl-dct): an /EF followed by "<<" or "N G R" now counts in any data.
 // Every one is refused, and a reader no one here wrote finds what it
 // hides (pdf.js: the media file a Screen annotation plays, which the
 // annotation alone does not show: none.pdf); harmless lists the files
 // that hide nothing any reader finds, and whether the check takes them.
 func TestReviewFiles(t *testing.T) {
 	harmless := map[string]Kind{
-		"review20/visible-short-nofirst.pdf": accepted, // an /N stream read by a short /Length: MuPDF stops there
+		// An /N stream read by a short /Length (MuPDF stops there); its
+		// data holds "/EF <<", which counts in any data since the sixth
+		// review.
+		"review20/visible-short-nofirst.pdf": ActiveContent,
 		// FlateDecode data with no zlib header, which no writer makes:
 		// read as it is too, so refused for what it spells.
 		"review21/b-control.pdf":      ActiveContent,
@@ -58,17 +65,27 @@ func TestReviewFiles(t *testing.T) {
 		// read cross-references, and counts markers after a definition
 		// in data.
 		"review23/data-ctl.pdf": ActiveContent,
+		// No reader reads these (pdf.js: invalid /First and /N).
+		"review25/deep-n.pdf":     ActiveContent,
+		"review25/deep-n-ctl.pdf": ActiveContent,
+		// Real-style files: a balanced one and one with a comment between
+		// ">>" and "stream" pass; one whose Info dictionary leaves an
+		// array open is refused (every later stream read as pseudo data
+		// of an object stream: a false refusal, left open).
+		"review25/fp-bal.pdf":   accepted,
+		"review25/fp-cmt.pdf":   accepted,
+		"review25/fp-unbal.pdf": ActiveContent,
 	}
 	var files []string
-	for _, dir := range []string{"review20", "review21", "review22", "review23", "review24"} {
+	for _, dir := range []string{"review20", "review21", "review22", "review23", "review24", "review25"} {
 		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, found...)
 	}
-	if len(files) != 94 {
-		t.Fatalf("%d files in testdata/review20 to 24, want 94", len(files))
+	if len(files) != 108 {
+		t.Fatalf("%d files in testdata/review20 to 25, want 108", len(files))
 	}
 	for _, f := range files {
 		name := filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
