@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestReviewFiles: the files of the twentieth session's six attacker
-// reviews (testdata/review20 to 25, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
+// TestReviewFiles: the files of the twentieth session's seven attacker
+// reviews (testdata/review20 to 26, with the generators that built them). Each hides a file specification with /EF (filter-*, a script)
 // where only a viewer that reads a stream or a definition its own way
 // reaches it. review20: an uncompressed object stream read past its first
 // endstream by a /Length longer than that (visible-long), by pdf.js
@@ -41,6 +41,9 @@ import (
 // the 64 containers whose kinds are kept (deep-*), a stream whose
 // dictionary is a reference (ref-objstm), a trailer in an image's data
 // (trl-dct): an /EF followed by "<<" or "N G R" now counts in any data.
+// review26: that /EF's reference in forms pdf.js reads and the rule did
+// not ("1-2 0 R", "12.0.0 R", "+<LF>12 0 R", "12+0 R"): any byte a
+// number may start with now counts.
 // Every one is refused, and a reader no one here wrote finds what it
 // hides (pdf.js: the media file a Screen annotation plays, which the
 // annotation alone does not show: none.pdf); harmless lists the files
@@ -77,15 +80,15 @@ func TestReviewFiles(t *testing.T) {
 		"review25/fp-unbal.pdf": ActiveContent,
 	}
 	var files []string
-	for _, dir := range []string{"review20", "review21", "review22", "review23", "review24", "review25"} {
+	for _, dir := range []string{"review20", "review21", "review22", "review23", "review24", "review25", "review26"} {
 		found, err := filepath.Glob(filepath.Join("testdata", dir, "*.pdf"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, found...)
 	}
-	if len(files) != 108 {
-		t.Fatalf("%d files in testdata/review20 to 25, want 108", len(files))
+	if len(files) != 115 {
+		t.Fatalf("%d files in testdata/review20 to 26, want 115", len(files))
 	}
 	for _, f := range files {
 		name := filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
