@@ -118,7 +118,7 @@ func checkAccepted(t *testing.T, ext string, data []byte) {
 		if !bytes.Contains(data[max(0, len(data)-pdfTail):], []byte("%%EOF")) {
 			t.Fatal("accepted a PDF without an end-of-file marker at its end")
 		}
-		for _, name := range []string{"/JavaScript", "/Launch", "/EmbeddedFile", "/EmbeddedFiles", "/FileAttachment", "/RichMedia", "/XFA"} {
+		for _, name := range []string{"/JavaScript", "/Launch", "/EmbeddedFile", "/EmbeddedFiles", "/FileAttachment", "/RichMedia", "/XFA", "/Rendition", "/Sound"} {
 			for i := bytes.Index(data, []byte(name)); i >= 0; {
 				if end := i + len(name); end == len(data) || pdfEnds(data[end]) {
 					t.Fatalf("accepted a PDF with %s", name)

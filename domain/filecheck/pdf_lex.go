@@ -152,10 +152,14 @@ func pdfActive(name string) *Finding {
 // needs no /Type /EmbeddedFile (ISO 32000-1 Table 44 makes it optional),
 // so the names that every attachment is reached by count too: the
 // /EmbeddedFiles name tree, a file specification's /EF and the
-// /FileAttachment annotation.
+// /FileAttachment annotation. So do the two that pdf.js hands a plain
+// stream out as an attachment by, with no /EF at all (since the
+// twenty-first session): a rendition action (/S /Rendition), whose media
+// clip's /D may be a stream, and a sound (/Subtype /Sound, the key
+// /Sound), whose stream it plays as a WAV file.
 func pdfActiveName(name []byte) bool {
 	switch string(name) {
-	case "JavaScript", "JS", "Launch", "EmbeddedFile", "EmbeddedFiles", "EF", "FileAttachment", "RichMedia", "XFA":
+	case "JavaScript", "JS", "Launch", "EmbeddedFile", "EmbeddedFiles", "EF", "FileAttachment", "RichMedia", "XFA", "Rendition", "Sound":
 		return true
 	}
 	return false

@@ -76,6 +76,8 @@ func TestPDFActiveContent(t *testing.T) {
 		"EmbeddedFile":                      onePagePDF("", "<< /Type /EmbeddedFile /Length 0 >>"),
 		"RichMedia":                         onePagePDF("", "<< /Type /Annot /Subtype /RichMedia >>"),
 		"XFA":                               onePagePDF(" /AcroForm << /Fields [] /XFA 4 0 R >>"),
+		"Rendition, escaped":                onePagePDF("", "<< /Type /Annot /Subtype /Screen /A << /S /Rend#69tion /R 5 0 R >> >>"),
+		"Sound":                             onePagePDF("", "<< /Type /Annot /Subtype /Sound /Sound 5 0 R >>"),
 		"name at the very end":              append(onePagePDF(""), "/JS"...),
 		"in a comment":                      onePagePDF(" % /JavaScript"),
 		"object inside another's data":      hidden,
