@@ -4,10 +4,9 @@ package filecheck
 // is /EF followed by what an embedded-file entry holds: "<<" or a
 // reference, across white space and comments. Such an /EF counts in any
 // data: a reader that parses the data as objects takes it as a key (the
-// sixth review: ">>" where a
-// dictionary's value belongs is the value to pdf.js, not its end, and the
-// data after it the dictionary's). Compressed bytes spell that about once
-// in 2^33 bytes.
+// sixth review: ">>" where a dictionary's value belongs is the value to
+// pdf.js, not its end, and the data after it the dictionary's).
+// Compressed bytes spell that about once in 2^33 bytes.
 func (p *pdfCheck) efKey(w *window, e int, name []byte) bool {
 	return string(name) == "EF" && pdfDictValue(w, pdfNameEnd(w.buf, e))
 }

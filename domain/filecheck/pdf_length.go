@@ -3,7 +3,7 @@ package filecheck
 // An uncompressed object stream whose /Length is a reference ("/Length 7
 // 0 R", as pdfcpu writes an ICC profile's stream): a viewer reads its data
 // by the length object 7 holds, which may reach past the "endstream" the
-// data was read to here. Until the nineteenth session every name after
+// data was read to here. Until the twentieth session every name after
 // such a stream counted as an object stream's, to the end of the file, so
 // the letters /JS or /EF spelled by chance in a later stream's compressed
 // data refused the file. The length is now followed: the stream's data

@@ -61,32 +61,16 @@ func pdfDefinitionAt(w *window, e int) bool {
 	if e+3 < len(buf) && !pdfEnds(buf[e+3]) || e+3 >= len(buf) && !w.final {
 		return false
 	}
-	j := e
-	for range 4 { // "10 0 %a<LF>%b<LF>obj": a few comments between
-		for j > 0 && pdfWhite(buf[j-1]) {
-			j--
-		}
-		if j == 0 {
-			return w.base != 0
-		}
-		if c := buf[j-1]; c >= '0' && c <= '9' || c == '.' || c == '+' || c == '-' {
-			return true
-		}
-		if j == e || buf[j] != '\r' && buf[j] != '\n' {
-			return false // no end of line before obj: no comment ends there
-		}
-		// A comment may end at that end of line: go back to its %.
-		line := j
-		for line > 0 && buf[line-1] != '\r' && buf[line-1] != '\n' {
-			line--
-		}
-		k := bytes.IndexByte(buf[line:j], '%')
-		if k < 0 {
-			return false
-		}
-		j = line + k
+	switch pdfGapBefore(buf, e, func(j int) bool {
+		c := buf[j-1]
+		return c >= '0' && c <= '9' || c == '.' || c == '+' || c == '-'
+	}) {
+	case gapStart:
+		return w.base != 0 // the number may lie before the window
+	case gapNot:
+		return false
 	}
-	return true // more comments than followed: take it for one
+	return true // found, or more comments than followed: take it for one
 }
 
 // pdfAfterDict reports whether the keyword at w.buf[e] follows ">>" across
@@ -95,16 +79,35 @@ func pdfDefinitionAt(w *window, e int) bool {
 // between objects started data here and exempted the markers after it).
 func pdfAfterDict(w *window, e int) bool {
 	buf := w.buf
+	return pdfGapBefore(buf, e, func(j int) bool { return j >= 2 && buf[j-1] == '>' && buf[j-2] == '>' }) == gapFound
+}
+
+// What pdfGapBefore finds before a keyword.
+const (
+	gapFound = iota // the byte before the gap is the one asked for
+	gapNot          // another byte stands there
+	gapStart        // the gap reaches back to where buf begins
+	gapLong         // more comments than four: not followed
+)
+
+// pdfGapBefore walks back from buf[e] across white space and comments
+// ("10 0 %a<LF>%b<LF>obj": four at most) and asks is(j) of the byte
+// before the gap, buf[j-1]. A comment ends at an end of line, and starts
+// at the first % of that line.
+func pdfGapBefore(buf []byte, e int, is func(j int) bool) int {
 	j := e
 	for range 4 {
 		for j > 0 && pdfWhite(buf[j-1]) {
 			j--
 		}
-		if j >= 2 && buf[j-1] == '>' && buf[j-2] == '>' {
-			return true
+		if j == 0 {
+			return gapStart
 		}
-		if j == 0 || j == e || buf[j] != '\r' && buf[j] != '\n' {
-			return false
+		if is(j) {
+			return gapFound
+		}
+		if j == e || buf[j] != '\r' && buf[j] != '\n' {
+			return gapNot // no end of line before the keyword: no comment ends there
 		}
 		line := j
 		for line > 0 && buf[line-1] != '\r' && buf[line-1] != '\n' {
@@ -112,11 +115,11 @@ func pdfAfterDict(w *window, e int) bool {
 		}
 		k := bytes.IndexByte(buf[line:j], '%')
 		if k < 0 {
-			return false
+			return gapNot
 		}
 		j = line + k
 	}
-	return false
+	return gapLong
 }
 
 // open and close keep a stack of containers: a ">>" inside an array
