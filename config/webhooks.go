@@ -36,7 +36,7 @@ func (c *Config) finishWebhooks() error {
 	w := &c.Webhooks
 	for _, h := range w.AllowInsecureHosts {
 		if !plainHost(h) {
-			return keyError("webhooks.allow_insecure_hosts", "%q is not a host name or address (no scheme, port, path or brackets)", h)
+			return keyError("webhooks.allow_insecure_hosts", "%q is not a host name or address in ASCII (no scheme, port, path or brackets; an international name in its xn-- form)", h)
 		}
 	}
 	if err := domainRule("webhooks.retry_schedule", domain.CheckRetrySchedule(w.RetrySchedule)); err != nil {
@@ -69,6 +69,11 @@ func (c *Config) finishWebhooks() error {
 func plainHost(h string) bool {
 	if h == "" || len(h) > 253 || strings.ContainsAny(h, "/@?#[] \t") {
 		return false
+	}
+	for i := range len(h) {
+		if h[i] >= 0x80 { // a URL's non-ASCII host is never allowed (domain.WebhookURLRules)
+			return false
+		}
 	}
 	if strings.Contains(h, ":") {
 		_, err := netip.ParseAddr(h)

@@ -64,6 +64,7 @@ func TestWebhooksRefusals(t *testing.T) {
 		{"webhooks.allow_insecure_hosts", "http://receiver.internal"},
 		{"webhooks.allow_insecure_hosts", "receiver.internal:8443"},
 		{"webhooks.allow_insecure_hosts", "[::1]"},
+		{"webhooks.allow_insecure_hosts", "hooks.\u0130ntranet.test"},
 		{"webhooks.timeout", "0s"},
 		{"webhooks.timeout", "10m"},
 		{"webhooks.disable_after", "30m"},

@@ -77,8 +77,17 @@ func NewWebhookURLRules(insecureHosts []string) WebhookURLRules {
 }
 
 // Insecure reports whether host (a URL's host without port) may use http
-// and any address.
+// and private or loopback addresses (InsecureHostAddr).
 func (r WebhookURLRules) Insecure(host string) bool {
+	// Only an ASCII host is compared: strings.ToLower folds some runes
+	// (U+0130, U+212A) to ASCII letters, while net/http dials the host's
+	// IDNA form, another name ("hooks.\u0130ntranet.test" lowers to an
+	// allowed "hooks.intranet.test" and is dialled as
+	// "hooks.xn--intranet-o0e.test": the twenty-first session's review), so
+	// a non-ASCII host is never an allowed one.
+	if !asciiHost(host) {
+		return false
+	}
 	return slices.Contains(r.insecure, strings.ToLower(strings.TrimSuffix(host, ".")))
 }
 
@@ -129,6 +138,8 @@ func (r WebhookURLRules) checkURL(raw string) (code, msg string, bad bool) {
 	}
 	host := u.Hostname()
 	switch {
+	case !asciiHost(host):
+		return "invalid_value", "el host debe ir en ASCII (xn-- para un nombre internacional)", true
 	case u.User != nil:
 		return "invalid_value", "no puede llevar usuario ni contraseña", true
 	case u.Fragment != "" || strings.Contains(raw, "#"):
@@ -218,3 +229,25 @@ const (
 	AttemptTLS             = "tls"              // the receiver's certificate or handshake
 	AttemptEndpointChanged = "endpoint_changed" // disabled or deleted before the attempt
 )
+
+// asciiHost reports whether h is all ASCII (what net/http dials unchanged).
+func asciiHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// InsecureHostAddr reports whether ip may be dialled for a host in
+// webhooks.allow_insecure_hosts: a public address, or a private (RFC 1918,
+// unique-local fc00::/7) or loopback one (contract §11); never link-local
+// (cloud metadata), unspecified (which reaches the host itself),
+// multicast or the other ranges PublicAddr refuses, shared CGNAT space
+// included (one cloud's metadata answers at 100.100.100.200). An allowed
+// name may be rebound, so the address is checked as it is dialled.
+func InsecureHostAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || PublicAddr(ip)
+}

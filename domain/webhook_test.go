@@ -29,6 +29,14 @@ func TestCheckEndpointURL(t *testing.T) {
 		{"https://8.8.8.8/", true},
 		{"http://receiver.internal:9000/hook", true},
 		{"http://localhost:9000/hook", true},
+		// A host that lowers to an allowed one but is dialled as another
+		// name (IDNA: "xn--recever-..."): non-ASCII hosts are refused, so
+		// an international name is written in its xn-- form.
+		{"http://rece\u0130ver.internal:9000/hook", false},
+		{"http://rece%C4%B0ver.internal:9000/hook", false},
+		{"https://rece\u0130ver.internal/hook", false},
+		{"https://b\u00fccher.example/", false},
+		{"https://xn--bcher-kva.example/", true},
 		{"https://" + strings.Repeat("a", MaxWebhookURLBytes) + ".example/", false},
 	} {
 		_, err := r.CheckEndpoint(EndpointRequest{URL: c.url})
@@ -78,6 +86,28 @@ func TestPublicAddr(t *testing.T) {
 		if got := PublicAddr(netip.MustParseAddr(s)); got != want {
 			t.Errorf("%s public %v, want %v", s, got, want)
 		}
+	}
+}
+
+// TestInsecureHostAddr: a host allowed insecure reaches public, private
+// and loopback addresses (contract §11), nothing else: not the metadata
+// addresses (link-local; one cloud's in shared CGNAT space), not the
+// unspecified address, which reaches the host itself.
+func TestInsecureHostAddr(t *testing.T) {
+	for s, want := range map[string]bool{
+		"8.8.8.8": true, "127.0.0.1": true, "127.0.0.2": true, "::1": true, "10.0.0.1": true, "172.16.0.1": true,
+		"192.168.0.1": true, "fd00::2": true, "::ffff:127.0.0.1": true, "::ffff:10.1.2.3": true,
+		"169.254.169.254": false, "fe80::1": false, "100.100.100.200": false, "100.64.0.1": false,
+		"0.0.0.0": false, "::": false, "::ffff:0.0.0.0": false, "224.0.0.1": false, "ff02::1": false,
+		"255.255.255.255": false, "192.0.2.1": false, "fec0::1": false,
+	} {
+		if got := InsecureHostAddr(netip.MustParseAddr(s)); got != want {
+			t.Errorf("%s allowed for an insecure host %v, want %v", s, got, want)
+		}
+	}
+	r := NewWebhookURLRules([]string{"receiver.internal"})
+	if !r.Insecure("RECEIVER.internal.") || r.Insecure("rece\u0130ver.internal") || r.Insecure("rece\u0130ver.internal.") {
+		t.Error("Insecure: want the allowed name in any case, never a non-ASCII one that lowers to it")
 	}
 }
 

@@ -34,7 +34,7 @@ const maxAnswerHeaderBytes = 64 << 10
 type Options struct {
 	Timeout time.Duration // webhooks.timeout: one attempt, from dial to the answer read; above 0
 	// InsecureHosts are webhooks.allow_insecure_hosts: hosts that may use
-	// http and any address.
+	// http and private or loopback addresses (domain.InsecureHostAddr).
 	InsecureHosts []string
 	// MaxConnsPerHost bounds the connections to one host (above 0): the
 	// workers per endpoint.
@@ -59,7 +59,8 @@ var _ ports.WebhookSender = (*Sender)(nil)
 // NewSender returns a sender with its own transport: no proxy from the
 // environment, TLS 1.2 or later, at most o.MaxConnsPerHost connections
 // to a host, redirects never followed, and every address dialled checked
-// (domain.PublicAddr) unless the URL's host is allowed insecure.
+// (domain.PublicAddr, or domain.InsecureHostAddr for a host allowed
+// insecure).
 func NewSender(o Options) (*Sender, error) {
 	if o.Timeout <= 0 || o.MaxConnsPerHost < 1 {
 		return nil, fmt.Errorf("webhooks: a timeout (%s) and a bound of connections per host (%d) above 0 are required", o.Timeout, o.MaxConnsPerHost)
@@ -90,10 +91,17 @@ func NewSender(o Options) (*Sender, error) {
 }
 
 // refusedAddress is the dialler's refusal of an address that is not
-// public, for a host not allowed insecure.
-type refusedAddress struct{ addr string }
+// public, for a host not allowed insecure, or neither public, private nor
+// loopback for one that is.
+type refusedAddress struct {
+	addr    string
+	allowed bool // the host is in webhooks.allow_insecure_hosts
+}
 
 func (e *refusedAddress) Error() string {
+	if e.allowed {
+		return "webhooks: " + e.addr + " is not a public, private or loopback address (link-local, unspecified, multicast or reserved)"
+	}
 	return "webhooks: " + e.addr + " is not a public address, and the host is not in webhooks.allow_insecure_hosts"
 }
 
@@ -106,16 +114,21 @@ func (s *Sender) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &net.Dialer{}
-	if !s.rules.Insecure(host) {
-		d.Control = func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !domain.PublicAddr(ap.Addr()) {
-				return &refusedAddress{addr: address}
-			}
-			return nil
-		}
+	// A host allowed insecure may use private or loopback addresses
+	// (contract §11), never link-local (cloud metadata), unspecified,
+	// multicast or the other non-public ranges: its name may be rebound.
+	insecure := s.rules.Insecure(host)
+	allowed := domain.PublicAddr
+	if insecure {
+		allowed = domain.InsecureHostAddr
 	}
+	d := &net.Dialer{Control: func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil || !allowed(ap.Addr()) {
+			return &refusedAddress{addr: address, allowed: insecure}
+		}
+		return nil
+	}}
 	return d.DialContext(ctx, network, addr)
 }
 

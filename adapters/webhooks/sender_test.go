@@ -157,6 +157,37 @@ func TestSenderRefusesNonPublicAddresses(t *testing.T) {
 	}
 }
 
+// TestSenderAllowedHostStaysPrivateOrLoopback: a host allowed insecure
+// may use private or loopback addresses, not any (the twenty-first
+// session's review: the check was off for such hosts, so an allowed name
+// rebound to 0.0.0.0, which reaches this host, or to 169.254.169.254,
+// the cloud metadata address, was dialled). The dialler refuses them;
+// loopback by an allowed name is still reached.
+func TestSenderAllowedHostStaysPrivateOrLoopback(t *testing.T) {
+	t.Parallel()
+	rcv := newReceiver(t, "127.0.0.1:0", false, ok204)
+	for _, host := range []string{"0.0.0.0", "169.254.169.254"} {
+		s := newTestSender(t, Options{InsecureHosts: []string{host}})
+		if res := post(s, "http://"+host+":"+rcv.port()+"/hook"); res.Error != domain.AttemptRefusedAddress || res.StatusCode != 0 {
+			t.Errorf("%s allowed: %+v, want refused_address", host, res)
+		}
+		conn, err := s.dial(context.Background(), "tcp", net.JoinHostPort(host, rcv.port()))
+		if err == nil {
+			conn.Close()
+			t.Errorf("dial %s allowed: connected", host)
+		} else if classify(err) != domain.AttemptRefusedAddress {
+			t.Errorf("dial %s allowed: %v, classed %s", host, err, classify(err))
+		}
+	}
+	s := newTestSender(t, Options{InsecureHosts: []string{"localhost"}})
+	if res := post(s, "http://locAlhost:"+rcv.port()+"/hook"); res.StatusCode != 204 {
+		t.Errorf("localhost allowed: %+v, want 204 delivered", res)
+	}
+	if n := rcv.conns.Load(); n != 1 {
+		t.Errorf("the receiver accepted %d connections, want the allowed one's", n)
+	}
+}
+
 // TestSenderDoesNotFollowRedirects: a 3xx is an attempt that failed
 // (http_status with its code); the place it points to never sees a
 // request.
