@@ -64,12 +64,11 @@ type pdfCheck struct {
 	inData             bool     // between stream and endstream
 	objTop             bool     // the last obj keyword was read at the top level
 	rawObjStm          bool     // the data is read as an uncompressed object stream
-	rawFrom            int64    // where that data started, or -1
-	rawData            int64    // where a viewer starts it, or -1 (pdfAfterEOL)
+	rawFrom, rawData   int64    // where that data started; where a viewer starts it (pdfAfterEOL); or -1
 	rawToEOF           bool     // a viewer may read one on to the end of the file
 	rawZlib            bool     // that data opens with a zlib header (zlibAt)
 	heldShort          *Finding // a two-letter marker in data after a held length (pdf_length.go)
-	pseudo, def, stray bool     // data begun where none starts; an object defined in data; stream not after >> (pdf_pseudo.go)
+	pseudo, def, stray bool     // data begun where none starts; an object (or /AA <<) defined in data; stream not after >> (pdf_pseudo.go)
 	hdr                objStmHeader
 	hdrNext            int64    // the first offset of its data not yet fed to hdr
 	encrypted          bool     // an /Encrypt entry: strings and streams are ciphertext
@@ -220,6 +219,7 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 		}
 		return pdfActive(string(name))
 	}
+	p.def = p.def || p.aaKey(w, e, name)
 	p.defs.name(name)
 	if raw || len(p.defs.lens.held) > 0 {
 		p.defs.content(name)

@@ -11,6 +11,19 @@ func (p *pdfCheck) efKey(w *window, e int, name []byte) bool {
 	return string(name) == "EF" && pdfDictValue(w, pdfNameEnd(w.buf, e))
 }
 
+// aaKey reports whether name, at w.buf[e], is /AA in stream data followed
+// by "<<" or what may start a reference: from there on /JS and /EF count in
+// every later data, as after an object defined in data (p.def). MuPDF runs
+// a form field's /AA /F, /K, /V and /C scripts by the key /JS alone, with
+// no /S /JavaScript (pdf-form.c), and reads a dictionary in stream data
+// with no "N G obj" before it: a trailer that startxref points at inside
+// data, or data its repair lexes as objects (the twenty-first session's
+// review: a widget's format script ran on opening). Compressed bytes spell
+// "/AA <<" about once in 2^40 bytes, and a marker must follow.
+func (p *pdfCheck) aaKey(w *window, e int, name []byte) bool {
+	return p.inData && string(name) == "AA" && pdfDictValue(w, pdfNameEnd(w.buf, e))
+}
+
 // pdfDictValue reports whether what follows w.buf[i:] across white space
 // and comments is "<<" or may start a reference: any byte a number may
 // start with (a digit, "+", "-", "."), since pdf.js reads "1-2 0 R",
