@@ -26,10 +26,11 @@ type reportRoute struct {
 }
 
 // reportStep is what a route does with a decoded report, once it holds a
-// report slot: submit or validate it, and answer success. ctx ends at the
+// report slot: submit or validate it, and answer success on w (which keeps
+// the answer until the slot is given back: heldAnswer). ctx ends at the
 // report's timeout or when the server stops, not when the partner hangs
 // up. An error is answered by the route's fail.
-type reportStep func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error
+type reportStep func(ctx context.Context, w http.ResponseWriter, p ports.Principal, members []domain.RawField, body []byte) error
 
 // authenticate reads the route's token and verifies it; on failure it has
 // answered, and returns false.
@@ -58,7 +59,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt reportR
 // bound (503 at once), JSON, and step (the fields, read in NFC by the
 // domain's catalogue, and what the route does). A body still arriving holds no
 // in-flight slot; its bytes stay reserved until the report has been
-// answered.
+// answered. The answer of a report that held a slot is written once the
+// slot and the bytes are given back (heldAnswer).
 func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRoute, step reportStep) {
 	principal, ok := s.authenticate(w, r, rt)
 	if !ok {
@@ -100,11 +102,22 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 	}
 	select {
 	case s.inFlight <- struct{}{}:
-		defer func() { <-s.inFlight }()
 	default:
 		rt.fail(w, r, s.overloaded("Servicio ocupado: demasiados reportes en proceso; reintente en un momento"))
 		return
 	}
+	held := &heldAnswer{w: w}
+	func() {
+		defer func() { <-s.inFlight }()
+		s.inSlot(held, r, rt, principal, body, step)
+	}()
+	res.release()
+	held.send()
+}
+
+// inSlot is runReport's part that holds a report slot: the JSON, then
+// step; it answers on w.
+func (s *Server) inSlot(w http.ResponseWriter, r *http.Request, rt reportRoute, principal ports.Principal, body []byte, step reportStep) {
 	members, err := DecodeObject(body, s.Limits.MaxMembers)
 	if err != nil {
 		rt.fail(w, r, err)
@@ -122,9 +135,48 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.Limits.ReportTimeout)
 	defer cancel()
 	defer context.AfterFunc(s.work.base, cancel)()
-	if err := step(ctx, principal, members, body); err != nil {
+	if err := step(ctx, w, principal, members, body); err != nil {
 		rt.fail(w, r, err)
 	}
+}
+
+// heldAnswer keeps an answer until it is sent. net/http writes an answer
+// past its 4 KiB buffer to the connection from inside the handler, which
+// blocks while the client reads nothing: a report's slot and its body's
+// bytes, given back only after, were held until http.write_timeout (the
+// twenty-first session's review: 40 connections that never read their
+// 46 KB 422s held all 32 slots, and every other partner met 503
+// overloaded). The answer, at most 64 KiB (writeJSON), is written after.
+type heldAnswer struct {
+	w      http.ResponseWriter
+	status int
+	body   []byte
+}
+
+func (h *heldAnswer) Header() http.Header { return h.w.Header() }
+
+func (h *heldAnswer) WriteHeader(code int) {
+	if h.status == 0 {
+		h.status = code
+	}
+}
+
+func (h *heldAnswer) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	h.body = append(h.body, b...)
+	return len(b), nil
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (h *heldAnswer) Unwrap() http.ResponseWriter { return h.w }
+
+// send writes the answer kept, if any.
+func (h *heldAnswer) send() {
+	if h.status == 0 {
+		return
+	}
+	h.w.WriteHeader(h.status)
+	_, _ = h.w.Write(h.body)
 }
 
 // submission is the use case's view of a report request.

@@ -86,7 +86,7 @@ func problems(ps []domain.Problem, max int) []problemJSON {
 // answers.
 func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	s.runReport(w, r, reportRoute{token: bearerToken, fail: s.reportError, keyed: true},
-		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+		func(ctx context.Context, w http.ResponseWriter, p ports.Principal, members []domain.RawField, body []byte) error {
 			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, domain.MapOptions{}))
 			if err != nil {
 				return err

@@ -58,7 +58,7 @@ func reportLocation(id int64) string { return "/v1/reports/" + itoa(id) }
 // row holds it now (Reports.Submit reads it).
 func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1ReportError, keyed: true},
-		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+		func(ctx context.Context, w http.ResponseWriter, p ports.Principal, members []domain.RawField, body []byte) error {
 			receipt, err := s.Reports.Submit(ctx, submission(r, p, members, body, v1Read))
 			if err != nil {
 				return err
@@ -81,7 +81,7 @@ func (s *Server) handleV1Report(w http.ResponseWriter, r *http.Request) {
 // kept. The Idempotency-Key is not read.
 func (s *Server) handleV1Validate(w http.ResponseWriter, r *http.Request) {
 	s.runReport(w, r, reportRoute{token: authorizationToken, fail: s.v1Error},
-		func(ctx context.Context, p ports.Principal, members []domain.RawField, body []byte) error {
+		func(ctx context.Context, w http.ResponseWriter, p ports.Principal, members []domain.RawField, body []byte) error {
 			sub := submission(r, p, members, body, v1Read)
 			sub.IdempotencyKey = ""
 			if err := s.Validator.Validate(ctx, sub); err != nil {
