@@ -78,7 +78,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 		s.adminError(w, r, domain.NewError(domain.ErrNotFound, "not_found", domain.MsgNotFound))
 		return
 	}
-	b, err := s.readSmall(w, r, decisionMembers...) // before the client's place: a trickle holds none
+	b, err := s.readSmall(w, r, "backoffice:"+client.Name, decisionMembers...) // before the client's place: a trickle holds none
 	if err != nil {
 		s.adminError(w, r, err)
 		return

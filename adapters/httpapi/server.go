@@ -69,6 +69,7 @@ type Server struct {
 	bytes     *byteBudget
 	tokens    *keyedGate  // the bodies of POST /v1/token being received, by client address
 	lookups   *keyedGate  // the look-ups under way, by partner
+	smalls    *keyedGate  // the small bodies being received (readSmall), by partner or back-office client
 	lookRate  *lookupRate // the look-ups started, by partner
 	quiet     *logGate
 	work      *reportWork
@@ -114,6 +115,11 @@ func New(s Server, m Meter) (*Server, error) {
 	// LookupSlots the others share, while fewer than LookupSlots
 	// partners hold such a first slot.
 	s.lookups = newFairGate(l.LookupSlots, l.LookupSlotsPerPartner, l.LookupSlots)
+	// The small bodies (a webhook endpoint, a decision) are read before
+	// any other place is taken; they are bounded as token bodies are, by
+	// caller (the twenty-first session's review held 120 trickled
+	// endpoint bodies from one token with no bound but the look-up rate).
+	s.smalls = newFairGate(l.MaxReceiving, l.MaxReceivingPerPartner, l.MaxReceiving)
 	s.lookRate = newLookupRate(l.LookupRatePerPartner, lookupRateKeys)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()

@@ -33,14 +33,19 @@ type smallBody struct {
 // place a trickle would hold), one object as DecodeObject reads a report
 // (400 invalid_json: no BOM, valid UTF-8, nothing after it). A member not
 // in known, or one sent twice, is a problem naming it (the handler's
-// 422), never ignored.
-func (s *Server) readSmall(w http.ResponseWriter, r *http.Request, known ...string) (*smallBody, error) {
+// 422), never ignored. While it arrives the body holds a place of
+// caller's among the small bodies (503 overloaded when they are full).
+func (s *Server) readSmall(w http.ResponseWriter, r *http.Request, caller string, known ...string) (*smallBody, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, domain.NewError(domain.ErrUnsupportedMediaType, "unsupported_media_type", "Content-Type debe ser application/json")
 	}
 	if r.ContentLength > smallBodyMax {
 		return nil, tooLarge(smallBodyMax)
 	}
+	if !s.smalls.enter(caller) {
+		return nil, s.overloaded("Servicio ocupado: demasiados cuerpos llegando; reintente en un momento")
+	}
+	defer s.smalls.leave(caller)
 	guard := newRateGuard(w, r.Body, s.Limits.MinBodyRate, s.Limits.BodyRateGrace)
 	defer guard.stop()
 	raw, err := io.ReadAll(http.MaxBytesReader(nil, io.NopCloser(guard), smallBodyMax))

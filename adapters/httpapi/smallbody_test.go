@@ -175,3 +175,37 @@ func exchangeOutcomes(t *testing.T, srv *Server) map[string]float64 {
 	}
 	return got
 }
+
+// TestSmallBodiesAreBounded: the small bodies (a webhook endpoint, a
+// decision) are read before any place is taken, at the minimum body rate
+// but with no bound on how many arrive at once (the twenty-first
+// session's review held 120 trickled endpoint bodies, and their
+// goroutines and connections, from one token). They hold places as token
+// bodies do: a partner's bound is MaxReceivingPerPartner (503 overloaded
+// past it), and another partner still gets a place.
+func TestSmallBodiesAreBounded(t *testing.T) {
+	t.Parallel()
+	x := newS11(t, Limits{MaxReceiving: 2, MaxReceivingPerPartner: 2, MinBodyRate: 1, BodyRateGrace: 20 * time.Second})
+	for range 2 {
+		c, err := net.Dial("tcp", strings.TrimPrefix(x.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v1/webhook_endpoints HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for x.srv.smalls.taken() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := x.srv.smalls.taken(); n != 2 {
+		t.Fatalf("%d small-body places held by two trickling bodies, want 2", n)
+	}
+	if a := x.do(t, "POST", "/v1/webhook_endpoints", v1Headers, `{"url":"https://hooks.partner.example/x"}`); a.status != http.StatusServiceUnavailable || a.body["code"] != "overloaded" {
+		t.Fatalf("a third endpoint body of the same partner: %d %s; want 503 overloaded", a.status, a.raw)
+	}
+	beta := map[string]string{"Authorization": "Bearer good-beta", "Content-Type": "application/json"}
+	if a := x.do(t, "POST", "/v1/webhook_endpoints", beta, `{"url":"https://hooks.partner.example/x"}`); a.status == http.StatusServiceUnavailable {
+		t.Fatalf("another partner's endpoint body while the first holds its places: %d %s", a.status, a.raw)
+	}
+}

@@ -56,7 +56,7 @@ func (s *Server) handleEndpointCreate(w http.ResponseWriter, r *http.Request) {
 	// The body first: a trickling one would hold the partner's look-up
 	// place (the nineteenth session's attacker review held every GET of
 	// the partner at 503 for as long as it trickled).
-	b, err := s.readSmall(w, r, endpointMembers...)
+	b, err := s.readSmall(w, r, partnerOf(p), endpointMembers...)
 	if err != nil {
 		s.v1Error(w, r, err)
 		return
