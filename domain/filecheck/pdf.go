@@ -136,10 +136,10 @@ func (p *pdfCheck) scan(w *window) *Finding {
 	}
 	p.keepTail(w.buf[w.fresh:])
 	buf, lim := w.buf, w.index(w.limit)
-	text := w.from                    // where the text outside stream data resumed, when not in data
-	slash, obj, stream := -1, lim, -1 // the next of each at or after i, or lim
+	text := w.from                               // where the text outside stream data resumed, when not in data
+	slash, obj, stream, hash := -1, lim, -1, lim // the next of each at or after i, or lim
 	if !p.allowScripts {
-		obj = -1
+		obj, hash = -1, -1
 	}
 	for i := w.index(w.from); i < lim; {
 		if slash < i {
@@ -151,7 +151,10 @@ func (p *pdfCheck) scan(w *window) *Finding {
 		if stream < i {
 			stream = nextIndex(buf, i, lim, "stream")
 		}
-		e := min(slash, obj, stream)
+		if hash < i {
+			hash = nextIndex(buf, i, lim, "#")
+		}
+		e := min(slash, obj, stream, hash)
 		if e >= lim {
 			break
 		}
@@ -159,7 +162,7 @@ func (p *pdfCheck) scan(w *window) *Finding {
 		switch e {
 		case slash:
 			if name, ok := pdfNameAt(buf, e, &p.name); ok && p.allowScripts {
-				fe = p.onEncrypt(name)
+				fe = p.onEncrypt(w, e, name)
 			} else if ok {
 				fe = p.onName(w, e, name)
 			}
@@ -174,6 +177,8 @@ func (p *pdfCheck) scan(w *window) *Finding {
 			}
 			p.defs.define(w, e, top)
 			p.def = p.def || p.inData && pdfDefinitionAt(w, e)
+		case hash:
+			fe = p.onHash(w, e)
 		case stream:
 			if e >= 3 && string(buf[e-3:e]) == "end" {
 				// Nine bytes no compressor spells by chance: whatever
@@ -250,7 +255,7 @@ func (p *pdfCheck) onName(w *window, e int, name []byte) *Finding {
 	case "F":
 		p.dict.filterKey = true
 	case "Encrypt":
-		if fe := p.onEncrypt(name); fe != nil {
+		if fe := p.onEncrypt(w, e, name); fe != nil {
 			return fe
 		}
 		p.encrypted = true
@@ -287,14 +292,4 @@ func (p *pdfCheck) finish(int64) *Finding {
 		return fe
 	}
 	return p.heldMarker()
-}
-
-// keepTail keeps the last pdfTail bytes of the file in p.tail.
-func (p *pdfCheck) keepTail(fresh []byte) {
-	if len(fresh) >= pdfTail {
-		p.tail = append(p.tail[:0], fresh[len(fresh)-pdfTail:]...)
-		return
-	}
-	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
-	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
 }

@@ -25,9 +25,19 @@ func (p *pdfCheck) check(w *window) *Finding {
 	return fe
 }
 
-// onEncrypt refuses the PDF when name is /Encrypt outside stream data.
-func (p *pdfCheck) onEncrypt(name []byte) *Finding {
-	if p.inData || string(name) != "Encrypt" {
+// onEncrypt refuses the PDF when name, at w.buf[e], is /Encrypt outside
+// stream data, or inside it followed by "<<" or what may start a
+// reference (pdfDictValue): a trailer written in stream data, which
+// startxref points at (or an xref stream's dictionary written there, or a
+// dictionary MuPDF's repair lexes there), makes every reader decrypt the
+// file's strings and streams, which the check then reads as ciphertext
+// (the twenty-first session's review: a javascript: link passed, RC4
+// ciphertext to the URI scan, and pdf.js, MuPDF and qpdf decrypted it).
+// The name alone in data (a content stream's "(/Encrypt) Tj") is no
+// entry; compressed bytes spell "/Encrypt" and a value about once in
+// 2^68 bytes.
+func (p *pdfCheck) onEncrypt(w *window, e int, name []byte) *Finding {
+	if string(name) != "Encrypt" || p.inData && !pdfDictValue(w, pdfNameEnd(w.buf, e)) {
 		return nil
 	}
 	return pdfEncrypted()

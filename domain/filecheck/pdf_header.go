@@ -58,3 +58,13 @@ func printableText(line []byte) bool {
 	}
 	return true
 }
+
+// keepTail keeps the last pdfTail bytes of the file in p.tail.
+func (p *pdfCheck) keepTail(fresh []byte) {
+	if len(fresh) >= pdfTail {
+		p.tail = append(p.tail[:0], fresh[len(fresh)-pdfTail:]...)
+		return
+	}
+	drop := max(0, len(p.tail)+len(fresh)-pdfTail)
+	p.tail = append(p.tail[:copy(p.tail, p.tail[drop:])], fresh...)
+}

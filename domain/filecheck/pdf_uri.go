@@ -18,6 +18,11 @@ import "bytes"
 // anywhere dropped, letters in any case. It counts when it starts with
 // javascript: or vbscript:. The scan keeps its state from one window to
 // the next, so a string of any length, however padded, is read whole.
+// A string is taken to start at every "(" and "<", in comments too; one
+// given up on at a "(" or "<" (or the byte after one, half a UTF-16
+// character) is searched again from there, since a reader may start the
+// real string at it ("/URI %(<LF>(javascript:…)": the twenty-first
+// session's review).
 type pdfURIScan struct {
 	on      bool
 	hex     bool
@@ -31,6 +36,7 @@ type pdfURIScan struct {
 	hi      int16 // UTF-16: the high byte read, or -1
 	js, vb  int8  // letters of each scheme matched; -1 when it cannot match
 	started bool  // a character past the leading controls and spaces
+	start   int64 // the offset of the string's ( or <
 }
 
 const (
@@ -71,12 +77,27 @@ func (s *pdfURIScan) scan(w *window) *Finding {
 				return nil
 			}
 			s.begin(buf[j] == '<')
+			s.start = w.base + int64(j)
 			i = j + 1
 			continue
 		}
 		for ; i < lim && s.on; i++ {
 			if s.byte(buf[i]) {
 				return pdfScriptURI()
+			}
+			if !s.on {
+				// The string was given up on at buf[i]. A reader may
+				// start a string there, or at the byte before (half a
+				// UTF-16 character here): a "(" or "<" the scan read
+				// inside a string no reader reads ("/URI %(<LF>(javascript:…)",
+				// the comment's "(" taken for a string's start: the
+				// twenty-first session's review). Search again from it.
+				for _, k := range []int{i - 1, i} {
+					if k >= 0 && w.base+int64(k) > s.start && (buf[k] == '(' || buf[k] == '<') {
+						i, open, lt = k-1, -1, -1
+						break
+					}
+				}
 			}
 		}
 	}

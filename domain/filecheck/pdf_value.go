@@ -146,7 +146,7 @@ func (l *pdfLexer) next() pdfTok {
 		return pdfTok{kind: tokEnd}
 	}
 	l.i = end
-	return pdfTok{kind: tokWord, word: l.buf[start:end]}
+	return pdfTok{kind: tokWord, word: pdfKeywordDecoded(l.buf[start:end])}
 }
 
 // literal skips a literal string, nested parentheses and escapes kept.
