@@ -193,6 +193,43 @@ func TestThrottleCountsFailuresOnly(t *testing.T) {
 	}
 }
 
+// TestComparedAttemptsCountWhenTheHasherIsBusy: an attempt whose first
+// form of the credentials was compared and refused counts, even when its
+// second form (HTTP Basic's raw pair, when it differs) is turned away by a
+// busy hasher: it did its password work. Refunding it let one address
+// run a comparison per attempt past every budget.
+func TestComparedAttemptsCountWhenTheHasherIsBusy(t *testing.T) {
+	f := newAuth(t)
+	f.hasher.BusyFor = "raw-form"
+	attempt := ports.LoginAttempt{User: "acme", Password: "wrong", Raw: &ports.Credentials{User: "acme", Password: "raw-form"}, Addr: "10.0.0.1"}
+	for i := range 10 {
+		if _, err := f.auth.Token(context.Background(), attempt); !errors.Is(err, domain.ErrUnavailable) {
+			t.Fatalf("attempt %d: %v, want ErrUnavailable (the raw form's comparison busy)", i, err)
+		}
+	}
+	before := f.hasher.Compares.Load()
+	if _, err := f.auth.Token(context.Background(), attempt); !errors.Is(err, domain.ErrThrottled) {
+		t.Fatalf("11th attempt at acme: %v, want ErrThrottled (10 compared attempts counted)", err)
+	}
+	if f.hasher.Compares.Load() != before {
+		t.Error("a throttled attempt was compared")
+	}
+	f.hasher.BusyFor = ""
+	f.hasher.Busy = true
+	if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("busy before any comparison: %v", err)
+	}
+	f.hasher.Busy = false
+	for i := range 9 {
+		if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("attempt %d at beta after a refunded one: %v", i, err)
+		}
+	}
+	if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrInvalidClient) {
+		t.Fatalf("10th counted attempt at beta: %v; the busy one before any comparison was counted", err)
+	}
+}
+
 func TestTokenCacheAndStaleness(t *testing.T) {
 	ctx := context.Background()
 	tokens, _ := memstate.NewTokenCache(2)

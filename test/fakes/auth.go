@@ -134,8 +134,10 @@ func (m *Users) SetPasswordHash(_ context.Context, name, old, hash string) error
 // stand for imported hashes of another cost.
 type Hasher struct {
 	Compares atomic.Int64
-	// Busy makes Compare answer as when no comparison slot is free.
-	Busy bool
+	// Busy makes Compare answer as when no comparison slot is free;
+	// BusyFor does so for that password alone.
+	Busy    bool
+	BusyFor string
 	// Admitted are the hashes Admit was given.
 	Admitted []string
 	mu       sync.Mutex
@@ -148,7 +150,7 @@ func (h *Hasher) Hash(pw string) (string, error) { return "h:" + pw, nil }
 
 // Compare checks pw against hash.
 func (h *Hasher) Compare(_ context.Context, hash, pw string) error {
-	if h.Busy {
+	if h.Busy || h.BusyFor != "" && pw == h.BusyFor {
 		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
 		e.RetryAfter = 1
 		return e
