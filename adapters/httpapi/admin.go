@@ -87,7 +87,8 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, gate *ke
 		s.adminError(w, r, s.overloaded("Servicio ocupado: demasiadas decisiones en curso; reintente en un momento"))
 		return
 	}
-	defer gate.leave(client.Name)
+	w, finish := holdUntil(w, func() { gate.leave(client.Name) }) // the place is given back before the answer is written
+	defer finish()
 	req := domain.DecisionRequest{Decision: b.text("decision"), ReasonCode: b.text("reason_code"), Reason: b.text("reason")}
 	if err := b.err("invalid_decision", "Decisión"); err != nil {
 		s.adminError(w, r, err)

@@ -91,7 +91,12 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		return
 	}
 	body, err := s.receive(w, r, partner, res)
-	defer s.reclaim.after(len(body))
+	reclaimed := false // the collection after a large body: at once when it is no longer used
+	defer func() {
+		if !reclaimed {
+			s.reclaim.after(len(body))
+		}
+	}()
 	switch {
 	case errors.Is(err, domain.ErrTooLarge):
 		s.refuseTooLarge(w, r, rt, partner, res, int64(len(body)))
@@ -100,6 +105,13 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		rt.fail(w, r, err)
 		return
 	}
+	// A place among the answers a partner has not read yet (heldAnswer):
+	// they hold no slot and no bytes, so this bounds them.
+	if !s.answers.enter(partner) {
+		rt.fail(w, r, s.overloaded("Servicio ocupado: demasiadas respuestas sin leer; reintente en un momento"))
+		return
+	}
+	defer s.answers.leave(partner)
 	select {
 	case s.inFlight <- struct{}{}:
 	default:
@@ -112,6 +124,8 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 		s.inSlot(held, r, rt, principal, body, step)
 	}()
 	res.release()
+	reclaimed = true
+	s.reclaim.after(len(body)) // not after an answer that may wait for http.write_timeout
 	held.send()
 }
 
@@ -169,6 +183,20 @@ func (h *heldAnswer) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (h *heldAnswer) Unwrap() http.ResponseWriter { return h.w }
+
+// holdUntil keeps the answer written on the writer it returns until
+// finish, which calls done (it gives a place back: a look-up's) and then
+// writes it: a client that reads nothing holds no place while the answer
+// waits for it (as runReport's heldAnswer). Deferred, finish also runs on
+// a panic: an answer whose status was already kept goes out, as it would
+// have, and otherwise the 500 is observe's.
+func holdUntil(w http.ResponseWriter, done func()) (http.ResponseWriter, func()) {
+	h := &heldAnswer{w: w}
+	return h, func() {
+		done()
+		h.send()
+	}
+}
 
 // send writes the answer kept, if any.
 func (h *heldAnswer) send() {

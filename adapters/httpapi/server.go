@@ -70,6 +70,7 @@ type Server struct {
 	tokens    *keyedGate  // the bodies of POST /v1/token being received, by client address
 	lookups   *keyedGate  // the look-ups under way, by partner
 	smalls    *keyedGate  // the small bodies being received (readSmall), by partner or back-office client
+	answers   *keyedGate  // the reports being processed or answered (heldAnswer), by partner
 	lookRate  *lookupRate // the look-ups started, by partner
 	quiet     *logGate
 	work      *reportWork
@@ -116,10 +117,20 @@ func New(s Server, m Meter) (*Server, error) {
 	// partners hold such a first slot.
 	s.lookups = newFairGate(l.LookupSlots, l.LookupSlotsPerPartner, l.LookupSlots)
 	// The small bodies (a webhook endpoint, a decision) are read before
-	// any other place is taken; they are bounded as token bodies are, by
-	// caller (the twenty-first session's review held 120 trickled
-	// endpoint bodies from one token with no bound but the look-up rate).
-	s.smalls = newFairGate(l.MaxReceiving, l.MaxReceivingPerPartner, l.MaxReceiving)
+	// any other place is taken; they are bounded by caller (the
+	// twenty-first session's review held 120 trickled endpoint bodies
+	// from one token with no bound but the look-up rate) by the numbers
+	// of the place each takes next, a look-up's or a decision's: with
+	// max_receiving's (256 a partner by default) those 120 still fit.
+	s.smalls = newFairGate(l.LookupSlots, l.LookupSlotsPerPartner, l.LookupSlots)
+	// A report's answer is written after its slot and bytes are given
+	// back (heldAnswer); one a client does not read waits up to
+	// http.write_timeout. The reports from their slot to the end of
+	// their answer are bounded by partner as bodies being received are,
+	// with first places: the answers kept (up to 64 KiB each) are
+	// bounded, and a partner whose clients read nothing is turned away
+	// 503 while another still gets a place.
+	s.answers = newFairGate(l.MaxReceiving, l.MaxReceivingPerPartner, l.MaxReceiving)
 	s.lookRate = newLookupRate(l.LookupRatePerPartner, lookupRateKeys)
 	s.quiet = newLogGate(10_000)
 	s.work = newReportWork()

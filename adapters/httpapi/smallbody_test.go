@@ -181,11 +181,11 @@ func exchangeOutcomes(t *testing.T, srv *Server) map[string]float64 {
 // but with no bound on how many arrive at once (the twenty-first
 // session's review held 120 trickled endpoint bodies, and their
 // goroutines and connections, from one token). They hold places as token
-// bodies do: a partner's bound is MaxReceivingPerPartner (503 overloaded
+// bodies do: a partner's bound is LookupSlotsPerPartner (503 overloaded
 // past it), and another partner still gets a place.
 func TestSmallBodiesAreBounded(t *testing.T) {
 	t.Parallel()
-	x := newS11(t, Limits{MaxReceiving: 2, MaxReceivingPerPartner: 2, MinBodyRate: 1, BodyRateGrace: 20 * time.Second})
+	x := newS11(t, Limits{LookupSlots: 2, LookupSlotsPerPartner: 2, MinBodyRate: 1, BodyRateGrace: 20 * time.Second})
 	for range 2 {
 		c, err := net.Dial("tcp", strings.TrimPrefix(x.url, "http://"))
 		if err != nil {

@@ -65,7 +65,8 @@ func (s *Server) handleEndpointCreate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	req := domain.EndpointRequest{URL: b.text("url"), EventTypes: b.texts("event_types"), Description: b.text("description")}
 	if _, sent := b.members["url"]; !sent {
 		b.add("url", domain.CodeRequired, "es obligatorio: "+domain.WebhookURLBound.Es)
@@ -90,7 +91,8 @@ func (s *Server) handleEndpointList(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	if _, err := (queryRules{}).read(r.URL.RawQuery); err != nil {
 		s.v1Error(w, r, err)
 		return
@@ -177,7 +179,8 @@ func (s *Server) endpointCall(w http.ResponseWriter, r *http.Request, call func(
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	v, err := call(ctx, p.User, chi.URLParam(r, "id"))
 	switch {
 	case err != nil:

@@ -66,7 +66,8 @@ func (s *Server) handleV1Events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	q, err := eventQuery(r.URL.RawQuery)
 	if err != nil {
 		s.v1Error(w, r, err)
@@ -101,7 +102,8 @@ func (s *Server) handleV1Event(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	e, err := s.Events.Get(ctx, p.User, chi.URLParam(r, "id"))
 	if err != nil {
 		s.v1Error(w, r, err)
@@ -125,7 +127,8 @@ func (s *Server) handleV1Redeliver(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	n, err := s.Redeliver.Event(ctx, p.User, chi.URLParam(r, "id"))
 	if err != nil {
 		s.v1Error(w, r, err)

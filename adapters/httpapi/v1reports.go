@@ -142,7 +142,8 @@ func (s *Server) handleV1Get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	w, finish := holdUntil(w, done) // the place is given back before the answer is written
+	defer finish()
 	// Only the canonical decimal form names a report (contract §10):
 	// "01" and "+1" are not report 1.
 	param := chi.URLParam(r, "id")
