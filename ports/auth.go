@@ -164,8 +164,18 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 		}
 		slots = append(slots, userSlot)
 	}
+	// One comparison slot for every comparison of the attempt: busy now,
+	// before any, or never (SlotHolder).
+	if h, ok := a.exchanger.(SlotHolder); ok {
+		held, free, err := h.Hold(ctx)
+		if err != nil {
+			release() // not the partner's failure, and no work done: it does not count
+			return out, err
+		}
+		defer free()
+		ctx = held
+	}
 	var tok string
-	compared := false // a pair was compared and refused: the attempt counts
 	for _, c := range pairs {
 		tok, err = a.exchanger.Exchange(ctx, c.User, c.Password)
 		if err == nil {
@@ -176,18 +186,11 @@ func (a *Auth) Token(ctx context.Context, at LoginAttempt) (Issued, error) {
 			out.LogUser = c.User
 		}
 		if !domain.IsKind(err, domain.ErrInvalidClient) {
-			// Not the partner's failure: it does not count, unless a
-			// form of the credentials was compared and refused first
-			// (its password work was done: with a raw form that differs,
-			// the second comparison turned away busy refunded the first,
-			// so one address's work had no bound: the twenty-first
-			// session's review).
-			if !compared {
-				release()
-			}
+			// Not the partner's failure (the user store down; a busy
+			// hasher only before any comparison, above): it does not count.
+			release()
 			return out, err
 		}
-		compared = true
 	}
 	if err != nil {
 		return out, err

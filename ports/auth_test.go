@@ -193,40 +193,71 @@ func TestThrottleCountsFailuresOnly(t *testing.T) {
 	}
 }
 
-// TestComparedAttemptsCountWhenTheHasherIsBusy: an attempt whose first
-// form of the credentials was compared and refused counts, even when its
-// second form (HTTP Basic's raw pair, when it differs) is turned away by a
-// busy hasher: it did its password work. Refunding it let one address
-// run a comparison per attempt past every budget.
-func TestComparedAttemptsCountWhenTheHasherIsBusy(t *testing.T) {
+// TestAnAttemptHoldsOneComparisonSlot: a login attempt holds one
+// comparison slot for all its comparisons (ports.SlotHolder), so a busy
+// hasher turns it away before any comparison, not between two (the
+// twenty-first session's reviews: the raw HTTP Basic pair's comparison,
+// or a rotation's previous password's, turned away busy refunded the
+// first comparison's work, one a request past the address's budget; and
+// counting such attempts locked a partner whose raw pair is the right one
+// out while the hasher was crowded).
+func TestAnAttemptHoldsOneComparisonSlot(t *testing.T) {
+	ctx := context.Background()
 	f := newAuth(t)
+	// Comparisons under the hold are never busy: the raw pair's is made,
+	// refused, and the attempt counts.
 	f.hasher.BusyFor = "raw-form"
 	attempt := ports.LoginAttempt{User: "acme", Password: "wrong", Raw: &ports.Credentials{User: "acme", Password: "raw-form"}, Addr: "10.0.0.1"}
 	for i := range 10 {
-		if _, err := f.auth.Token(context.Background(), attempt); !errors.Is(err, domain.ErrUnavailable) {
-			t.Fatalf("attempt %d: %v, want ErrUnavailable (the raw form's comparison busy)", i, err)
+		if _, err := f.auth.Token(ctx, attempt); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("attempt %d: %v, want ErrInvalidClient (both pairs compared under one slot)", i, err)
 		}
 	}
+	if n := f.hasher.Holds.Load(); n != 10 {
+		t.Errorf("%d holds for 10 attempts, want one each", n)
+	}
+	if _, err := f.auth.Token(ctx, attempt); !errors.Is(err, domain.ErrThrottled) {
+		t.Fatalf("11th attempt at acme: %v, want ErrThrottled", err)
+	}
+	// A crowded hasher turns an attempt away before any comparison: it
+	// does not count, and the right raw pair logs in once it is free.
+	const pw = "correct+horse+battery"
+	if _, err := newUsers(t, f).Add(ctx, "plus", "900123459-1", pw); err != nil {
+		t.Fatal(err)
+	}
+	plus := ports.LoginAttempt{User: "plus", Password: "correct horse battery", Raw: &ports.Credentials{User: "plus", Password: pw}, Addr: "10.9.9.9"}
+	f.hasher.BusyFor, f.hasher.Busy = "", true
 	before := f.hasher.Compares.Load()
-	if _, err := f.auth.Token(context.Background(), attempt); !errors.Is(err, domain.ErrThrottled) {
-		t.Fatalf("11th attempt at acme: %v, want ErrThrottled (10 compared attempts counted)", err)
+	for i := range 15 {
+		if _, err := f.auth.Token(ctx, plus); !errors.Is(err, domain.ErrUnavailable) {
+			t.Fatalf("retry %d with the hasher crowded: %v, want ErrUnavailable", i, err)
+		}
 	}
 	if f.hasher.Compares.Load() != before {
-		t.Error("a throttled attempt was compared")
-	}
-	f.hasher.BusyFor = ""
-	f.hasher.Busy = true
-	if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrUnavailable) {
-		t.Fatalf("busy before any comparison: %v", err)
+		t.Error("an attempt turned away busy was compared")
 	}
 	f.hasher.Busy = false
-	for i := range 9 {
-		if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrInvalidClient) {
-			t.Fatalf("attempt %d at beta after a refunded one: %v", i, err)
+	if _, err := f.auth.Token(ctx, plus); err != nil {
+		t.Fatalf("the right raw pair once the hasher is free: %v", err)
+	}
+	// A rotation's previous password is compared under the same slot.
+	f.clock.Add(16 * time.Minute) // acme's and the addresses' windows pass
+	u, err := f.users.GetUser(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.users.RotatePassword(ctx, "acme", u.PasswordHash, domain.Rotation{NewHash: "h:a-new-secret", PreviousHash: u.PasswordHash,
+		RotatedAt: f.clock.Now(), PreviousUntil: f.clock.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	f.hasher.BusyFor = u.PasswordHash
+	for i := range 10 {
+		if _, err := f.token("acme", "a wrong guess", "10.7.7.7"); !errors.Is(err, domain.ErrInvalidClient) {
+			t.Fatalf("attempt %d against acme in its rotation's overlap: %v", i, err)
 		}
 	}
-	if _, err := f.token("beta", "wrong", "10.0.0.2"); !errors.Is(err, domain.ErrInvalidClient) {
-		t.Fatalf("10th counted attempt at beta: %v; the busy one before any comparison was counted", err)
+	if _, err := f.token("acme", "a wrong guess", "10.7.7.8"); !errors.Is(err, domain.ErrThrottled) {
+		t.Errorf("acme after 10 counted attempts in its overlap: %v, want ErrThrottled", err)
 	}
 }
 

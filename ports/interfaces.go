@@ -193,6 +193,19 @@ type TokenVerifier interface {
 	Verify(token string) (domain.Claims, error)
 }
 
+// SlotHolder is a CredentialExchange or PasswordHasher that lets a login
+// attempt hold one comparison slot across all its comparisons (the
+// decoded and the raw HTTP Basic pair, a rotation's previous password):
+// Hold takes a slot, or fails as Compare does when none frees in time
+// (domain.ErrUnavailable with RetryAfter); Compare with the context it
+// returns takes none of its own; release gives the slot back. So an
+// attempt is turned away busy before any comparison or never, and one
+// that was is rightly not counted (the twenty-first session's review:
+// a second comparison turned away busy refunded the first's work).
+type SlotHolder interface {
+	Hold(ctx context.Context) (held context.Context, release func(), err error)
+}
+
 // PasswordHasher hashes and checks passwords.
 type PasswordHasher interface {
 	Hash(password string) (string, error)

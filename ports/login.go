@@ -56,6 +56,16 @@ func (l *Login) Prepare(ctx context.Context) error {
 // wrong password and an inactive user all give domain.ErrInvalidClient and
 // all cost one password comparison, of equal work (PasswordHasher). domain.ErrUnavailable when the store
 // cannot answer or no comparison could start in time.
+// Hold takes a comparison slot of the hasher's for an attempt's
+// comparisons (SlotHolder), when the hasher holds slots; otherwise it
+// takes nothing.
+func (l *Login) Hold(ctx context.Context) (context.Context, func(), error) {
+	if h, ok := l.hasher.(SlotHolder); ok {
+		return h.Hold(ctx)
+	}
+	return ctx, func() {}, nil
+}
+
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
 	invalid := domain.InvalidClient()
 	if !domain.LoginFits(user, password) {

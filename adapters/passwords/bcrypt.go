@@ -14,6 +14,7 @@ package passwords
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,10 @@ type Bcrypt struct {
 	onRun func(cost int)
 }
 
-var _ ports.PasswordHasher = (*Bcrypt)(nil)
+var (
+	_ ports.PasswordHasher = (*Bcrypt)(nil)
+	_ ports.SlotHolder     = (*Bcrypt)(nil)
+)
 
 // Options bound the comparisons: at most MaxConcurrent at once, each
 // waiting at most Wait for a slot. The configuration gives both
@@ -79,10 +83,38 @@ func (b *Bcrypt) Hash(password string) (string, error) {
 // waits at most the configured time for a comparison slot; then it
 // returns an error of kind domain.ErrUnavailable with RetryAfter.
 func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
+	if ctx.Value(heldSlot{b}) == nil {
+		if err := b.take(ctx); err != nil {
+			return err
+		}
+		defer func() { <-b.slots }()
+	}
+	level := b.raise(hash)
+	err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
+	b.pad(level, b.done(hash, err), password)
+	return err
+}
+
+// heldSlot marks a context whose attempt holds one of b's slots (Hold).
+type heldSlot struct{ b *Bcrypt }
+
+// Hold takes a comparison slot for a login attempt's comparisons
+// (ports.SlotHolder): Compare with the returned context takes none.
+func (b *Bcrypt) Hold(ctx context.Context) (context.Context, func(), error) {
+	if err := b.take(ctx); err != nil {
+		return ctx, func() {}, err
+	}
+	var once sync.Once
+	return context.WithValue(ctx, heldSlot{b}, true), func() { once.Do(func() { <-b.slots }) }, nil
+}
+
+// take waits at most the configured time for a comparison slot.
+func (b *Bcrypt) take(ctx context.Context) error {
 	timer := time.NewTimer(b.wait)
 	defer timer.Stop()
 	select {
 	case b.slots <- struct{}{}:
+		return nil
 	case <-timer.C:
 		e := domain.Unavailable("no password comparison slot")
 		e.RetryAfter = time.Second
@@ -90,11 +122,6 @@ func (b *Bcrypt) Compare(ctx context.Context, hash, password string) error {
 	case <-ctx.Done():
 		return domain.Unavailable("no password comparison slot").WithCause(ctx.Err())
 	}
-	defer func() { <-b.slots }()
-	level := b.raise(hash)
-	err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
-	b.pad(level, b.done(hash, err), password)
-	return err
 }
 
 // NeedsRehash reports whether hash is not a bcrypt hash of b.Cost.

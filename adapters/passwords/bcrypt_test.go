@@ -71,3 +71,37 @@ func TestConcurrentComparisonsAreBounded(t *testing.T) {
 		t.Fatalf("with a slot free: %v, want a mismatch", err)
 	}
 }
+
+// TestHoldCoversAnAttemptsComparisons: a login attempt holds one slot
+// for all its comparisons (ports.SlotHolder): with one slot, the holder
+// compares twice at once, another comparison is turned away busy while
+// it holds, and release gives the slot back once, however often called.
+func TestHoldCoversAnAttemptsComparisons(t *testing.T) {
+	b, err := New(4, Options{MaxConcurrent: 1, Wait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, release, err := b.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := b.Compare(held, b.Dummy(), "x"); err == nil || errors.Is(err, domain.ErrUnavailable) {
+			t.Fatalf("comparison %d under the hold: %v, want a mismatch", i, err)
+		}
+	}
+	if err := b.Compare(context.Background(), b.Dummy(), "x"); !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("another comparison while the slot is held: %v, want ErrUnavailable", err)
+	}
+	if _, _, err := b.Hold(context.Background()); !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("a second hold: %v, want ErrUnavailable", err)
+	}
+	release()
+	release()
+	if n := len(b.slots); n != 0 {
+		t.Fatalf("%d slots taken after release", n)
+	}
+	if err := b.Compare(context.Background(), b.Dummy(), "x"); err == nil || errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("after release: %v, want a mismatch", err)
+	}
+}

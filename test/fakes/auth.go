@@ -134,10 +134,12 @@ func (m *Users) SetPasswordHash(_ context.Context, name, old, hash string) error
 // stand for imported hashes of another cost.
 type Hasher struct {
 	Compares atomic.Int64
-	// Busy makes Compare answer as when no comparison slot is free;
-	// BusyFor does so for that password alone.
+	// Busy makes Hold and Compare answer as when no comparison slot is
+	// free; BusyFor makes Compare do so for that password or hash alone.
+	// A comparison under a Hold is never busy (its slot is held).
 	Busy    bool
 	BusyFor string
+	Holds   atomic.Int64
 	// Admitted are the hashes Admit was given.
 	Admitted []string
 	mu       sync.Mutex
@@ -149,8 +151,8 @@ var _ ports.PasswordHasher = (*Hasher)(nil)
 func (h *Hasher) Hash(pw string) (string, error) { return "h:" + pw, nil }
 
 // Compare checks pw against hash.
-func (h *Hasher) Compare(_ context.Context, hash, pw string) error {
-	if h.Busy || h.BusyFor != "" && pw == h.BusyFor {
+func (h *Hasher) Compare(ctx context.Context, hash, pw string) error {
+	if ctx.Value(heldSlot{}) == nil && (h.Busy || h.BusyFor != "" && (pw == h.BusyFor || hash == h.BusyFor)) {
 		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
 		e.RetryAfter = 1
 		return e
@@ -160,6 +162,20 @@ func (h *Hasher) Compare(_ context.Context, hash, pw string) error {
 		return errors.New("mismatch")
 	}
 	return nil
+}
+
+// heldSlot marks a context under a Hold.
+type heldSlot struct{}
+
+// Hold holds a comparison slot (ports.SlotHolder): busy when Busy.
+func (h *Hasher) Hold(ctx context.Context) (context.Context, func(), error) {
+	if h.Busy {
+		e := domain.NewError(domain.ErrUnavailable, "temporarily_unavailable", "temporarily_unavailable")
+		e.RetryAfter = 1
+		return ctx, func() {}, e
+	}
+	h.Holds.Add(1)
+	return context.WithValue(ctx, heldSlot{}, true), func() {}, nil
 }
 
 // Dummy is a hash nothing matches.
