@@ -109,6 +109,7 @@ const (
 func pdfGapBefore(buf []byte, e int, anyStart bool, is func(j int) bool) int {
 	j := e
 	for range 4 {
+		was := j
 		for j > 0 && pdfWhite(buf[j-1]) {
 			j--
 		}
@@ -118,7 +119,11 @@ func pdfGapBefore(buf []byte, e int, anyStart bool, is func(j int) bool) int {
 		if is(j) {
 			return gapFound
 		}
-		if j == e || buf[j] != '\r' && buf[j] != '\n' {
+		// A comment ends at the first end of line in the white space
+		// after it, which need not be its first byte: white space before
+		// the line break is the comment's ("9 0 %c <LF>obj" is "9 0 obj"
+		// to every reader: testdata/review29/def-trail-*).
+		if j == e || bytes.IndexAny(buf[j:was], "\r\n") < 0 {
 			return gapNot // no end of line before the keyword: no comment ends there
 		}
 		line := j

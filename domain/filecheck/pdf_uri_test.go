@@ -45,6 +45,8 @@ func TestPDFScriptURI(t *testing.T) {
 		{"escaped letters", uriLinkPDF("<< /S /URI /URI (\\j\\a\\v\\ascript:alert\\(1\\)) >>")},
 		{"hex string", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(js)) + "> >>")},
 		{"hex string with spaces", uriLinkPDF("<< /S /URI /URI <6A 61 76 61\n73 63 72 69 70 74 3A 61>>>")},
+		{"hex string with other bytes", uriLinkPDF("<< /S /URI /URI <6A.61 x 76<61(73 63 72 69 70 74 3A 61> >>")},
+		{"hex string after a comment's (", uriLinkPDF("<< /S /URI /URI %(\n<x6A6176617363726970743A61> >>")},
 		{"UTF-16 with its mark", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(utf16)) + "> >>")},
 		{"UTF-16LE with its mark", uriLinkPDF("<< /S /URI /URI <" + hex.EncodeToString([]byte(utf16le)) + "> >>")},
 		{"UTF-16LE literal", uriLinkPDF("<< /S /URI /URI (" + pdfLiteral(utf16le) + ") >>")},
@@ -67,7 +69,7 @@ func TestPDFScriptURI(t *testing.T) {
 			}
 		})
 	}
-	for _, uri := range []string{"(https://www.banco.example/pagare?id=1)", "(mailto:cartera@banco.example)", "<68747470733A2F2F782E6578616D706C65>", "(JavaScript and PDF)"} {
+	for _, uri := range []string{"(https://www.banco.example/pagare?id=1)", "(mailto:cartera@banco.example)", "<68747470733A2F2F782E6578616D706C65>", "<6874 x 7470733A2F2F782E6578616D706C65>", "(JavaScript and PDF)"} {
 		t.Run("passes "+uri, func(t *testing.T) {
 			if code := fileKind(t, uriLinkPDF("<< /S /URI /URI "+uri+" >>"), testLimits()); code != accepted {
 				t.Fatalf("refused with %s", code)
