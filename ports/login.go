@@ -52,10 +52,6 @@ func (l *Login) Prepare(ctx context.Context) error {
 	return nil
 }
 
-// Exchange checks the credentials and issues a token. An unknown user, a
-// wrong password and an inactive user all give domain.ErrInvalidClient and
-// all cost one password comparison, of equal work (PasswordHasher). domain.ErrUnavailable when the store
-// cannot answer or no comparison could start in time.
 // Hold takes a comparison slot of the hasher's for an attempt's
 // comparisons (SlotHolder), when the hasher holds slots; otherwise it
 // takes nothing.
@@ -66,6 +62,10 @@ func (l *Login) Hold(ctx context.Context) (context.Context, func(), error) {
 	return ctx, func() {}, nil
 }
 
+// Exchange checks the credentials and issues a token. An unknown user, a
+// wrong password and an inactive user all give domain.ErrInvalidClient and
+// all cost one password comparison, of equal work (PasswordHasher). domain.ErrUnavailable when the store
+// cannot answer or no comparison could start in time.
 func (l *Login) Exchange(ctx context.Context, user, password string) (string, error) {
 	invalid := domain.InvalidClient()
 	if !domain.LoginFits(user, password) {
