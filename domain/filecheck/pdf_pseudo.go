@@ -123,7 +123,7 @@ func pdfGapBefore(buf []byte, e int, anyStart bool, is func(j int) bool) int {
 		// after it, which need not be its first byte: white space before
 		// the line break is the comment's ("9 0 %c <LF>obj" is "9 0 obj"
 		// to every reader: testdata/review29/def-trail-*).
-		if j == e || bytes.IndexAny(buf[j:was], "\r\n") < 0 {
+		if j == e || !bytes.ContainsAny(buf[j:was], "\r\n") {
 			return gapNot // no end of line before the keyword: no comment ends there
 		}
 		line := j
