@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -35,13 +34,7 @@ func TestHeldAnswersAreBoundedByPartner(t *testing.T) {
 	}
 	const conns = 4
 	for i := range conns {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		_ = conn.(*net.TCPConn).SetReadBuffer(1024)
-		go func() { _, _ = conn.Write([]byte(strings.Repeat(req, 400))) }()
+		sendUnread(t, h.url, req, 400)
 		deadline := time.Now().Add(3 * time.Second)
 		for held() < i+1 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)

@@ -30,43 +30,58 @@ func TestUnreadAnswersHoldNoReportSlot(t *testing.T) {
 		t.Fatalf("the answer the client will not read: %d, %d bytes; want a 400 past 20 KB", a.status, len(a.raw))
 	}
 
-	conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.(*net.TCPConn).SetReadBuffer(1024); err != nil {
-		t.Fatal(err)
-	}
 	req := "POST " + PartnerPath + " HTTP/1.1\r\nHost: x\r\nAuthentication-Type: bearer good\r\n" +
 		"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-	go func() { _, _ = conn.Write([]byte(strings.Repeat(req, 400))) }() // ~12 MB of answers, never read
-
-	// Wait until the server stops taking the pipelined reports: its write
-	// of an answer blocks.
-	count := func() int {
+	sendUnread(t, h.url, req, 400) // ~12 MB of answers, never read
+	untilBlocked(t, 400, 10*time.Second, func() int {
 		h.reports.mu.Lock()
 		defer h.reports.mu.Unlock()
 		return len(h.reports.got)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for last := -1; ; {
-		time.Sleep(300 * time.Millisecond)
-		n := count()
-		if n == last && n > 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server took %d of 400 unread reports and never blocked", n)
-		}
-		last = n
-	}
-	if n := count(); n >= 400 {
-		t.Fatalf("the server answered all %d reports: nothing blocked, the test proves nothing", n)
-	}
+	})
 	for i := range 3 {
 		if a := h.do(t, "POST", PartnerPath, map[string]string{"Authentication-Type": "bearer good-beta", "Content-Type": "application/json"}, `{}`); a.status == 503 {
 			t.Fatalf("another partner's report %d while a client reads nothing: %d %s", i, a.status, a.raw)
 		}
+	}
+}
+
+// sendUnread opens a connection to url's server with a small receive
+// buffer and sends req n times on it, pipelined; it reads nothing, so
+// the server's writes block once the buffers are full. The connection
+// closes when the test ends.
+func sendUnread(t *testing.T, url, req string, n int) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.(*net.TCPConn).SetReadBuffer(1024); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = conn.Write([]byte(strings.Repeat(req, n))) }()
+	return conn
+}
+
+// untilBlocked waits until count, the requests the server has taken,
+// stops growing (a write of an answer blocks), within limit; it fails
+// when it never does, or when all n were taken (nothing blocked: the
+// test would prove nothing).
+func untilBlocked(t *testing.T, n int, limit time.Duration, count func() int) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for last := -1; ; {
+		time.Sleep(300 * time.Millisecond)
+		got := count()
+		if got == last && got > 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server took %d of %d unread requests and never blocked", got, n)
+		}
+		last = got
+	}
+	if got := count(); got >= n {
+		t.Fatalf("the server answered all %d requests: nothing blocked, the test proves nothing", got)
 	}
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,35 +30,10 @@ func TestUnreadLookupAnswersHoldNoLookupPlace(t *testing.T) {
 		t.Logf("one answer: %d bytes", len(a.raw))
 	}
 
-	conn, err := net.Dial("tcp", strings.TrimPrefix(x.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.(*net.TCPConn).SetReadBuffer(1024); err != nil {
-		t.Fatal(err)
-	}
 	req := "GET " + loc + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\n\r\n"
-	go func() { _, _ = conn.Write([]byte(strings.Repeat(req, 5000))) }() // answers never read
-
-	// Wait until the server stops answering (a write blocks): no more
-	// request lines are logged.
-	count := func() int { return strings.Count(x.logText(), `"route":"/v1/events"`) }
-	deadline := time.Now().Add(15 * time.Second)
-	for last := -1; ; {
-		time.Sleep(300 * time.Millisecond)
-		n := count()
-		if n == last && n > 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server answered %d look-ups and never blocked", n)
-		}
-		last = n
-	}
-	if n := count(); n >= 5000 {
-		t.Fatalf("all %d look-ups answered: nothing blocked, the test proves nothing", n)
-	}
+	sendUnread(t, x.url, req, 5000) // answers never read
+	// The look-ups answered are the request lines logged.
+	untilBlocked(t, 5000, 15*time.Second, func() int { return strings.Count(x.logText(), `"route":"/v1/events"`) })
 	acme2 := map[string]string{"Authorization": "Bearer good-acme2"}
 	for i := range 3 {
 		if a := x.do(t, "GET", loc, acme2, ""); a.status == http.StatusServiceUnavailable {
