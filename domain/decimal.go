@@ -3,6 +3,7 @@ package domain
 import (
 	"cmp"
 	"errors"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ var (
 // digits are accepted only when they are zeros: rounding would change what
 // the partner sent.
 func ParseDecimal(s string, precision, scale int) (Decimal, error) {
-	if strings.ContainsAny(s, "eE") {
+	if strings.IndexByte(s, 'e') >= 0 || strings.IndexByte(s, 'E') >= 0 {
 		return Decimal{}, errDecimalExponent
 	}
 	neg := false
@@ -52,11 +53,25 @@ func ParseDecimal(s string, precision, scale int) (Decimal, error) {
 	if len(intPart) > precision-scale {
 		return Decimal{}, errDecimalPrecision
 	}
-	digits := intPart + frac + strings.Repeat("0", scale-len(frac))
+	// The digits read as one integer, the fraction padded with zeros to
+	// scale, without building their text (every money field pays this).
 	var units int64
-	if digits != "" {
-		var err error
-		if units, err = strconv.ParseInt(digits, 10, 64); err != nil {
+	push := func(d int64) bool {
+		if units > (math.MaxInt64-d)/10 {
+			return false
+		}
+		units = units*10 + d
+		return true
+	}
+	for _, part := range [2]string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			if !push(int64(part[i] - '0')) {
+				return Decimal{}, errDecimalPrecision
+			}
+		}
+	}
+	for range scale - len(frac) {
+		if !push(0) {
 			return Decimal{}, errDecimalPrecision
 		}
 	}

@@ -41,8 +41,12 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 	}
 	rep := newReport(c)
 	seen := make([]bool, len(c.Fields))
+	next := 0 // a partner's fields usually come in the catalogue's order: a comparison, not a hash
 	for _, m := range members {
-		i, ok := c.exact[m.Key]
+		i, ok := next, next < len(c.Fields) && (c.Fields[next].Partner == m.Key || c.Fields[next].Internal == m.Key)
+		if !ok {
+			i, ok = c.exact[m.Key]
+		}
 		if !ok {
 			i, ok = c.byKey[NormalizeKey(m.Key)]
 		}
@@ -51,6 +55,7 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			continue
 		}
 		f := &c.Fields[i]
+		next = i + 1
 		if seen[i] {
 			add(f.Partner, bad(CodeDuplicateField, "el campo llegó más de una vez (clave \""+Clip(m.Key)+"\")"))
 			continue
@@ -91,8 +96,8 @@ func (c *Catalogue) MapReportWith(members []RawField, rules FileRules, now time.
 			rep.put(i, v)
 		}
 	}
-	for i, f := range c.Fields {
-		present := rep.set[i]
+	for i := range c.Fields {
+		f, present := &c.Fields[i], rep.set[i]
 		if f.Required && !present && (!seen[i] || !hasProblem(problems, f.Partner)) {
 			add(f.Partner, bad(CodeRequired, "campo obligatorio"))
 		}
@@ -143,11 +148,12 @@ func (c *Catalogue) crossChecks(rep *Report, now time.Time) []Problem {
 		return f.Partner
 	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
-	for i, f := range c.Fields {
+	for i := range c.Fields {
 		v, ok := rep.At(i)
 		if !ok {
 			continue
 		}
+		f := &c.Fields[i]
 		if f.KindField != "" {
 			if kind, ok := rep.Get(f.KindField); ok && idDigitsOnly[kind.Str] && !allDigits(v.Str) {
 				out = append(out, Problem{Field: f.Partner, Code: CodeInvalidFormat,

@@ -84,7 +84,7 @@ func stagingArgs(cols []column, r domain.StagedReport) []any {
 		case !ok:
 			ends = append(ends, absent)
 		case domain.StoredKindOf(c.field.Type) == domain.StoredText:
-			text = domain.AppendStored(text, c.field, v)
+			text = domain.AppendStored(text, &c.field, v)
 			ends = append(ends, len(text))
 		default:
 			ends = append(ends, number)
