@@ -59,6 +59,7 @@ func (c *stmtCache) close() {
 type batchTx struct {
 	tx                                 *sql.Tx
 	staging, key, undo, reserve, event *sql.Stmt
+	args                               []any // the staging row's, reused report after report
 }
 
 func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
@@ -122,7 +123,11 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 // sweep removed the file) refuses the reservation: the request fails like
 // a refused row, and nothing of it is stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
-	res, err := b.exec(ctx, b.staging, stagingArgs(s.columns, q.r)...)
+	if b.args == nil {
+		b.args = make([]any, 0, 9+len(s.columns))
+	}
+	b.args = appendStagingArgs(b.args[:0], s.columns, q.r)
+	res, err := b.exec(ctx, b.staging, b.args...)
 	if err != nil {
 		return result{}, fmt.Errorf("insert staging row: %w", err)
 	}

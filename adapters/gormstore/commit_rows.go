@@ -142,7 +142,7 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, r
 	n := len(chunk)
 	args := make([]any, 0, n*(9+len(s.columns)))
 	for _, q := range chunk {
-		args = append(args, stagingArgs(s.columns, q.r)...)
+		args = appendStagingArgs(args, s.columns, q.r)
 	}
 	var ids []int64
 	var err error

@@ -65,7 +65,12 @@ func placeholders(n int) string {
 
 // stagingArgs returns the values of stagingNames for r (NULL when absent).
 func stagingArgs(cols []column, r domain.StagedReport) []any {
-	args := make([]any, 0, 9+len(cols))
+	return appendStagingArgs(make([]any, 0, 9+len(cols)), cols, r)
+}
+
+// appendStagingArgs appends stagingArgs's values to args: a batch reuses
+// one slice for its reports, the multi-row statement appends them all.
+func appendStagingArgs(args []any, cols []column, r domain.StagedReport) []any {
 	args = append(args, r.ReceivedAt.UTC(), r.PartnerUser, nullStr(r.PartnerNIT), nullStr(r.FileName), nullInt(r.FileSize),
 		nullStr(r.FileSHA256), nullStr(r.RequestID), nullStr(r.IdempotencyKey), r.PayloadSHA256)
 	// The fields stored as text are written into one buffer, then taken

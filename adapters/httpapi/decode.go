@@ -17,7 +17,12 @@ func badBody(msg string) error {
 // in all. The members may refer to body's bytes: body must not change
 // while they are used.
 func DecodeObject(body []byte, maxMembers int) ([]domain.RawField, error) {
-	members, err := jsonscan.Object(body, maxMembers)
+	return decodeObjectInto(nil, body, maxMembers)
+}
+
+// decodeObjectInto is DecodeObject with the members appended to dst[:0].
+func decodeObjectInto(dst []domain.RawField, body []byte, maxMembers int) ([]domain.RawField, error) {
+	members, err := jsonscan.ObjectInto(dst, body, maxMembers)
 	switch {
 	case errors.Is(err, jsonscan.ErrTooManyMembers):
 		return nil, &domain.Error{Kind: domain.ErrInvalidInput, Code: "too_many_members",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/lender/disbursementd/domain"
@@ -132,7 +133,21 @@ func (s *Server) runReport(w http.ResponseWriter, r *http.Request, rt reportRout
 // inSlot is runReport's part that holds a report slot: the JSON, then
 // step; it answers on w.
 func (s *Server) inSlot(w http.ResponseWriter, r *http.Request, rt reportRoute, principal ports.Principal, body []byte, step reportStep) {
-	members, err := DecodeObject(body, s.Limits.MaxMembers)
+	kept := membersPool.Get().(*[]domain.RawField)
+	members, err := decodeObjectInto(*kept, body, s.Limits.MaxMembers)
+	// The slice goes back when the step has ended (nothing keeps it: the
+	// report holds its values, problems their own strings).
+	defer func() {
+		back := members
+		if back == nil { // refused: the slice as it came, with what was read
+			back = *kept
+		}
+		if cap(back) <= maxPooledMembers {
+			clear(back[:cap(back)]) // no body's strings held between reports
+			*kept = back[:0]
+			membersPool.Put(kept)
+		}
+	}()
 	if err != nil {
 		rt.fail(w, r, err)
 		return
@@ -153,6 +168,14 @@ func (s *Server) inSlot(w http.ResponseWriter, r *http.Request, rt reportRoute, 
 		rt.fail(w, r, err)
 	}
 }
+
+// membersPool keeps the top-level member slices of report bodies (one of
+// 7 KB a report, allocated and scanned by the collector otherwise).
+var membersPool = sync.Pool{New: func() any { s := make([]domain.RawField, 0, 96); return &s }}
+
+// maxPooledMembers: a slice grown by a body of more members than a report
+// has is not kept.
+const maxPooledMembers = 128
 
 // submission is the use case's view of a report request.
 func submission(r *http.Request, p ports.Principal, members []domain.RawField, body []byte, read domain.MapOptions) ports.Submission {

@@ -36,6 +36,8 @@ type scanner struct {
 	members, maxMembers int
 	// arena is the block short strings are copied into (keep).
 	arena []byte
+	// top, when not nil, is where the top level's members go (ObjectInto).
+	top []domain.RawField
 }
 
 // ErrTooManyMembers stops a scan that passed its member bound.
@@ -57,13 +59,19 @@ func (r refusal) Error() string { return string(r) }
 // with ErrTooManyMembers, decided while scanning. The members may refer
 // to body's bytes: body must not change while they are used.
 func Object(body []byte, maxMembers int) ([]domain.RawField, error) {
+	return ObjectInto(nil, body, maxMembers)
+}
+
+// ObjectInto is Object with the top level's members appended to dst[:0]
+// (a caller's reused slice; nil: a new one).
+func ObjectInto(dst []domain.RawField, body []byte, maxMembers int) ([]domain.RawField, error) {
 	if bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) {
 		return nil, refusal("El cuerpo empieza con una marca BOM; envíe JSON UTF-8 sin BOM")
 	}
 	if !utf8.Valid(body) {
 		return nil, refusal("El cuerpo no es UTF-8 válido")
 	}
-	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames()}
+	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames(), top: dst[:0:cap(dst)]}
 	s.ws()
 	if s.i >= len(body) || body[s.i] != '{' {
 		return nil, refusal("El cuerpo debe ser un objeto JSON")
@@ -113,7 +121,10 @@ func (s *scanner) object(depth int) ([]domain.RawField, error) {
 	s.i++ // '{'
 	var out []domain.RawField
 	if depth == 1 {
-		out = make([]domain.RawField, 0, 96) // a report's 92 fields, in one allocation
+		out = s.top
+		if out == nil {
+			out = make([]domain.RawField, 0, 96) // a report's 92 fields, in one allocation
+		}
 	}
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
