@@ -335,3 +335,45 @@ func TestDeliveryBacklogObserved(t *testing.T) {
 		t.Errorf("backlog %+v, want 1 pending, 90m old", got)
 	}
 }
+
+// TestDeliveryCommitsWakeARoundAGap: a process committing events many
+// times a second (Notify at every batch) wakes at most one round a
+// ports.NotifyGap (each round is a dispatch transaction on the store), and
+// the events committed last are still attempted at once, not at the next
+// poll an hour later.
+func TestDeliveryCommitsWakeARoundAGap(t *testing.T) {
+	t.Parallel()
+	o := options()
+	o.PollInterval = time.Hour
+	r := newRig(t, o)
+	var rounds atomic.Int64
+	r.store.Fail = func(op string) error {
+		if op == "dispatch" {
+			rounds.Add(1)
+		}
+		return nil
+	}
+	r.endpoint("we_a", "p")
+	r.start(t)
+	waitFor(t, "a first round", func() bool { return rounds.Load() > 0 })
+	time.Sleep(ports.NotifyGap) // the first round's gap has passed
+	before, start := rounds.Load(), time.Now()
+	const events = 200
+	for i := range events {
+		partner := "q" // no endpoint: no delivery whose end wakes a round of its own
+		if i == events-1 {
+			partner = "p"
+		}
+		r.event(partner, int64(i+1))
+		r.d.Notify()
+		time.Sleep(2 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	woken := rounds.Load() - before
+	// A round at once, then at most one a gap while the notifications
+	// last (the machine may be slower than the loop, never faster).
+	if limit := int64(elapsed/ports.NotifyGap) + 2; woken > limit {
+		t.Errorf("%d rounds in %s of notifications, want at most %d (one a %s)", woken, elapsed.Round(time.Millisecond), limit, ports.NotifyGap)
+	}
+	waitFor(t, "the last event's POST, with an hour's poll", func() bool { return len(r.send.requests("")) == 1 })
+}
