@@ -73,14 +73,6 @@ const (
 	BacklogInterval = 15 * time.Second
 	// DispatchBatch is how many events one round dispatches.
 	DispatchBatch = 100
-	// NotifyGap is the least time between two rounds woken by this
-	// process's commits (Notify). Under load the committer commits many
-	// batches a second, each with its events: a round each would be a
-	// dispatch transaction, and its commit, a batch (5 % of a report's
-	// CPU on SQLite, issue 35). A round a gap still makes an event's
-	// first attempt far within contract §11's 5 s; a round after a quiet
-	// spell runs at once.
-	NotifyGap = 50 * time.Millisecond
 	// maxStoreBackoff bounds the wait after a failing store.
 	maxStoreBackoff = 15 * time.Second
 	// finishGrace bounds the recording of an attempt that Close cut short.
@@ -164,7 +156,6 @@ func (s *Deliveries) Run(ctx context.Context) error {
 	defer backlog.Stop()
 	s.readBacklog(ctx)
 	failures := 0
-	var notified time.Time // when the last round woken by Notify began (the machine's time: the gap is real)
 	for {
 		wait := s.o.PollInterval
 		switch more, err := s.round(ctx, &attempts); {
@@ -185,16 +176,6 @@ func (s *Deliveries) Run(ctx context.Context) error {
 			timer.Stop()
 			return nil
 		case <-s.notify:
-			if gap := NotifyGap - time.Since(notified); gap > 0 {
-				timer.Reset(gap)
-				select {
-				case <-ctx.Done():
-					timer.Stop()
-					return nil
-				case <-timer.C:
-				}
-			}
-			notified = time.Now()
 		case <-s.freed:
 		case <-backlog.C:
 			s.readBacklog(ctx)
