@@ -81,7 +81,7 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return out, -1, err
 		}
 	}
-	b := &batchTx{}
+	b := &batchTx{args: make([]any, 0, 9+len(s.columns))}
 	var prep [5]*sql.Stmt
 	// Prepared once per connection (database/sql keeps them), then one
 	// round trip an execution in the binary protocol: MySQL parses the
@@ -123,9 +123,6 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 // sweep removed the file) refuses the reservation: the request fails like
 // a refused row, and nothing of it is stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
-	if b.args == nil {
-		b.args = make([]any, 0, 9+len(s.columns))
-	}
 	b.args = appendStagingArgs(b.args[:0], s.columns, q.r)
 	res, err := b.exec(ctx, b.staging, b.args...)
 	if err != nil {

@@ -49,6 +49,7 @@ func (o *ownMembers) Submit(_ context.Context, sub ports.Submission) (domain.Rec
 // the bound), some malformed, and some steps panic; each step must see
 // only its own body's members, under the race detector too.
 func TestPooledMembersAreEachRequestsOwn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Limits{MaxMembers: 120})
 	own := &ownMembers{}
 	h.rebuild(t, func(s *Server) { s.Reports = own })

@@ -71,7 +71,7 @@ func ObjectInto(dst []domain.RawField, body []byte, maxMembers int) ([]domain.Ra
 	if !utf8.Valid(body) {
 		return nil, refusal("El cuerpo no es UTF-8 válido")
 	}
-	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames(), top: dst[:0:cap(dst)]}
+	s := &scanner{b: body, maxMembers: maxMembers, names: knownNames(), top: dst[:0]}
 	s.ws()
 	if s.i >= len(body) || body[s.i] != '{' {
 		return nil, refusal("El cuerpo debe ser un objeto JSON")
