@@ -59,7 +59,8 @@ func (c *stmtCache) close() {
 type batchTx struct {
 	tx                                 *sql.Tx
 	staging, key, undo, reserve, event *sql.Stmt
-	args                               []any // the staging row's, reused report after report
+	args                               []any    // the staging row's, reused report after report
+	quiet                              []string // the batch's partners without endpoints (quietPartners)
 }
 
 func (b *batchTx) exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
@@ -92,12 +93,20 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
 		}
 	}
+	check, err := s.quietCheck(ctx, reqs)
+	if err != nil {
+		return nil, -1, err
+	}
 	// On MySQL at read committed: the commit pool's sessions (openMySQL).
 	tx, err := s.commit.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
 	b.tx = tx
+	if b.quiet, err = s.quietPartners(ctx, tx, check); err != nil {
+		_ = tx.Rollback()
+		return nil, -1, err
+	}
 	b.staging, b.key, b.undo, b.reserve, b.event = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
 		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3]), tx.StmtContext(ctx, prep[4])
 	out := make([]result, len(reqs))
@@ -147,7 +156,7 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 				return result{}, fmt.Errorf("reserve file %s: %w", q.r.FileName, err)
 			}
 		}
-		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC()); err != nil {
+		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC(), dispatched(b.quiet, q.r.PartnerUser)); err != nil {
 			return result{}, fmt.Errorf("insert the report's event: %w", err)
 		}
 		return result{kind: stored, id: id}, nil

@@ -59,11 +59,15 @@ const rowsPause = time.Minute
 // batch to the per-report path; a failed COMMIT is a *commitError, as in
 // commitBatch.
 func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, error) {
+	check, err := s.quietCheck(ctx, reqs)
+	if err != nil {
+		return nil, err
+	}
 	tx, err := s.commit.sql.BeginTx(ctx, nil) // read committed: the commit pool's sessions (openMySQL)
 	if err != nil {
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
-	out, err := s.insertRows(ctx, tx, reqs)
+	out, err := s.insertRows(ctx, tx, reqs, check)
 	if err != nil {
 		_ = tx.Rollback()
 		if tooManyStatements(err) {
@@ -96,7 +100,7 @@ func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, erro
 // Under 2 (MySQL 8's default) it promises only unique ids, so each
 // chunk's rows are read back by those ids first (readBack) and the batch
 // goes a statement per report unless every id holds its own row.
-func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]result, error) {
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, check quietCheck) ([]result, error) {
 	returning, err := s.returns(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -119,12 +123,16 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 			return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
 		}
 	}
+	quiet, err := s.quietPartners(ctx, tx, check)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
 		n := chunkSize(len(reqs))
 		chunk := reqs[:n]
 		reqs = reqs[n:]
-		ids, err := s.insertChunk(ctx, tx, chunk, returning, step, verify)
+		ids, err := s.insertChunk(ctx, tx, chunk, quiet, returning, step, verify)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +146,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request) ([]
 // insertChunk inserts chunk's rows and returns their staging ids:
 // returned by the INSERT (returning), or computed a step apart and read
 // back first when verify is set.
-func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, returning bool, step int64, verify bool) ([]int64, error) {
+func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, quiet []string, returning bool, step int64, verify bool) ([]int64, error) {
 	n := len(chunk)
 	args := make([]any, 0, n*(9+len(s.columns)))
 	for _, q := range chunk {
@@ -183,7 +191,7 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, r
 	}
 	args = args[:0]
 	for i, q := range chunk {
-		args = append(args, q.r.PartnerUser, ids[i], q.r.ReceivedAt.UTC())
+		args = append(args, q.r.PartnerUser, ids[i], q.r.ReceivedAt.UTC(), dispatched(quiet, q.r.PartnerUser))
 	}
 	if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
 		return nil, fmt.Errorf("insert the reports' events: %w", err)

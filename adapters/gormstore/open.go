@@ -61,6 +61,9 @@ type Store struct {
 	// ids, or holds all the statements it may, would otherwise cost every
 	// batch an insert or a PREPARE, and a rollback.
 	rowsPausedUntil atomic.Int64
+	// listen is whether batches may write a report's event dispatched
+	// when its partner has no endpoint (listeners.go): a listenState.
+	listen atomic.Int32
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids
 	// insertChunk computes are wrong and readBack must see it.

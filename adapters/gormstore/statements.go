@@ -39,9 +39,10 @@ func buildStatements(driver string, cols []column) statements {
 		// A plain INSERT: a tombstone under the name (the sweep took the
 		// file) makes it fail, and with it the report's row.
 		reserve: "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileReserved + "', ?, ?, 0)",
-		// The event of a report stored: created at its receipt time.
+		// The event of a report stored: created at its receipt time, and
+		// dispatched at once when nobody listens for it (listeners.go).
 		event: "INSERT INTO " + eventsTable + " (partner_user, report_id, type, created_at, dispatched) VALUES (?, ?, '" +
-			string(domain.EventReceived) + "', ?, 0)",
+			string(domain.EventReceived) + "', ?, ?)",
 		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
 	}
 	key := "INSERT INTO idempotency_keys (" + keyNames + ") VALUES (" + placeholders(9) + ")"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,6 +99,11 @@ func (o *Outbox) StoreReport(ctx context.Context, r domain.StagedReport, rec dom
 	id, existing, err := o.ReportStore.StoreReport(ctx, r, rec)
 	if n := o.ReportStore.Count(); n > before {
 		o.addEvent(int64(n), r.PartnerUser, domain.EventReceived, r.ReceivedAt)
+		// Nobody to deliver to: written dispatched, as the SQL stores do
+		// (gormstore's listeners.go).
+		o.events[len(o.events)-1].dispatched = !slices.ContainsFunc(o.endpoints, func(e *domain.Endpoint) bool {
+			return e.PartnerUser == r.PartnerUser
+		})
 	}
 	return id, existing, err
 }

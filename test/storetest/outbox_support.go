@@ -102,3 +102,19 @@ func checkOutbox(t testing.TB, h OutboxHarness) OutboxCount {
 	}
 	return c
 }
+
+// OutboxReport is what storeOutboxReport stores: a minimal report of user
+// received at at, and its idempotency record under a fresh key.
+func OutboxReport(t testing.TB, user, credit string, at time.Time) (domain.StagedReport, domain.IdempotencyRecord) {
+	t.Helper()
+	return outboxStaged(t, user, credit, at), outboxRecord(user, fmt.Sprintf("outbox-%d", outboxKeys.Add(1)), at)
+}
+
+// NewEndpoint is an enabled endpoint of user taking types (all when none),
+// not yet created.
+func NewEndpoint(user string, types ...domain.EventType) domain.Endpoint {
+	return newEndpoint(user, types...)
+}
+
+// OutboxNow is a receipt time as the service makes them.
+func OutboxNow() time.Time { return outboxNow() }
