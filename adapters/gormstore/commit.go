@@ -156,7 +156,11 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 				return result{}, fmt.Errorf("reserve file %s: %w", q.r.FileName, err)
 			}
 		}
-		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC(), dispatched(b.quiet, q.r.PartnerUser)); err != nil {
+		var last any = q.r.PartnerUser // SQLite: the statement asks (statements.go)
+		if s.driver == MySQL {
+			last = dispatched(b.quiet, q.r.PartnerUser)
+		}
+		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC(), last); err != nil {
 			return result{}, fmt.Errorf("insert the report's event: %w", err)
 		}
 		return result{kind: stored, id: id}, nil

@@ -11,40 +11,40 @@ import (
 // A report's report.received event is written with its row. When its
 // partner has no webhook endpoint at all, nobody can take the event, and
 // it is written dispatched: the dispatcher then has nothing to mark for
-// it (before, its UPDATE of each event cost about 4 % of a small report's
-// CPU, and at one report at a time a second transaction a report).
+// it (its UPDATE of each event cost about 4 % of a small report's CPU).
 //
-// The batch decides from its partners' rows of webhook_endpoint_counts,
-// which every endpoint's creation and deletion writes (endpoints.go),
-// inside the batch's own transaction, so that an endpoint created while
-// the batch runs is seen or waits:
+// Whether a partner has an endpoint is its row of webhook_endpoint_counts
+// (absent or 0: none), which every endpoint's creation and deletion
+// writes (endpoints.go). It is read inside the report's transaction, so
+// that an endpoint created at the same time is seen or waits:
 //
-//   - on SQLite every write transaction begins IMMEDIATE: the batch and a
-//     creation run one after the other, and a partner without a row has
-//     never had an endpoint;
-//   - on one MySQL server the batch reads the rows LOCK IN SHARE MODE: a
-//     creation's UPDATE of the row waits for the batch's commit, or the
-//     batch waits for the creation's and reads its count. Read committed
-//     takes no lock on a row that is absent, so a partner without a row
-//     gets one (0 endpoints) from its first batch, which then holds it;
+//   - on SQLite every write transaction begins IMMEDIATE, so the batch
+//     and a creation run one after the other; the event's INSERT asks the
+//     count itself (statements.go), costing no statement more;
+//   - on one MySQL server the batch reads its partners' rows LOCK IN SHARE
+//     MODE before its events (quietPartners): a creation's UPDATE of the
+//     row waits for the batch's commit, or the batch waits for the
+//     creation's and reads its count. Read committed takes no lock on a
+//     row that is absent, so a partner without a row gets one (0
+//     endpoints) from its first batch, which then holds it;
 //   - on a Galera cluster a node's locks are its own, and certification
 //     compares only what transactions write: a creation on another node
 //     would not wait, so there every event is written undispatched and
 //     the dispatcher decides, as before.
 //
-// What the batch cannot read (an error, a server whose kind is not known
-// yet) it does not guess: the events are written undispatched.
+// What a MySQL batch cannot read (an error, a server whose kind is not
+// known yet) it does not guess: the events are written undispatched.
 
 // listenState is whether batches may write events dispatched.
 const (
-	listenUnknown int32 = iota // MySQL not asked yet (or the question failed)
-	listenYes                  // SQLite, or one MySQL server that is not a Galera node
-	listenNo                   // a Galera node, or a list of nodes
+	listenUnknown int32 = iota // not asked yet (or the question failed)
+	listenYes                  // one MySQL server that is not a Galera node
+	listenNo                   // a Galera node, a list of nodes, or SQLite (its INSERT asks)
 )
 
-// listening decides, once, whether this store's batches may write
-// events dispatched (listenState). It asks a MySQL server whether it is a
-// Galera node; a failed question is asked again at the next batch.
+// listening decides, once, whether this MySQL store's batches read
+// their partners' counts (listenState). It asks the server whether it is
+// a Galera node; a failed question is asked again at the next batch.
 func (s *Store) listening(ctx context.Context) bool {
 	switch s.listen.Load() {
 	case listenYes:
@@ -52,11 +52,7 @@ func (s *Store) listening(ctx context.Context) bool {
 	case listenNo:
 		return false
 	}
-	if s.driver != MySQL {
-		s.listen.Store(listenYes)
-		return true
-	}
-	if len(s.target.dsns) > 1 {
+	if s.driver != MySQL || len(s.target.dsns) > 1 {
 		s.listen.Store(listenNo)
 		return false
 	}
@@ -72,9 +68,10 @@ func (s *Store) listening(ctx context.Context) bool {
 	return true
 }
 
-// quietCheck is a batch's question of quietPartners, made before its
-// transaction: on SQLite the commit pool has one connection, which the
-// transaction holds, so its statement is prepared first.
+// quietCheck is a MySQL batch's question of quietPartners, prepared
+// before its transaction as the batch's other statements are (a pool
+// that lends its one connection to the transaction could not prepare it
+// inside).
 type quietCheck struct {
 	partners []string  // the batch's partners, sorted; nil: do not decide
 	counts   *sql.Stmt // reads their rows (endpointCounts)
@@ -94,9 +91,7 @@ func (s *Store) quietCheck(ctx context.Context, reqs []*request) (quietCheck, er
 	}
 	slices.Sort(partners) // every batch locks the rows in one order
 	q := "SELECT partner_user, endpoints FROM " + countsTable + " WHERE partner_user IN " + inList(len(partners))
-	if s.driver == MySQL {
-		q += " LOCK IN SHARE MODE"
-	}
+	q += " LOCK IN SHARE MODE"
 	st, err := s.commit.stmts.get(ctx, q)
 	if err != nil {
 		return quietCheck{}, fmt.Errorf("endpoint counts: %w", err)
@@ -114,7 +109,7 @@ func (s *Store) quietPartners(ctx context.Context, tx *sql.Tx, c quietCheck) ([]
 	if err != nil {
 		return nil, err
 	}
-	if s.driver == MySQL && len(counts) < len(c.partners) {
+	if len(counts) < len(c.partners) {
 		// A partner without a row: make it, holding it until commit, then
 		// read again (a creation that made it meanwhile has committed).
 		var args []any
@@ -134,7 +129,7 @@ func (s *Store) quietPartners(ctx context.Context, tx *sql.Tx, c quietCheck) ([]
 	}
 	var quiet []string
 	for _, p := range c.partners {
-		if n, ok := counts[p]; (ok && n == 0) || (!ok && s.driver != MySQL) {
+		if n, ok := counts[p]; ok && n == 0 {
 			quiet = append(quiet, p)
 		}
 	}
@@ -142,7 +137,7 @@ func (s *Store) quietPartners(ctx context.Context, tx *sql.Tx, c quietCheck) ([]
 }
 
 // endpointCounts reads c's partners' rows of webhook_endpoint_counts in
-// tx (on MySQL locking them shared until commit).
+// tx, locking them shared until commit.
 func endpointCounts(ctx context.Context, tx *sql.Tx, c quietCheck) (map[string]int64, error) {
 	args := make([]any, len(c.partners))
 	for i, p := range c.partners {

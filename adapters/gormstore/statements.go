@@ -40,7 +40,10 @@ func buildStatements(driver string, cols []column) statements {
 		// file) makes it fail, and with it the report's row.
 		reserve: "INSERT INTO " + filesTable + " (file_name, state, report_id, created_at, checked) VALUES (?, '" + fileReserved + "', ?, ?, 0)",
 		// The event of a report stored: created at its receipt time, and
-		// dispatched at once when nobody listens for it (listeners.go).
+		// dispatched at once when nobody listens for it (listeners.go):
+		// on MySQL the batch says so (the last argument); on SQLite the
+		// statement asks the partner's count itself (the last argument is
+		// the partner again).
 		event: "INSERT INTO " + eventsTable + " (partner_user, report_id, type, created_at, dispatched) VALUES (?, ?, '" +
 			string(domain.EventReceived) + "', ?, ?)",
 		readKey: "SELECT " + keyNames + " FROM idempotency_keys WHERE partner_user = ? AND key_hash = ?",
@@ -54,6 +57,8 @@ func buildStatements(driver string, cols []column) statements {
 		st.key = key + " ON DUPLICATE KEY UPDATE id = id"
 		st.readKeyLocked = st.readKey + " LOCK IN SHARE MODE"
 	} else {
+		st.event = "INSERT INTO " + eventsTable + " (partner_user, report_id, type, created_at, dispatched) SELECT ?, ?, '" +
+			string(domain.EventReceived) + "', ?, NOT EXISTS (SELECT 1 FROM " + countsTable + " WHERE partner_user = ? AND endpoints > 0)"
 		st.key = key + " ON CONFLICT(partner_user, key_hash) DO NOTHING"
 		st.readKeyLocked = st.readKey
 	}
