@@ -125,6 +125,10 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 		if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 0 {
 			t.Fatalf("Dispatch = %d, %v; want 0: both events came before the endpoint", n, err)
 		}
+		// An event written dispatched can still be sent on request.
+		if n, err := h.Deliveries.RedeliverSince(ctx, now.Add(-time.Minute), "", now); err != nil || n != 2 {
+			t.Fatalf("RedeliverSince = %d, %v; want both earlier events made due for the new endpoint", n, err)
+		}
 		// A report after the endpoint is delivered there.
 		r, rec = storetest.OutboxReport(t, "acme", "CR-QUIET-2", now)
 		if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
