@@ -93,20 +93,12 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, -1, fmt.Errorf("batch statements: %w", err)
 		}
 	}
-	check, err := s.quietCheck(ctx, reqs)
-	if err != nil {
-		return nil, -1, err
-	}
 	// On MySQL at read committed: the commit pool's sessions (openMySQL).
-	tx, err := s.commit.sql.BeginTx(ctx, nil)
+	tx, quiet, err := s.beginBatch(ctx, s.quietCheck(ctx, reqs))
 	if err != nil {
 		return nil, -1, fmt.Errorf("begin batch: %w", err)
 	}
-	b.tx = tx
-	if b.quiet, err = s.quietPartners(ctx, tx, check); err != nil {
-		_ = tx.Rollback()
-		return nil, -1, err
-	}
+	b.tx, b.quiet = tx, quiet
 	b.staging, b.key, b.undo, b.reserve, b.event = tx.StmtContext(ctx, prep[0]), tx.StmtContext(ctx, prep[1]),
 		tx.StmtContext(ctx, prep[2]), tx.StmtContext(ctx, prep[3]), tx.StmtContext(ctx, prep[4])
 	out := make([]result, len(reqs))

@@ -59,15 +59,12 @@ const rowsPause = time.Minute
 // batch to the per-report path; a failed COMMIT is a *commitError, as in
 // commitBatch.
 func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, error) {
-	check, err := s.quietCheck(ctx, reqs)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := s.commit.sql.BeginTx(ctx, nil) // read committed: the commit pool's sessions (openMySQL)
+	// Read committed: the commit pool's sessions (openMySQL).
+	tx, quiet, err := s.beginBatch(ctx, s.quietCheck(ctx, reqs))
 	if err != nil {
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
-	out, err := s.insertRows(ctx, tx, reqs, check)
+	out, err := s.insertRows(ctx, tx, reqs, quiet)
 	if err != nil {
 		_ = tx.Rollback()
 		if tooManyStatements(err) {
@@ -100,7 +97,7 @@ func (s *Store) commitRows(ctx context.Context, reqs []*request) ([]result, erro
 // Under 2 (MySQL 8's default) it promises only unique ids, so each
 // chunk's rows are read back by those ids first (readBack) and the batch
 // goes a statement per report unless every id holds its own row.
-func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, check quietCheck) ([]result, error) {
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, quiet []string) ([]result, error) {
 	returning, err := s.returns(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -122,10 +119,6 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, che
 		if verify && !distinctTags(reqs) {
 			return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
 		}
-	}
-	quiet, err := s.quietPartners(ctx, tx, check)
-	if err != nil {
-		return nil, err
 	}
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {

@@ -127,14 +127,26 @@ func (s *Store) DeleteEndpoint(ctx context.Context, user, id string) error {
 		if err != nil {
 			return err
 		}
+		// Two deletions of one endpoint at once both read it; the one
+		// whose DELETE then finds no row is not found, and lowers no
+		// count: a count below the partner's endpoints would have its
+		// events written dispatched (listeners.go).
+		n, err := affected(ctx, tx, "DELETE FROM "+endpointsTable+" WHERE id = ?", e.Seq)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return domain.ErrNotFound
+		}
+		// The count last: report batches read its row (listeners.go), so
+		// its lock is held from here to the COMMIT only.
 		for _, st := range []struct {
 			query string
 			args  []any
 		}{
-			{"DELETE FROM " + endpointsTable + " WHERE id = ?", []any{e.Seq}},
-			{"UPDATE " + countsTable + " SET endpoints = endpoints - 1 WHERE partner_user = ? AND endpoints > 0", []any{user}},
 			{"DELETE FROM " + deliveriesTable + " WHERE state = ? AND endpoint_id = ?", []any{string(ports.DeliveryPending), e.Seq}},
 			{"DELETE FROM " + attemptsTable + " WHERE endpoint_id = ?", []any{e.Seq}},
+			{"UPDATE " + countsTable + " SET endpoints = endpoints - 1 WHERE partner_user = ? AND endpoints > 0", []any{user}},
 		} {
 			if _, err := tx.ExecContext(ctx, st.query, st.args...); err != nil {
 				return err

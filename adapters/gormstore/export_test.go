@@ -96,3 +96,7 @@ func CommitIsolation(ctx context.Context, s *Store) (string, error) {
 	err = tx.QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'TX_ISOLATION'").Scan(&level)
 	return level, err
 }
+
+// CountsNowait says whether s's batches read the endpoint counts NOWAIT
+// (listeners.go; known after its first batch).
+func CountsNowait(s *Store) bool { return s.countsNowait.Load() }

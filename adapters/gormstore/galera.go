@@ -56,8 +56,9 @@ func checkCausalReads(driverName, dsn string) error {
 // wsrep (where the variable does not exist) keeps its own.
 type sessionConnector struct {
 	driver.Connector
-	wait int
-	stmt string
+	wait   int
+	stmt   string
+	galera func() // called when a new connection finds wsrep on (t.onGalera)
 }
 
 // newConnector is a pool's connector for cfg (a MySQLDSN's) on t: its
@@ -75,7 +76,7 @@ func newConnector(cfg *mysqldrv.Config, t target) (driver.Connector, error) {
 	if err != nil || (wait < 0 && t.onConnect == "") {
 		return c, err
 	}
-	return sessionConnector{c, wait, t.onConnect}, nil
+	return sessionConnector{c, wait, t.onConnect, t.onGalera}, nil
 }
 
 func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -90,6 +91,9 @@ func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	if c.wait >= 0 {
 		on, err := wsrepOn(ctx, q)
+		if err == nil && on && c.galera != nil {
+			c.galera()
+		}
 		if err == nil && on {
 			_, err = e.ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(c.wait), nil)
 		}

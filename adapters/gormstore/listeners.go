@@ -22,29 +22,36 @@ import (
 //     and a creation run one after the other; the event's INSERT asks the
 //     count itself (statements.go), costing no statement more;
 //   - on one MySQL server the batch reads its partners' rows LOCK IN SHARE
-//     MODE before its events (quietPartners): a creation's UPDATE of the
-//     row waits for the batch's commit, or the batch waits for the
-//     creation's and reads its count. Read committed takes no lock on a
-//     row that is absent, so a partner without a row gets one (0
-//     endpoints) from its first batch, which then holds it;
+//     MODE before its events (beginBatch): a creation's or deletion's
+//     UPDATE of a row waits for the batch's commit; a row such an UPDATE
+//     holds makes the batch write its events undispatched (NOWAIT on
+//     MariaDB 10.5 and later; elsewhere after waiting for it, or after
+//     the lock wait bound). Read committed takes no lock on a row that
+//     is absent, so a partner without a row gets one (0 endpoints) from
+//     its first batch, which then holds it;
 //   - on a Galera cluster a node's locks are its own, and certification
 //     compares only what transactions write: a creation on another node
 //     would not wait, so there every event is written undispatched and
 //     the dispatcher decides, as before.
 //
-// What a MySQL batch cannot read (an error, a server whose kind is not
-// known yet) it does not guess: the events are written undispatched.
+// What a MySQL batch cannot read (a row held by a creation or deletion,
+// an error, a server whose kind is not known yet) it does not guess or
+// wait for: the events are written undispatched (beginBatch).
 
-// listenState is whether batches may write events dispatched.
+// listenState is whether batches read their partners' counts.
 const (
 	listenUnknown int32 = iota // not asked yet (or the question failed)
 	listenYes                  // one MySQL server that is not a Galera node
 	listenNo                   // a Galera node, a list of nodes, or SQLite (its INSERT asks)
 )
 
-// listening decides, once, whether this MySQL store's batches read
-// their partners' counts (listenState). It asks the server whether it is
-// a Galera node; a failed question is asked again at the next batch.
+// listening decides whether this MySQL store's batches read their
+// partners' counts (listenState). It asks the server whether it is a
+// Galera node, and its version (MariaDB 10.5 and later: the read need
+// not wait, countsNowait); a failed question is asked again at the next
+// batch. A connection of the commit pool that finds wsrep on later (a
+// server restarted into a cluster under the same address) turns it off
+// for good (galeraSeen).
 func (s *Store) listening(ctx context.Context) bool {
 	switch s.listen.Load() {
 	case listenYes:
@@ -64,24 +71,31 @@ func (s *Store) listening(ctx context.Context) bool {
 		s.listen.Store(listenNo)
 		return false
 	}
-	s.listen.Store(listenYes)
-	return true
+	var version string
+	if err := s.write.sql.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return false
+	}
+	s.countsNowait.Store(returningServer(version))
+	return s.listen.CompareAndSwap(listenUnknown, listenYes) || s.listen.Load() == listenYes
 }
 
+// galeraSeen is called by a commit-pool connection that found wsrep on.
+func (s *Store) galeraSeen() { s.listen.Store(listenNo) }
+
 // quietCheck is a MySQL batch's question of quietPartners, prepared
-// before its transaction as the batch's other statements are (a pool
-// that lends its one connection to the transaction could not prepare it
-// inside).
+// before its transaction as the batch's other statements are.
 type quietCheck struct {
-	partners []string  // the batch's partners, sorted; nil: do not decide
+	partners []string  // the batch's partners, sorted; nil: do not ask
 	counts   *sql.Stmt // reads their rows (endpointCounts)
 }
 
-// quietCheck prepares the question for reqs; the zero quietCheck when the
-// store may not decide (listening).
-func (s *Store) quietCheck(ctx context.Context, reqs []*request) (quietCheck, error) {
+// quietCheck prepares the question for reqs: the zero quietCheck (every
+// event undispatched) when the store may not ask (listening) or cannot
+// prepare it. The IN list has a power of two of places (the last partner
+// repeated), so that a server holds at most a few such statements.
+func (s *Store) quietCheck(ctx context.Context, reqs []*request) quietCheck {
 	if !s.listening(ctx) {
-		return quietCheck{}, nil
+		return quietCheck{}
 	}
 	partners := make([]string, 0, 1)
 	for _, q := range reqs {
@@ -90,21 +104,52 @@ func (s *Store) quietCheck(ctx context.Context, reqs []*request) (quietCheck, er
 		}
 	}
 	slices.Sort(partners) // every batch locks the rows in one order
-	q := "SELECT partner_user, endpoints FROM " + countsTable + " WHERE partner_user IN " + inList(len(partners))
-	q += " LOCK IN SHARE MODE"
+	q := "SELECT partner_user, endpoints FROM " + countsTable + " WHERE partner_user IN " +
+		inList(placesFor(len(partners))) + " LOCK IN SHARE MODE"
+	if s.countsNowait.Load() {
+		q += " NOWAIT"
+	}
 	st, err := s.commit.stmts.get(ctx, q)
 	if err != nil {
-		return quietCheck{}, fmt.Errorf("endpoint counts: %w", err)
+		return quietCheck{}
 	}
-	return quietCheck{partners: partners, counts: st}, nil
+	return quietCheck{partners: partners, counts: st}
+}
+
+// placesFor is the power of two at or above n.
+func placesFor(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
+}
+
+// beginBatch begins a batch's transaction and reads which of check's
+// partners are quiet. When they cannot be read (an endpoint's creation or
+// deletion holds a row: NOWAIT, or a lock wait; a deadlock; an error), it
+// rolls that transaction back, whatever the failed statement left of it,
+// and begins another whose events are all undispatched.
+func (s *Store) beginBatch(ctx context.Context, check quietCheck) (*sql.Tx, []string, error) {
+	tx, err := s.commit.sql.BeginTx(ctx, nil)
+	if err != nil || check.partners == nil {
+		return tx, nil, err
+	}
+	quiet, err := s.quietPartners(ctx, tx, check)
+	if err == nil {
+		return tx, quiet, nil
+	}
+	_ = tx.Rollback()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	tx, err = s.commit.sql.BeginTx(ctx, nil)
+	return tx, nil, err
 }
 
 // quietPartners returns, sorted, the partners of c that have no webhook
 // endpoint, read in tx as the comment above says.
 func (s *Store) quietPartners(ctx context.Context, tx *sql.Tx, c quietCheck) ([]string, error) {
-	if c.partners == nil {
-		return nil, nil
-	}
 	counts, err := endpointCounts(ctx, tx, c)
 	if err != nil {
 		return nil, err
@@ -139,9 +184,9 @@ func (s *Store) quietPartners(ctx context.Context, tx *sql.Tx, c quietCheck) ([]
 // endpointCounts reads c's partners' rows of webhook_endpoint_counts in
 // tx, locking them shared until commit.
 func endpointCounts(ctx context.Context, tx *sql.Tx, c quietCheck) (map[string]int64, error) {
-	args := make([]any, len(c.partners))
-	for i, p := range c.partners {
-		args[i] = p
+	args := make([]any, placesFor(len(c.partners)))
+	for i := range args {
+		args[i] = c.partners[min(i, len(c.partners)-1)]
 	}
 	rows, err := tx.StmtContext(ctx, c.counts).QueryContext(ctx, args...)
 	if err != nil {

@@ -2,23 +2,25 @@ package gormstore_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lender/disbursementd/adapters/gormstore"
+	"github.com/lender/disbursementd/domain"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
 // A report's event is written dispatched when its partner has no
 // endpoint (listeners.go). These tests hold each side of the race with
-// a partner's first endpoint open before its COMMIT and show that the
-// other side waits: a batch that commits after the endpoint has read it
-// (its event is delivered there), and an endpoint created after a batch
-// read "none" commits after that batch (its event came first). Without
-// the batch's locking read, MySQL at read committed would let either
-// side through, and an event committed after the endpoint would be
-// delivered nowhere.
+// a partner's first endpoint open before its COMMIT: a batch that
+// commits after the endpoint's row was written has its event delivered
+// there, and an endpoint created after a batch read "none" waits for
+// that batch (its event came first). Without the batch's locking read,
+// MySQL at read committed would let either side through, and an event
+// committed after the endpoint would be delivered nowhere.
 func TestQuietEventsWaitForANewEndpointSQLite(t *testing.T) {
 	t.Parallel()
 	quietRace(t, func(tb testing.TB) (string, string) { return gormstore.SQLite, storetest.SQLitePath(tb) })
@@ -65,12 +67,11 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 			_, _, err := h.Reports.StoreReport(ctx, r, rec)
 			stored <- err
 		}()
-		select {
-		case err := <-stored:
-			close(release)
-			t.Fatalf("a report was stored (%v) while its partner's first endpoint was being created", err)
-		case <-time.After(holdWait):
-		}
+		// On SQLite the batch waits for the creation (BEGIN IMMEDIATE); on
+		// MariaDB its NOWAIT read finds the row held and it writes the
+		// event undispatched without waiting. Either way the event, which
+		// commits after the endpoint's row was written, is delivered there.
+		time.Sleep(holdWait)
 		close(release)
 		if err := <-created; err != nil {
 			t.Fatalf("CreateEndpoint: %v", err)
@@ -138,4 +139,166 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 			t.Fatalf("Dispatch = %d, %v; want the event stored after the endpoint", n, err)
 		}
 	})
+}
+
+// Two deletions of one endpoint at once (a partner's retry) lower its
+// partner's count once: the second is not found. A count lowered twice
+// would make the partner's other endpoint look absent, and its events
+// would be written dispatched (from the review of the change).
+func TestDeleteEndpointTwiceAtOnceSQLite(t *testing.T) {
+	t.Parallel()
+	deleteTwice(t, gormstore.SQLite, storetest.SQLitePath(t))
+}
+
+func TestDeleteEndpointTwiceAtOnceMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	t.Parallel()
+	deleteTwice(t, gormstore.MySQL, storetest.MustCreateDatabase(t))
+}
+
+func deleteTwice(t *testing.T, driver, dsn string) {
+	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
+	h := storetest.GormOutbox(t, st, driver, dsn)
+	ctx := context.Background()
+	now := storetest.OutboxNow()
+	e1, e2 := storetest.NewEndpoint("acme"), storetest.NewEndpoint("acme")
+	for _, e := range []domain.Endpoint{e1, e2} {
+		if err := h.Endpoints.CreateEndpoint(ctx, e, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gormstore.SetBeforeTxCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	first, second := make(chan error, 1), make(chan error, 1)
+	go func() { first <- h.Endpoints.DeleteEndpoint(ctx, "acme", e1.ID) }()
+	<-held // the first has deleted the row, not committed
+	go func() { second <- h.Endpoints.DeleteEndpoint(ctx, "acme", e1.ID) }()
+	time.Sleep(holdWait)
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first deletion: %v", err)
+	}
+	if err := <-second; !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("the second deletion = %v, want not found", err)
+	}
+	r, rec := storetest.OutboxReport(t, "acme", "CR-TWICE", now)
+	if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
+		t.Fatalf("Dispatch = %d, %v; want 1: the partner still has an endpoint", n, err)
+	}
+}
+
+// A deletion that holds its partner's count row (a long DELETE of its
+// pending deliveries, a COMMIT held by the network) neither stalls nor
+// fails the batches of that partner's reports, or of others' beside
+// them: on MariaDB their read does not wait (NOWAIT) and their events
+// are written undispatched (from the review of the change).
+func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	t.Parallel()
+	driver, dsn := gormstore.MySQL, storetest.MustCreateDatabase(t)
+	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
+	h := storetest.GormOutbox(t, st, driver, dsn)
+	ctx := context.Background()
+	now := storetest.OutboxNow()
+	e1, e2 := storetest.NewEndpoint("acme"), storetest.NewEndpoint("acme")
+	for _, e := range []domain.Endpoint{e1, e2} {
+		if err := h.Endpoints.CreateEndpoint(ctx, e, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, rec := storetest.OutboxReport(t, "acme", "CR-HELD-0", now)
+	if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
+		t.Fatal(err)
+	}
+	if !gormstore.CountsNowait(st) {
+		t.Skip("the server takes no NOWAIT (MariaDB before 10.5, MySQL): a batch waits for the lock instead")
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gormstore.SetBeforeTxCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	deleted := make(chan error, 1)
+	go func() { deleted <- h.Endpoints.DeleteEndpoint(ctx, "acme", e1.ID) }()
+	<-held // the count row is lowered, not committed
+	stored := make(chan error, 2)
+	for i, user := range []string{"acme", "bravo"} {
+		r, rec := storetest.OutboxReport(t, user, fmt.Sprintf("CR-HELD-%d", i+1), now)
+		go func() {
+			_, _, err := h.Reports.StoreReport(ctx, r, rec)
+			stored <- err
+		}()
+	}
+	for range 2 {
+		select {
+		case err := <-stored:
+			if err != nil {
+				t.Errorf("StoreReport while a deletion holds the count: %v", err)
+			}
+		case <-time.After(3 * time.Second):
+			close(release)
+			t.Fatal("a report waited for a deletion's count row")
+		}
+	}
+	close(release)
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	// acme's event, undispatched, goes to the endpoint left.
+	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n < 1 {
+		t.Fatalf("Dispatch = %d, %v; want acme's event", n, err)
+	}
+}
+
+// A multi-row batch (MySQL) of two partners, one with an endpoint and
+// one without, writes each event's own flag (from the review of the
+// change: the race tests above store one report a batch).
+func TestMultiRowBatchQuietPerPartnerMySQL(t *testing.T) {
+	storetest.ServerDSN(t)
+	t.Parallel()
+	driver, dsn := gormstore.MySQL, storetest.MustCreateDatabase(t)
+	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{BatchWriters: 1})
+	h := storetest.GormOutbox(t, st, driver, dsn)
+	ctx := context.Background()
+	now := storetest.OutboxNow()
+	if err := h.Endpoints.CreateEndpoint(ctx, storetest.NewEndpoint("acme"), 5); err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	stored := make(chan error, 3)
+	store := func(user, credit string) {
+		r, rec := storetest.OutboxReport(t, user, credit, now)
+		go func() {
+			_, _, err := h.Reports.StoreReport(ctx, r, rec)
+			stored <- err
+		}()
+	}
+	store("acme", "CR-ROWS-0") // the one writer's first batch, held
+	<-held
+	before := gormstore.RowBatches(st)
+	store("acme", "CR-ROWS-1")
+	store("nobody", "CR-ROWS-2")
+	for gormstore.Queued(st) < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	for range 3 {
+		if err := <-stored; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := gormstore.RowBatches(st) - before; got != 1 {
+		t.Fatalf("%d multi-row batches after the held one, want the two queued reports in one", got)
+	}
+	// acme's two events wait for the dispatcher; nobody's was written dispatched.
+	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 2 {
+		t.Fatalf("Dispatch = %d, %v; want acme's 2 events", n, err)
+	}
+	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 0 {
+		t.Fatalf("Dispatch again = %d, %v; want 0", n, err)
+	}
 }

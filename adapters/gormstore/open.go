@@ -64,6 +64,9 @@ type Store struct {
 	// listen is whether batches may write a report's event dispatched
 	// when its partner has no endpoint (listeners.go): a listenState.
 	listen atomic.Int32
+	// countsNowait: the server (MariaDB 10.5 and later) takes NOWAIT on
+	// the batch's read of the counts (listeners.go).
+	countsNowait atomic.Bool
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids
 	// insertChunk computes are wrong and readBack must see it.
@@ -226,6 +229,7 @@ func (s *Store) openMySQL(dsn string, opts Options) error {
 	commit := s.target
 	commit.onConnect = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
 	commit.ownReads = true
+	commit.onGalera = s.galeraSeen
 	if s.commit, err = openPool(MySQL, commit, b, s.gormConfig()); err != nil {
 		return errors.Join(fmt.Errorf("open mysql commit pool: %w", err), s.look.close(), s.write.close(), s.target.close())
 	}

@@ -42,11 +42,14 @@ type target struct {
 	// (wsrep_sync_wait 0): the commit pool's transactions read only their
 	// own rows and session variables (newConnector, openMySQL).
 	ownReads bool
+	// onGalera, if set, runs when a new connection finds its server a
+	// Galera node (the commit pool's: Store.galeraSeen).
+	onGalera func()
 }
 
 // each is t with f applied to every node's DSN.
 func (t target) each(f func(string) (string, error)) (target, error) {
-	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect, ownReads: t.ownReads}
+	out := target{dsns: make([]string, len(t.dsns)), nodes: t.nodes, onConnect: t.onConnect, ownReads: t.ownReads, onGalera: t.onGalera}
 	for i, d := range t.dsns {
 		var err error
 		if out.dsns[i], err = f(d); err != nil {
