@@ -57,7 +57,7 @@ func TestMigrationDecisions(t *testing.T) {
 			}
 			_ = old.Close()
 
-			st := openMigrated(t, driver, d, nil, 7, 8, 9)
+			st := openMigrated(t, driver, d, nil, 7, 8, 9, 10)
 			if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
 				t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)
 			}

@@ -44,6 +44,7 @@ var shipped = []struct {
 	{7, "decisions, events and webhooks"},
 	{8, "one order per table"},
 	{9, "partners' secret rotations"},
+	{10, "endpoint counts recounted"},
 }
 
 // Migrations returns the released migrations, in order.

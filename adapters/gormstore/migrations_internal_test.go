@@ -36,6 +36,8 @@ var released = map[string]string{
 	"0008.sqlite.sql": "31c35990b05adf9e5663b3c6d87b7f8d6a90165ab2183ed3ec85403205420939",
 	"0009.mysql.sql":  "f82afae8aae36d95917bab9c2ec38a4cdeceae940a82dcceb0abcc2f47290983",
 	"0009.sqlite.sql": "61fce26f50dc7a7fae494edeb0f80f600c023976032def6c43a0664239539a66",
+	"0010.mysql.sql":  "c0a994e9fc156a4bd8fce93b91d38f2319a8115cecddf1d40555973be15fedb4",
+	"0010.sqlite.sql": "5c52598b9e70392e20847f5edbb21d5ce7d6636891236752f94eeb28b92e9eb4",
 }
 
 func TestMigrationsFrozen(t *testing.T) {
