@@ -61,11 +61,9 @@ type Store struct {
 	// ids, or holds all the statements it may, would otherwise cost every
 	// batch an insert or a PREPARE, and a rollback.
 	rowsPausedUntil atomic.Int64
-	// listen is whether batches may write a report's event dispatched
-	// when its partner has no endpoint (listeners.go): a listenState.
-	listen atomic.Int32
-	// countsNowait: the server (MariaDB 10.5 and later) takes NOWAIT on
-	// the batch's read of the counts (listeners.go).
+	// listen (a listenState) and countsNowait: whether and how a MySQL
+	// batch reads its partners' endpoint counts (listeners.go).
+	listen       atomic.Int32
 	countsNowait atomic.Bool
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids
