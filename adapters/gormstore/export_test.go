@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/lender/disbursementd/ports"
 )
@@ -99,4 +100,10 @@ func CommitIsolation(ctx context.Context, s *Store) (string, error) {
 
 // CountsNowait says whether s's batches read the endpoint counts NOWAIT
 // (listeners.go; known after its first batch).
-func CountsNowait(s *Store) bool { return s.countsNowait.Load() }
+func CountsNowait(s *Store) bool {
+	l := s.countsLock.Load()
+	return l != nil && strings.HasSuffix(*l, "NOWAIT")
+}
+
+// CountsLock is the counts' locking clause on a server of version.
+func CountsLock(version string) string { return countsLock(version) }

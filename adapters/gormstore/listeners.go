@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,8 +26,8 @@ import (
 //     MODE before its events (beginBatch): a creation's or deletion's
 //     UPDATE of a row waits for the batch's commit; a row such an UPDATE
 //     holds makes the batch write its events undispatched (NOWAIT on
-//     MariaDB 10.5 and later; elsewhere after waiting for it, or after
-//     the lock wait bound). Read committed takes no lock on a row that
+//     MariaDB 10.3 and later and MySQL 8; elsewhere after waiting for
+//     it, or after the lock wait bound). Read committed takes no lock on a row that
 //     is absent, so a partner without a row gets one (0 endpoints) from
 //     its first batch, which then holds it;
 //   - on a Galera cluster a node's locks are its own, and certification
@@ -47,8 +48,8 @@ const (
 
 // listening decides whether this MySQL store's batches read their
 // partners' counts (listenState). It asks the server whether it is a
-// Galera node, and its version (MariaDB 10.5 and later: the read need
-// not wait, countsNowait); a failed question is asked again at the next
+// Galera node, and its version (the read's locking clause, countsLock);
+// a failed question is asked again at the next
 // batch. A connection of the commit pool that finds wsrep on later (a
 // server restarted into a cluster under the same address) turns it off
 // for good (galeraSeen).
@@ -75,8 +76,29 @@ func (s *Store) listening(ctx context.Context) bool {
 	if err := s.write.sql.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return false
 	}
-	s.countsNowait.Store(returningServer(version))
+	lock := countsLock(version)
+	s.countsLock.Store(&lock)
 	return s.listen.CompareAndSwap(listenUnknown, listenYes) || s.listen.Load() == listenYes
+}
+
+// countsLock is the locking clause of the counts' read on a server of
+// version (SELECT VERSION()): one that does not wait where the server
+// has it (MariaDB 10.3 and later; MySQL 8), so a row held by an
+// endpoint's creation or deletion fails the read at once (beginBatch).
+func countsLock(version string) string {
+	maria := strings.Contains(strings.ToLower(version), "mariadb")
+	major, rest, _ := strings.Cut(strings.TrimPrefix(version, "5.5.5-"), ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(major)
+	mi, err2 := strconv.Atoi(minor)
+	switch {
+	case err1 != nil || err2 != nil:
+	case maria && (ma > 10 || ma == 10 && mi >= 3):
+		return " LOCK IN SHARE MODE NOWAIT"
+	case !maria && ma >= 8:
+		return " FOR SHARE NOWAIT"
+	}
+	return " LOCK IN SHARE MODE"
 }
 
 // galeraSeen is called by a commit-pool connection that found wsrep on.
@@ -105,10 +127,7 @@ func (s *Store) quietCheck(ctx context.Context, reqs []*request) quietCheck {
 	}
 	slices.Sort(partners) // every batch locks the rows in one order
 	q := "SELECT partner_user, endpoints FROM " + countsTable + " WHERE partner_user IN " +
-		inList(placesFor(len(partners))) + " LOCK IN SHARE MODE"
-	if s.countsNowait.Load() {
-		q += " NOWAIT"
-	}
+		inList(placesFor(len(partners))) + *s.countsLock.Load()
 	st, err := s.commit.stmts.get(ctx, q)
 	if err != nil {
 		return quietCheck{}
@@ -132,7 +151,9 @@ func placesFor(n int) int {
 // and begins another whose events are all undispatched.
 func (s *Store) beginBatch(ctx context.Context, check quietCheck) (*sql.Tx, []string, error) {
 	tx, err := s.commit.sql.BeginTx(ctx, nil)
-	if err != nil || check.partners == nil {
+	// A connection BeginTx opened may have just found wsrep on
+	// (galeraSeen): then this batch does not decide either.
+	if err != nil || check.partners == nil || s.listen.Load() != listenYes {
 		return tx, nil, err
 	}
 	quiet, err := s.quietPartners(ctx, tx, check)

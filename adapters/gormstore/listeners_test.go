@@ -71,7 +71,15 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 		// MariaDB its NOWAIT read finds the row held and it writes the
 		// event undispatched without waiting. Either way the event, which
 		// commits after the endpoint's row was written, is delivered there.
-		time.Sleep(holdWait)
+		select {
+		case err := <-stored:
+			if driver == gormstore.SQLite {
+				close(release)
+				t.Fatalf("a report was stored (%v) while its partner's first endpoint was being created", err)
+			}
+			stored <- err
+		case <-time.After(holdWait):
+		}
 		close(release)
 		if err := <-created; err != nil {
 			t.Fatalf("CreateEndpoint: %v", err)
@@ -214,6 +222,9 @@ func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
 	if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
 		t.Fatal(err)
 	}
+	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
+		t.Fatalf("Dispatch = %d, %v; want the first report's event", n, err)
+	}
 	if !gormstore.CountsNowait(st) {
 		t.Skip("the server takes no NOWAIT (MariaDB before 10.5, MySQL): a batch waits for the lock instead")
 	}
@@ -246,9 +257,32 @@ func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
 	if err := <-deleted; err != nil {
 		t.Fatal(err)
 	}
-	// acme's event, undispatched, goes to the endpoint left.
+	// acme's event, undispatched, goes to the endpoint left (beside the
+	// first report's delivery there; e1's went with it).
 	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n < 1 {
 		t.Fatalf("Dispatch = %d, %v; want acme's event", n, err)
+	}
+	due, err := h.Deliveries.Due(ctx, now, 10, nil, time.Time{})
+	if err != nil || len(due) != 2 || due[0].EndpointSeq != due[1].EndpointSeq {
+		t.Fatalf("due = %+v, %v; want the two reports' deliveries to the endpoint left", due, err)
+	}
+}
+
+// The counts' read does not wait where the server can say so.
+func TestCountsLockClause(t *testing.T) {
+	for version, want := range map[string]string{
+		"10.11.19-MariaDB-0+deb12u1": " LOCK IN SHARE MODE NOWAIT",
+		"5.5.5-10.3.39-MariaDB":      " LOCK IN SHARE MODE NOWAIT",
+		"10.2.44-MariaDB":            " LOCK IN SHARE MODE",
+		"11.4.2-MariaDB":             " LOCK IN SHARE MODE NOWAIT",
+		"8.0.36":                     " FOR SHARE NOWAIT",
+		"8.4.0-commercial":           " FOR SHARE NOWAIT",
+		"5.7.44-log":                 " LOCK IN SHARE MODE",
+		"":                           " LOCK IN SHARE MODE",
+	} {
+		if got := gormstore.CountsLock(version); got != want {
+			t.Errorf("CountsLock(%q) = %q, want %q", version, got, want)
+		}
 	}
 }
 

@@ -61,10 +61,10 @@ type Store struct {
 	// ids, or holds all the statements it may, would otherwise cost every
 	// batch an insert or a PREPARE, and a rollback.
 	rowsPausedUntil atomic.Int64
-	// listen (a listenState) and countsNowait: whether and how a MySQL
+	// listen (a listenState) and countsLock: whether and how a MySQL
 	// batch reads its partners' endpoint counts (listeners.go).
-	listen       atomic.Int32
-	countsNowait atomic.Bool
+	listen     atomic.Int32
+	countsLock atomic.Pointer[string]
 	// rowStep, set only by tests (export_test.go), replaces the
 	// auto_increment_increment the server gives, so that the ids
 	// insertChunk computes are wrong and readBack must see it.
