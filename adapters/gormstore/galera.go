@@ -91,10 +91,10 @@ func (c sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	if c.wait >= 0 {
 		on, err := wsrepOn(ctx, q)
-		if err == nil && on && c.galera != nil {
-			c.galera()
-		}
 		if err == nil && on {
+			if c.galera != nil {
+				c.galera()
+			}
 			_, err = e.ExecContext(ctx, "SET SESSION "+syncWait+" = "+strconv.Itoa(c.wait), nil)
 		}
 		if err != nil {

@@ -27,9 +27,9 @@ import (
 //     UPDATE of a row waits for the batch's commit; a row such an UPDATE
 //     holds makes the batch write its events undispatched (NOWAIT on
 //     MariaDB 10.3 and later and MySQL 8; elsewhere after waiting for
-//     it, or after the lock wait bound). Read committed takes no lock on a row that
-//     is absent, so a partner without a row gets one (0 endpoints) from
-//     its first batch, which then holds it;
+//     it, or after the lock wait bound). Read committed takes no lock on
+//     a row that is absent, so a partner without a row gets one (0
+//     endpoints) from its first batch, which then holds it;
 //   - on a Galera cluster a node's locks are its own, and certification
 //     compares only what transactions write: a creation on another node
 //     would not wait, so there every event is written undispatched and
@@ -49,10 +49,9 @@ const (
 // listening decides whether this MySQL store's batches read their
 // partners' counts (listenState). It asks the server whether it is a
 // Galera node, and its version (the read's locking clause, countsLock);
-// a failed question is asked again at the next
-// batch. A connection of the commit pool that finds wsrep on later (a
-// server restarted into a cluster under the same address) turns it off
-// for good (galeraSeen).
+// a failed question is asked again at the next batch. A connection of
+// the commit pool that finds wsrep on later (a server restarted into a
+// cluster under the same address) turns it off for good (galeraSeen).
 func (s *Store) listening(ctx context.Context) bool {
 	switch s.listen.Load() {
 	case listenYes:

@@ -32,6 +32,32 @@ func TestQuietEventsWaitForANewEndpointMySQL(t *testing.T) {
 	quietRace(t, func(tb testing.TB) (string, string) { return gormstore.MySQL, storetest.MustCreateDatabase(tb) })
 }
 
+// outboxOn is a migrated store on driver's dsn and its harness.
+func outboxOn(t *testing.T, driver, dsn string, opts gormstore.Options) (*gormstore.Store, storetest.OutboxHarness) {
+	st := storetest.MustOpen(t, driver, dsn, opts)
+	return st, storetest.GormOutbox(t, st, driver, dsn)
+}
+
+// holdFirst makes st's hook (gormstore.SetBeforeCommit or
+// SetBeforeTxCommit) hold its first run until release is closed; held is
+// closed as that run starts. Later runs pass.
+func holdFirst(st *gormstore.Store, set func(*gormstore.Store, func())) (held, release chan struct{}) {
+	held, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	set(st, func() { once.Do(func() { close(held); <-release }) })
+	return held, release
+}
+
+// storeInto stores a report of user in a goroutine and sends its error
+// on stored.
+func storeInto(t *testing.T, h storetest.OutboxHarness, stored chan<- error, user, credit string, now time.Time) {
+	r, rec := storetest.OutboxReport(t, user, credit, now)
+	go func() {
+		_, _, err := h.Reports.StoreReport(context.Background(), r, rec)
+		stored <- err
+	}()
+}
+
 // holdWait is how long a test holds one side open and watches that the
 // other does not finish: far above a batch's commit on an idle server,
 // far below the SQLite busy timeout and the MySQL lock wait.
@@ -41,32 +67,22 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 	t.Run("an endpoint first", func(t *testing.T) {
 		t.Parallel()
 		driver, dsn := fresh(t)
-		st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
-		h := storetest.GormOutbox(t, st, driver, dsn)
+		st, h := outboxOn(t, driver, dsn, gormstore.Options{})
 		ctx := context.Background()
 		now := storetest.OutboxNow()
 		// The partner's first report: nobody listens, so it is written
 		// dispatched, and on MySQL the partner now has a count row.
-		r, rec := storetest.OutboxReport(t, "acme", "CR-QUIET-0", now)
-		if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-			t.Fatal(err)
-		}
+		storetest.StoreOutboxReport(t, h, "acme", "CR-QUIET-0", now)
 		if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 0 {
 			t.Fatalf("Dispatch = %d, %v; want 0: the event of a partner without endpoints is written dispatched", n, err)
 		}
-		held, release := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		gormstore.SetBeforeTxCommit(st, func() { once.Do(func() { close(held); <-release }) })
+		held, release := holdFirst(st, gormstore.SetBeforeTxCommit)
 		ep := storetest.NewEndpoint("acme")
 		created := make(chan error, 1)
 		go func() { created <- h.Endpoints.CreateEndpoint(ctx, ep, 5) }()
 		<-held // the endpoint and its count are written, not committed
 		stored := make(chan error, 1)
-		r, rec = storetest.OutboxReport(t, "acme", "CR-QUIET-1", now)
-		go func() {
-			_, _, err := h.Reports.StoreReport(ctx, r, rec)
-			stored <- err
-		}()
+		storeInto(t, h, stored, "acme", "CR-QUIET-1", now)
 		// On SQLite the batch waits for the creation (BEGIN IMMEDIATE); on
 		// MariaDB its NOWAIT read finds the row held and it writes the
 		// event undispatched without waiting. Either way the event, which
@@ -98,23 +114,13 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 	t.Run("a batch first", func(t *testing.T) {
 		t.Parallel()
 		driver, dsn := fresh(t)
-		st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
-		h := storetest.GormOutbox(t, st, driver, dsn)
+		st, h := outboxOn(t, driver, dsn, gormstore.Options{})
 		ctx := context.Background()
 		now := storetest.OutboxNow()
-		r, rec := storetest.OutboxReport(t, "acme", "CR-QUIET-0", now)
-		if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-			t.Fatal(err)
-		}
-		held, release := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
+		storetest.StoreOutboxReport(t, h, "acme", "CR-QUIET-0", now)
+		held, release := holdFirst(st, gormstore.SetBeforeCommit)
 		stored := make(chan error, 1)
-		r, rec = storetest.OutboxReport(t, "acme", "CR-QUIET-1", now)
-		go func() {
-			_, _, err := h.Reports.StoreReport(ctx, r, rec)
-			stored <- err
-		}()
+		storeInto(t, h, stored, "acme", "CR-QUIET-1", now)
 		<-held // the batch has read "no endpoint" and written its rows, not committed
 		created := make(chan error, 1)
 		go func() { created <- h.Endpoints.CreateEndpoint(ctx, storetest.NewEndpoint("acme"), 5) }()
@@ -139,10 +145,7 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 			t.Fatalf("RedeliverSince = %d, %v; want both earlier events made due for the new endpoint", n, err)
 		}
 		// A report after the endpoint is delivered there.
-		r, rec = storetest.OutboxReport(t, "acme", "CR-QUIET-2", now)
-		if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-			t.Fatal(err)
-		}
+		storetest.StoreOutboxReport(t, h, "acme", "CR-QUIET-2", now)
 		if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
 			t.Fatalf("Dispatch = %d, %v; want the event stored after the endpoint", n, err)
 		}
@@ -165,8 +168,7 @@ func TestDeleteEndpointTwiceAtOnceMySQL(t *testing.T) {
 }
 
 func deleteTwice(t *testing.T, driver, dsn string) {
-	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
-	h := storetest.GormOutbox(t, st, driver, dsn)
+	st, h := outboxOn(t, driver, dsn, gormstore.Options{})
 	ctx := context.Background()
 	now := storetest.OutboxNow()
 	e1, e2 := storetest.NewEndpoint("acme"), storetest.NewEndpoint("acme")
@@ -175,9 +177,7 @@ func deleteTwice(t *testing.T, driver, dsn string) {
 			t.Fatal(err)
 		}
 	}
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	gormstore.SetBeforeTxCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	held, release := holdFirst(st, gormstore.SetBeforeTxCommit)
 	first, second := make(chan error, 1), make(chan error, 1)
 	go func() { first <- h.Endpoints.DeleteEndpoint(ctx, "acme", e1.ID) }()
 	<-held // the first has deleted the row, not committed
@@ -190,10 +190,7 @@ func deleteTwice(t *testing.T, driver, dsn string) {
 	if err := <-second; !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("the second deletion = %v, want not found", err)
 	}
-	r, rec := storetest.OutboxReport(t, "acme", "CR-TWICE", now)
-	if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-		t.Fatal(err)
-	}
+	storetest.StoreOutboxReport(t, h, "acme", "CR-TWICE", now)
 	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
 		t.Fatalf("Dispatch = %d, %v; want 1: the partner still has an endpoint", n, err)
 	}
@@ -208,8 +205,7 @@ func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	t.Parallel()
 	driver, dsn := gormstore.MySQL, storetest.MustCreateDatabase(t)
-	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{})
-	h := storetest.GormOutbox(t, st, driver, dsn)
+	st, h := outboxOn(t, driver, dsn, gormstore.Options{})
 	ctx := context.Background()
 	now := storetest.OutboxNow()
 	e1, e2 := storetest.NewEndpoint("acme"), storetest.NewEndpoint("acme")
@@ -218,29 +214,20 @@ func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, rec := storetest.OutboxReport(t, "acme", "CR-HELD-0", now)
-	if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-		t.Fatal(err)
-	}
+	storetest.StoreOutboxReport(t, h, "acme", "CR-HELD-0", now)
 	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
 		t.Fatalf("Dispatch = %d, %v; want the first report's event", n, err)
 	}
 	if !gormstore.CountsNowait(st) {
 		t.Skip("the server takes no NOWAIT (MariaDB before 10.5, MySQL): a batch waits for the lock instead")
 	}
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	gormstore.SetBeforeTxCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	held, release := holdFirst(st, gormstore.SetBeforeTxCommit)
 	deleted := make(chan error, 1)
 	go func() { deleted <- h.Endpoints.DeleteEndpoint(ctx, "acme", e1.ID) }()
 	<-held // the count row is lowered, not committed
 	stored := make(chan error, 2)
 	for i, user := range []string{"acme", "bravo"} {
-		r, rec := storetest.OutboxReport(t, user, fmt.Sprintf("CR-HELD-%d", i+1), now)
-		go func() {
-			_, _, err := h.Reports.StoreReport(ctx, r, rec)
-			stored <- err
-		}()
+		storeInto(t, h, stored, user, fmt.Sprintf("CR-HELD-%d", i+1), now)
 	}
 	for range 2 {
 		select {
@@ -293,29 +280,19 @@ func TestMultiRowBatchQuietPerPartnerMySQL(t *testing.T) {
 	storetest.ServerDSN(t)
 	t.Parallel()
 	driver, dsn := gormstore.MySQL, storetest.MustCreateDatabase(t)
-	st := storetest.MustOpen(t, driver, dsn, gormstore.Options{BatchWriters: 1})
-	h := storetest.GormOutbox(t, st, driver, dsn)
+	st, h := outboxOn(t, driver, dsn, gormstore.Options{BatchWriters: 1})
 	ctx := context.Background()
 	now := storetest.OutboxNow()
 	if err := h.Endpoints.CreateEndpoint(ctx, storetest.NewEndpoint("acme"), 5); err != nil {
 		t.Fatal(err)
 	}
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	gormstore.SetBeforeCommit(st, func() { once.Do(func() { close(held); <-release }) })
+	held, release := holdFirst(st, gormstore.SetBeforeCommit)
 	stored := make(chan error, 3)
-	store := func(user, credit string) {
-		r, rec := storetest.OutboxReport(t, user, credit, now)
-		go func() {
-			_, _, err := h.Reports.StoreReport(ctx, r, rec)
-			stored <- err
-		}()
-	}
-	store("acme", "CR-ROWS-0") // the one writer's first batch, held
+	storeInto(t, h, stored, "acme", "CR-ROWS-0", now) // the one writer's first batch, held
 	<-held
 	before := gormstore.RowBatches(st)
-	store("acme", "CR-ROWS-1")
-	store("nobody", "CR-ROWS-2")
+	storeInto(t, h, stored, "acme", "CR-ROWS-1", now)
+	storeInto(t, h, stored, "nobody", "CR-ROWS-2", now)
 	for gormstore.Queued(st) < 2 {
 		time.Sleep(5 * time.Millisecond)
 	}

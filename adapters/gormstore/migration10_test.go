@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/lender/disbursementd/adapters/gormstore"
 	"github.com/lender/disbursementd/test/storetest"
 )
 
@@ -14,54 +13,33 @@ import (
 // MariaDB; migration 10 sets each partner's count to its endpoints, so
 // a report of acme's is not written dispatched (listeners.go).
 func TestMigrationRecountsEndpoints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	var before []gormstore.Migration
-	for _, m := range gormstore.Migrations() {
-		if m.Version < 10 {
-			before = append(before, m)
+	onReleasedBefore(t, 10, func(t *testing.T, r released) {
+		for _, user := range []string{"acme", "acme", "bravo"} {
+			if err := r.old.CreateEndpoint(ctx, storetest.NewEndpoint(user), 5); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	for _, driver := range []string{gormstore.SQLite, gormstore.MySQL} {
-		t.Run(driver, func(t *testing.T) {
-			t.Parallel()
-			d := storetest.SQLitePath(t)
-			if driver == gormstore.MySQL {
-				d = storetest.MustCreateDatabase(t)
-			}
-			old := openMigrated(t, driver, d, before)
-			for _, user := range []string{"acme", "acme", "bravo"} {
-				if err := old.CreateEndpoint(ctx, storetest.NewEndpoint(user), 5); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_ = old.Close()
-			db, err := storetest.OpenSQL(driver, d)
-			if err != nil {
+		_ = r.old.Close()
+		for _, q := range []string{"UPDATE webhook_endpoint_counts SET endpoints = 0 WHERE partner_user = 'acme'",
+			"DELETE FROM webhook_endpoint_counts WHERE partner_user = 'bravo'"} {
+			if _, err := r.db.ExecContext(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			defer db.Close()
-			for _, q := range []string{"UPDATE webhook_endpoint_counts SET endpoints = 0 WHERE partner_user = 'acme'",
-				"DELETE FROM webhook_endpoint_counts WHERE partner_user = 'bravo'"} {
-				if _, err := db.ExecContext(ctx, q); err != nil {
-					t.Fatal(err)
-				}
+		}
+		st := openMigrated(t, r.driver, r.dsn, nil, 10)
+		for user, want := range map[string]int{"acme": 2, "bravo": 1} {
+			var n int
+			if err := r.db.QueryRowContext(ctx, "SELECT endpoints FROM webhook_endpoint_counts WHERE partner_user = ?", user).Scan(&n); err != nil || n != want {
+				t.Errorf("%s's count after migration 10 = %d, %v; want %d", user, n, err, want)
 			}
-			st := openMigrated(t, driver, d, nil, 10)
-			for user, want := range map[string]int{"acme": 2, "bravo": 1} {
-				var n int
-				if err := db.QueryRowContext(ctx, "SELECT endpoints FROM webhook_endpoint_counts WHERE partner_user = ?", user).Scan(&n); err != nil || n != want {
-					t.Errorf("%s's count after migration 10 = %d, %v; want %d", user, n, err, want)
-				}
-			}
-			h := storetest.GormOutbox(t, st, driver, d)
-			now := storetest.OutboxNow()
-			r, rec := storetest.OutboxReport(t, "acme", "CR-RECOUNT", now)
-			if _, _, err := h.Reports.StoreReport(ctx, r, rec); err != nil {
-				t.Fatal(err)
-			}
-			if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
-				t.Fatalf("Dispatch = %d, %v; want acme's event, for its 2 endpoints", n, err)
-			}
-		})
-	}
+		}
+		h := storetest.GormOutbox(t, st, r.driver, r.dsn)
+		now := storetest.OutboxNow()
+		storetest.StoreOutboxReport(t, h, "acme", "CR-RECOUNT", now)
+		if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
+			t.Fatalf("Dispatch = %d, %v; want acme's event, for its 2 endpoints", n, err)
+		}
+	})
 }

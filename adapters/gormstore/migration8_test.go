@@ -41,7 +41,7 @@ func TestMigrationOneOrder(t *testing.T) {
 
 		st := openStore(t, r.driver, r.dsn, domain.DefaultCatalogue(), nil)
 		if applied, err := st.Migrate(ctx); err != nil || !slices.Equal(applied, []int{8, 9, 10}) {
-			t.Fatalf("Migrate = %v, %v; want [8 9]", applied, err)
+			t.Fatalf("Migrate = %v, %v; want [8 9 10]", applied, err)
 		}
 		if applied, err := st.Migrate(ctx); err != nil || len(applied) != 0 {
 			t.Fatalf("Migrate again = %v, %v; want nothing", applied, err)

@@ -35,8 +35,8 @@ var outboxKeys atomic.Int64
 // at at, under a key of its own, and returns its id.
 func storeOutboxReport(t testing.TB, h OutboxHarness, user, credit string, at time.Time) int64 {
 	t.Helper()
-	id, _, err := h.Reports.StoreReport(context.Background(), outboxStaged(t, user, credit, at),
-		outboxRecord(user, fmt.Sprintf("outbox-%d", outboxKeys.Add(1)), at))
+	r, rec := OutboxReport(t, user, credit, at)
+	id, _, err := h.Reports.StoreReport(context.Background(), r, rec)
 	if err != nil {
 		t.Fatalf("StoreReport %s: %v", credit, err)
 	}
@@ -101,6 +101,13 @@ func checkOutbox(t testing.TB, h OutboxHarness) OutboxCount {
 			c.NoEvent, c.NoState, c.Reports, c.Events)
 	}
 	return c
+}
+
+// StoreOutboxReport stores OutboxReport's report through h and returns
+// its id; it fails t (from the test's goroutine) when it cannot.
+func StoreOutboxReport(t testing.TB, h OutboxHarness, user, credit string, at time.Time) int64 {
+	t.Helper()
+	return storeOutboxReport(t, h, user, credit, at)
 }
 
 // OutboxReport is what storeOutboxReport stores: a minimal report of user
