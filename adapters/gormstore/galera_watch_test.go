@@ -355,6 +355,76 @@ func overlap(spans []span, from, to time.Time) time.Duration {
 	return d
 }
 
+// quorumLost is the stretches within [from, to] in which the cluster had
+// no Primary component (a majority of its nodes answered the watch that
+// they were outside it) and no node took writes (unserved): the nodes
+// lost each other, which a node's death alone does not do (its stall is
+// the survivors still in the Primary component, waiting for it), and no
+// replica can store then.
+func (w *clusterWatch) quorumLost(from, to time.Time) []span {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return intersect(noPrimary(w.seen, w.nodes, from, to), unservedBy(w.writes, from, to))
+}
+
+// noPrimary is the stretches within [from, to] in which at least a
+// majority of the nodes' last told states were answers outside the
+// Primary component (a node that does not answer counts for neither).
+func noPrimary(seen []watchEvent, nodes int, from, to time.Time) []span {
+	events := slices.Clone(seen)
+	slices.SortStableFunc(events, func(a, b watchEvent) int { return a.at.Compare(b.at) })
+	outside := map[int]bool{}
+	var out []span
+	var began time.Time
+	lost := false
+	for _, e := range events {
+		outside[e.node] = e.state != "no answer" && !strings.Contains(e.state, ", Primary of ")
+		n := 0
+		for _, o := range outside {
+			if o {
+				n++
+			}
+		}
+		switch now := n > nodes/2; {
+		case now && !lost:
+			began, lost = e.at, true
+		case !now && lost:
+			out, lost = append(out, span{began, e.at}), false
+		}
+	}
+	if lost {
+		out = append(out, span{began, to})
+	}
+	return clip(out, from, to)
+}
+
+// intersect is the stretches both a and b cover.
+func intersect(a, b []span) []span {
+	var out []span
+	for _, x := range a {
+		out = append(out, clip(b, x.from, x.to)...)
+	}
+	slices.SortFunc(out, func(p, q span) int { return p.from.Compare(q.from) })
+	return out
+}
+
+// union is the stretches a or b covers, each once.
+func union(a, b []span) []span {
+	all := append(slices.Clone(a), b...)
+	slices.SortFunc(all, func(p, q span) int { return p.from.Compare(q.from) })
+	var out []span
+	for _, s := range all {
+		if n := len(out); n > 0 && !s.from.After(out[n-1].to) {
+			if s.to.After(out[n-1].to) {
+				out[n-1].to = s.to
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // within says whether at falls in one of the spans, give or take slack.
 func within(spans []span, at time.Time, slack time.Duration) bool {
 	for _, s := range spans {
@@ -455,5 +525,58 @@ func TestUnservedIsWhenNoNodeTookWrites(t *testing.T) {
 	}
 	if gap, from, _ := longestGap(stored(0.5, 2), at(0), at(9), excuse); gap != 7*time.Second || !from.Equal(at(2)) {
 		t.Errorf("longestGap to the end = %s from %s, want 7s from 2s", gap, from.Sub(t0))
+	}
+}
+
+// TestQuorumLostIsNoPrimaryComponentAndNoWrites: the failover test leaves
+// out of its bound, from the kill on, only the time in which a majority
+// of the nodes answered that they were outside the Primary component and
+// no node took writes; a dead node's silence, or survivors still in the
+// Primary component while writes stall (the kill's own stall), count.
+func TestQuorumLostIsNoPrimaryComponentAndNoWrites(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(math.Round(s*1000)) * time.Millisecond) }
+	primary, outside := "Synced, Primary of 3, ready ON", "Initialized, non-Primary of 1, ready OFF"
+	seen := []watchEvent{
+		{at(0), 1, primary}, {at(0), 2, primary}, {at(0), 3, primary},
+		{at(1), 3, "no answer"}, // killed at 1 s: silence is no vote
+		{at(1.2), 1, "Synced, Primary of 2, ready ON"},
+		{at(5), 2, outside},                          // one outside: node 1 still Primary
+		{at(5.2), 1, outside},                        // both: no Primary component
+		{at(9), 1, "Synced, Primary of 2, ready ON"}, // merged again
+		{at(9.1), 2, "Synced, Primary of 2, ready ON"},
+		{at(12), 1, outside}, {at(12), 2, "no answer"}, // one outside and one silent: not a majority
+	}
+	same := func(got, want []span) bool {
+		return slices.EqualFunc(got, want, func(a, b span) bool { return a.from.Equal(b.from) && a.to.Equal(b.to) })
+	}
+	if got, want := noPrimary(seen, 3, at(0), at(15)), []span{{at(5.2), at(9)}}; !same(got, want) {
+		t.Errorf("noPrimary = %v, want %v", got, want)
+	}
+	if got, want := noPrimary(seen, 3, at(6), at(8)), []span{{at(6), at(8)}}; !same(got, want) {
+		t.Errorf("noPrimary within the loss = %v, want %v", got, want)
+	}
+	// Writes: the kill's stall 1-3 s (both survivors Primary), then taken
+	// until 5 s, none 5-9.5 s, then taken.
+	var writes []probeWrite
+	for _, n := range []int{1, 2} {
+		for x := 0.0; x < 15; x += 0.1 {
+			p := probeWrite{node: n, start: at(x), end: at(x + 0.01)}
+			switch {
+			case x >= 1 && x < 3, x >= 5 && x < 9.5:
+				p.err = fmt.Errorf("refused")
+			}
+			writes = append(writes, p)
+		}
+	}
+	slices.SortFunc(writes, func(a, b probeWrite) int { return a.start.Compare(b.start) })
+	w := &clusterWatch{nodes: 3, seen: seen, writes: writes}
+	if got, want := w.quorumLost(at(1), at(15)), []span{{at(5.2), at(9)}}; !same(got, want) {
+		t.Errorf("quorumLost = %v, want %v (the kill's stall 1-3 s is not in it)", got, want)
+	}
+	if got, want := union([]span{{at(1), at(3)}, {at(7), at(8)}}, []span{{at(2), at(4)}, {at(5), at(6)}}),
+		[]span{{at(1), at(4)}, {at(5), at(6)}, {at(7), at(8)}}; !same(got, want) {
+		t.Errorf("union = %v, want %v", got, want)
 	}
 }
