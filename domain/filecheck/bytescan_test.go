@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestIndexBelowIsThePlainSearch: the eight-bytes-at-a-time search finds
+// TestIndexBelowIsThePlainSearch: the 32- and eight-bytes-at-a-time search finds
 // what the byte-at-a-time one finds, for every limit it takes, a byte
 // below it at every place of the first words and the tail, and none.
 func TestIndexBelowIsThePlainSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for limit := 0; limit <= 0x80; limit++ {
-		for n := 0; n <= 40; n++ {
+		for n := 0; n <= 72; n++ { // two steps of 32 bytes, words and a tail
 			p := make([]byte, n)
 			for i := range p { // bytes at and above limit, none below it
 				p[i] = byte(limit + rng.IntN(256-limit))
