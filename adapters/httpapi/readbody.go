@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/bits"
@@ -10,7 +11,7 @@ import (
 
 // readBody reads a body into one buffer, asking cover, before each buffer
 // is allocated, to cover a body of its size (byteBudget); when cover says
-// no, the read stops with errOverBudget. The buffer doubles as the bytes
+// no, the read stops with errOverBudget. The buffers double as the bytes
 // arrive, from firstStep (or less, when the body is smaller) up to the
 // declared length (length > 0), or else up to limit, the most bytes r
 // gives: what a body holds and reserves follows what has arrived, never
@@ -18,14 +19,15 @@ import (
 // 128 KiB, not 32 MiB). A body that ends before its declared length is
 // io.ErrUnexpectedEOF; one of unknown length is given with length < 0.
 //
-// The steps of up to 1 MiB are firstStep doubled, powers of two, and go
-// back to a pool once copied (stepBuffer): the next body reads through
-// them again instead of allocating and clearing its own, and a pool's
-// buffer is exactly its step, so a body holds no more than the steps it
-// reserved. Larger steps lead to the declared length (nextStep). A
-// buffer that leaves readBody (the body, or what was read before an
-// error) may have come from the pool but never goes back to it, and is
-// clipped to what was read: it is the caller's alone.
+// The steps of up to 1 MiB are firstStep doubled, powers of two; each
+// reads its new bytes into a pool buffer of their own (stepBuffer), and
+// the body is those pieces joined once at its end (W2's 278,520 bytes: one
+// copy, into a buffer that is not cleared first, not a copy a step and a
+// cleared buffer of its size). The pieces go back to their pools; a step
+// that is the body's last, or not a power of two, is allocated. Larger
+// steps (nextStep) are one buffer each, the body so far copied into it.
+// The buffer returned (the body, or what was read before an error) is the
+// caller's alone, never a pool's.
 func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
 	if length == 0 {
 		return []byte{}, nil // declared empty
@@ -34,36 +36,108 @@ func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte,
 	if length > 0 {
 		end = min(length, limit)
 	}
-	var buf []byte
-	var pooled *[]byte // buf's pool buffer, if it has one
-	for size := min(firstStep, end); ; size = nextStep(size, end, length > 0) {
+	var ps pieces // while the steps are pooled
+	defer ps.release()
+	var buf []byte // past them: the body so far, in one buffer
+	have := int64(0)
+	for size := min(firstStep, end); ; have, size = size, nextStep(size, end, length > 0) {
 		if !cover(size) {
-			return buf, errOverBudget
+			return ps.body(buf), errOverBudget
 		}
-		grown, from := stepBuffer(size, size == end)
-		grown = append(grown, buf...)
-		if pooled != nil {
-			poolOf(int64(len(*pooled))).Put(pooled)
+		var into []byte
+		if buf == nil && size <= maxPooledStep {
+			into = ps.add(size-have, size == end)
+		} else {
+			grown := make([]byte, 0, size)
+			buf = append(ps.appendTo(grown), buf...)
+			ps.release()
+			into = buf[len(buf):cap(buf)]
 		}
-		buf, pooled = grown, from
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		buf = slices.Clip(buf[:len(buf)+n])
+		n, err := io.ReadFull(r, into)
+		if buf != nil {
+			buf = buf[:len(buf)+n]
+		} else {
+			ps.read(n)
+		}
 		switch {
 		case (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) && length > 0:
-			return buf, io.ErrUnexpectedEOF
+			return ps.body(buf), io.ErrUnexpectedEOF
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return buf, nil
+			return ps.body(buf), nil
 		case err != nil:
-			return buf, err
+			return ps.body(buf), err
 		case size == end:
-			return buf, nil // the declared length, or all that r gives
+			return ps.body(buf), nil // the declared length, or all that r gives
 		}
 	}
 }
 
+// pieces are the bytes of a body's pooled steps, each step's new bytes in
+// a buffer of their own, and the pool buffer each is (nil: allocated).
+// They live in readBody's frame: no allocation for the lists.
+type pieces struct {
+	n      int
+	bufs   [maxPieces][]byte
+	pooled [maxPieces]*[]byte
+}
+
+// maxPieces is the most pieces a body has: firstStep, then each doubling
+// up to maxPooledStep.
+const maxPieces = maxPooledShift - firstStepShift + 1
+
+// add takes a buffer for n more bytes (stepBuffer's: last is the body's
+// last step) and returns it to be read into.
+func (p *pieces) add(n int64, last bool) []byte {
+	b, from := stepBuffer(n, last)
+	p.bufs[p.n], p.pooled[p.n] = b, from
+	p.n++
+	return b[:cap(b)]
+}
+
+// read records that the last buffer added holds n bytes.
+func (p *pieces) read(n int) { p.bufs[p.n-1] = p.bufs[p.n-1][:n] }
+
+// appendTo appends the bytes read to b.
+func (p *pieces) appendTo(b []byte) []byte {
+	for _, r := range p.bufs[:p.n] {
+		b = append(b, r...)
+	}
+	return b
+}
+
+// body is the body read: buf when the read went past the pieces, else the
+// pieces joined into a buffer of their size (uncleared, one copy), or the
+// one piece itself when it is no pool's. Nil when nothing was read into.
+func (p *pieces) body(buf []byte) []byte {
+	switch {
+	case buf != nil:
+		return slices.Clip(buf)
+	case p.n == 0:
+		return nil
+	case p.n == 1 && p.pooled[0] == nil:
+		b := slices.Clip(p.bufs[0])
+		*p = pieces{} // the caller's now
+		return b
+	}
+	return slices.Clip(bytes.Join(p.bufs[:p.n], nil))
+}
+
+// release gives the pool buffers back (once; nothing of them may be held).
+func (p *pieces) release() {
+	for _, from := range p.pooled[:p.n] {
+		if from != nil {
+			poolOf(int64(len(*from))).Put(from)
+		}
+	}
+	*p = pieces{}
+}
+
 // firstStep is the largest first buffer of a body, whatever length it
 // declares.
-const firstStep = 64 << 10
+const (
+	firstStepShift = 16
+	firstStep      = 1 << firstStepShift
+)
 
 // nextStep is the step after size on a body's way to end: twice size up
 // to maxPooledStep (the steps a pool holds), and past it, when the length
