@@ -32,14 +32,14 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 			t.Fatalf("a body declaring 32 MiB and sending %d bytes allocated %d bytes", sent, got)
 		}
 	}
-	for _, n := range []int{0, 1, firstStep - 1, firstStep, firstStep + 1, mib, 3*mib + 7} {
+	for _, n := range []int{0, 1, firstStep - 1, firstStep, firstStep + 1, 2*firstStep + 1, 278_520, mib - 1, mib, mib + 1, 3 * mib / 2, 2 * mib, 3*mib + 7} {
 		want := bytes.Repeat([]byte{'x'}, n)
 		got, err := readBody(bytes.NewReader(want), int64(n), 64*mib, always)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%d bytes: %d back, %v", n, len(got), err)
 		}
 	}
-	for _, n := range []int{0, 3, firstStep, firstStep + 1, mib, mib + 1, 3 * mib, 4 * mib} {
+	for _, n := range []int{0, 3, firstStep, firstStep + 1, 278_520, mib, mib + 1, 2 * mib, 3 * mib, 4 * mib} {
 		want := bytes.Repeat([]byte{'y'}, n)
 		got, err := readBody(bytes.NewReader(want), -1, 4*mib, always)
 		if err != nil || !bytes.Equal(got, want) {
@@ -92,7 +92,7 @@ func TestReadBodyCoversEachBufferFirst(t *testing.T) {
 	// W2's body (a 200 KB file, 278,520 bytes in all), W3's, and bodies
 	// on either side of the first step and of maxPooledStep.
 	for _, n := range []int64{5 * mib, 278_520, 28_026_423, firstStep - 1, firstStep, firstStep + 1, 2 * firstStep,
-		maxPooledStep, maxPooledStep + 1, 2*maxPooledStep + 1} {
+		maxPooledStep, maxPooledStep + 1, 3 * maxPooledStep / 2, 2 * maxPooledStep, 2*maxPooledStep + 1} {
 		asked = nil
 		if _, err := readBody(bytes.NewReader(make([]byte, n)), n, 64*mib, record); err != nil {
 			t.Fatal(err)

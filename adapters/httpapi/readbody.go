@@ -21,11 +21,11 @@ import (
 //
 // The steps of up to 1 MiB are firstStep doubled, powers of two; each
 // reads its new bytes into a pool buffer of their own (stepBuffer), and
-// the body is those pieces joined once at its end (W2's 278,520 bytes: one
-// copy, into a buffer that is not cleared first, not a copy a step and a
-// cleared buffer of its size). The pieces go back to their pools; a step
-// that is the body's last, or not a power of two, is allocated. Larger
-// steps (nextStep) are one buffer each, the body so far copied into it.
+// the body is those pieces joined once, the last step read into room left
+// at the end of the joined buffer (W2's 278,520 bytes: one copy, into a
+// buffer that is not cleared first, not a copy a step and a cleared
+// buffer of its size). The pieces go back to their pools. Larger steps
+// (nextStep) are one buffer each, the body so far copied into it.
 // The buffer returned (the body, or what was read before an error) is the
 // caller's alone, never a pool's.
 func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte, error) {
@@ -45,9 +45,13 @@ func readBody(r io.Reader, length, limit int64, cover func(int64) bool) ([]byte,
 			return ps.body(buf), errOverBudget
 		}
 		var into []byte
-		if buf == nil && size <= maxPooledStep {
+		switch {
+		case buf == nil && size == end && size <= maxPooledStep && ps.n > 0: // the last step: the pieces joined, with room for it
+			buf = ps.joinWithRoom(int(size - have))
+			into = buf[len(buf):cap(buf)]
+		case buf == nil && size <= maxPooledStep:
 			into = ps.add(size-have, size == end)
-		} else {
+		default:
 			grown := make([]byte, 0, size)
 			buf = append(ps.appendTo(grown), buf...)
 			ps.release()
@@ -104,6 +108,22 @@ func (p *pieces) appendTo(b []byte) []byte {
 	}
 	return b
 }
+
+// joinWithRoom joins the pieces into a buffer with room bytes more, and
+// releases them: the body's last step is read into that room, so it is
+// no buffer of its own. bytes.Join does not clear what it allocates; the
+// room is copied from zeroRoom and read over.
+func (p *pieces) joinWithRoom(room int) []byte {
+	p.bufs[p.n] = zeroRoom[:room]
+	b := bytes.Join(p.bufs[:p.n+1], nil)
+	p.release()
+	return b[:len(b)-room]
+}
+
+// zeroRoom is joinWithRoom's source of the room: a last step is at most
+// twice the one before, so its new bytes are at most half of
+// maxPooledStep. Never written.
+var zeroRoom [maxPooledStep / 2]byte
 
 // body is the body read: buf when the read went past the pieces, else the
 // pieces joined into a buffer of their size (uncleared, one copy), or the
@@ -162,27 +182,27 @@ func nextStep(size, end int64, declared bool) int64 {
 	return next
 }
 
-// maxPooledShift is log2 of maxPooledStep, the largest step that goes
-// back to stepPool, 1 MiB: enough for the steps of a report with a file
-// of a few hundred kilobytes, without keeping megabytes idle between
-// large bodies.
+// maxPooledShift is log2 of maxPooledStep, the largest step read as
+// pieces in stepPool's buffers (its new bytes, half of it, in one), 1 MiB:
+// enough for the steps of a report with a file of a few hundred
+// kilobytes, without keeping megabytes idle between large bodies.
 const (
 	maxPooledShift = 20
 	maxPooledStep  = 1 << maxPooledShift
 )
 
-// stepPool holds readBody's steps by size: pool c holds buffers of 1<<c
-// bytes (firstStep up to maxPooledStep).
+// stepPool holds readBody's pieces by size: pool c holds buffers of 1<<c
+// bytes (firstStep up to half maxPooledStep).
 var stepPool [maxPooledShift + 1]sync.Pool
 
-// poolOf is the pool of steps of size bytes, a power of two of at most
+// poolOf is the pool of pieces of size bytes, a power of two of at most
 // maxPooledStep.
 func poolOf(size int64) *sync.Pool { return &stepPool[bits.Len64(uint64(size))-1] }
 
 // stepBuffer returns an empty buffer of capacity size for one of a
-// body's steps, and the pool buffer it is (nil when it has none). The
-// last step (the declared length, or the limit), a step over
-// maxPooledStep and a size that is not a power of two are allocated.
+// body's pieces, and the pool buffer it is (nil when it has none). The
+// last (up to the declared length, or the limit), one over maxPooledStep
+// and a size that is not a power of two are allocated.
 func stepBuffer(size int64, last bool) ([]byte, *[]byte) {
 	if last || size > maxPooledStep || size <= 0 || size&(size-1) != 0 {
 		return make([]byte, 0, size), nil
