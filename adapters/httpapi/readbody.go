@@ -127,16 +127,18 @@ var zeroRoom [maxPooledStep / 2]byte
 
 // body is the body read: buf when the read went past the pieces, else the
 // pieces joined into a buffer of their size (uncleared, one copy), or the
-// one piece itself when it is no pool's. Nil when nothing was read into.
+// one piece itself (a pool's buffer then leaves its pool for good, as a
+// body that ends within firstStep, with no length declared, reserved it
+// whole). Nil when nothing was read into.
 func (p *pieces) body(buf []byte) []byte {
 	switch {
 	case buf != nil:
 		return slices.Clip(buf)
 	case p.n == 0:
 		return nil
-	case p.n == 1 && p.pooled[0] == nil:
+	case p.n == 1: // a body within its first step: that buffer, not a copy
 		b := slices.Clip(p.bufs[0])
-		*p = pieces{} // the caller's now
+		*p = pieces{} // the caller's now: a pool's buffer does not go back
 		return b
 	}
 	return slices.Clip(bytes.Join(p.bufs[:p.n], nil))
