@@ -34,9 +34,9 @@ func (s *Server) AdminHandler() http.Handler {
 	rt.notAllowed = rt.problemNotAllowed
 	r.Use(func(next http.Handler) http.Handler { return s.observeRoutes(rt, next) })
 	gate := newKeyedGate(s.Limits.LookupSlots, s.Limits.LookupSlotsPerPartner)
-	rt.handle(http.MethodPost, AdminPrefix+"reports/{id}/decision", func(w http.ResponseWriter, req *http.Request) {
+	rt.handle(http.MethodPost, AdminPrefix+"reports/{id}/decision", noParams(func(w http.ResponseWriter, req *http.Request) {
 		s.handleDecision(w, req, gate)
-	})
+	}, s.adminError))
 	r.NotFound(problemNotFound)
 	r.MethodNotAllowed(rt.notAllowed)
 	return r

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -78,4 +79,22 @@ func pageLimit(val string) (int, error) {
 		return 0, domain.InvalidParameter("limit", domain.PageLimitBound.Es)
 	}
 	return n, nil
+}
+
+// noParams wraps the handler of a /v1 or decision-API route that takes no
+// query parameter: one that comes anyway is 400 invalid_request naming
+// it, before anything else is done (a POST …/decision?dry_run=true must
+// not decide; a redeliver?endpoint=we_x must not send to every
+// endpoint), as the lists answer a parameter not theirs. fail writes the
+// error in the route's own form (v1Error, adminError).
+func noParams(h http.HandlerFunc, fail func(http.ResponseWriter, *http.Request, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if _, err := (queryRules{}).read(r.URL.RawQuery); err != nil {
+				fail(w, r, err)
+				return
+			}
+		}
+		h(w, r)
+	}
 }

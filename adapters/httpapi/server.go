@@ -159,16 +159,16 @@ func (s *Server) Handler() http.Handler {
 	rt.handle(http.MethodPost, PartnerPath, s.handleReport)
 	rt.handle(http.MethodPost, "/v1/token", s.handleV1Token)
 	if s.Lookup != nil {
-		rt.handle(http.MethodPost, "/v1/reports", s.handleV1Report)
+		rt.handle(http.MethodPost, "/v1/reports", noParams(s.handleV1Report, s.v1Error))
 		rt.handle(http.MethodGet, "/v1/reports", s.handleV1List)
-		rt.handle(http.MethodPost, "/v1/reports/validate", s.handleV1Validate)
-		rt.handle(http.MethodGet, "/v1/reports/{id}", s.handleV1Get)
+		rt.handle(http.MethodPost, "/v1/reports/validate", noParams(s.handleV1Validate, s.v1Error))
+		rt.handle(http.MethodGet, "/v1/reports/{id}", noParams(s.handleV1Get, s.v1Error))
 	}
 	if s.Events != nil {
 		s.eventRoutes(rt)
 	}
 	if s.Rotation != nil {
-		rt.handle(http.MethodPost, "/v1/credentials/rotate", s.handleV1Rotate)
+		rt.handle(http.MethodPost, "/v1/credentials/rotate", noParams(s.handleV1Rotate, s.v1Error))
 	}
 	if s.Login != nil {
 		rt.handle(http.MethodPost, "/auth/login", s.handleLogin)

@@ -17,14 +17,14 @@ import (
 // a report's capacity.
 func (s *Server) eventRoutes(rt *routes) {
 	rt.handle(http.MethodGet, "/v1/events", s.handleV1Events)
-	rt.handle(http.MethodGet, "/v1/events/{id}", s.handleV1Event)
-	rt.handle(http.MethodPost, "/v1/events/{id}/redeliver", s.handleV1Redeliver)
-	rt.handle(http.MethodPost, "/v1/webhook_endpoints", s.handleEndpointCreate)
+	rt.handle(http.MethodGet, "/v1/events/{id}", noParams(s.handleV1Event, s.v1Error))
+	rt.handle(http.MethodPost, "/v1/events/{id}/redeliver", noParams(s.handleV1Redeliver, s.v1Error))
+	rt.handle(http.MethodPost, "/v1/webhook_endpoints", noParams(s.handleEndpointCreate, s.v1Error))
 	rt.handle(http.MethodGet, "/v1/webhook_endpoints", s.handleEndpointList)
-	rt.handle(http.MethodGet, "/v1/webhook_endpoints/{id}", s.handleEndpointGet)
-	rt.handle(http.MethodDelete, "/v1/webhook_endpoints/{id}", s.handleEndpointDelete)
-	rt.handle(http.MethodPost, "/v1/webhook_endpoints/{id}/rotate_secret", s.handleEndpointRotate)
-	rt.handle(http.MethodGet, "/v1/webhook_endpoints/{id}/attempts", s.handleEndpointAttempts)
+	rt.handle(http.MethodGet, "/v1/webhook_endpoints/{id}", noParams(s.handleEndpointGet, s.v1Error))
+	rt.handle(http.MethodDelete, "/v1/webhook_endpoints/{id}", noParams(s.handleEndpointDelete, s.v1Error))
+	rt.handle(http.MethodPost, "/v1/webhook_endpoints/{id}/rotate_secret", noParams(s.handleEndpointRotate, s.v1Error))
+	rt.handle(http.MethodGet, "/v1/webhook_endpoints/{id}/attempts", noParams(s.handleEndpointAttempts, s.v1Error))
 }
 
 // eventParams are the query parameters of GET /v1/events. type may come

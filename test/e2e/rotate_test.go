@@ -44,8 +44,8 @@ func withClock(c *fakes.Clock) func(*app.Main) { return func(m *app.Main) { m.Cl
 // TestRotateSecret: through the real listener with the run's RSA key, a
 // partner rotates its secret with its token; the new secret logs in, the
 // old one and the token issued before keep working for the overlap and
-// are refused after it; a second rotation during the overlap is 409
-// naming its end; a missing or forged token is 401; the secret is in the
+// are refused after it; a query parameter is 400 and rotates nothing; a
+// second rotation during the overlap is 409 naming its end; a missing or forged token is 401; the secret is in the
 // answer once and never in the log.
 func TestRotateSecret(t *testing.T) {
 	t.Parallel()
@@ -60,6 +60,12 @@ func TestRotateSecret(t *testing.T) {
 	}
 	if r := rotate(t, in, "Bearer forged.token.here"); r.Status != 401 {
 		t.Fatalf("rotate with a forged token: %d %s", r.Status, r.Raw)
+	}
+	// The route has no query parameters: one is refused, naming it, and
+	// rotates nothing.
+	if r := testkit.Call(t, http.MethodPost, in.URL+rotatePath+"?user=other", map[string]string{"Authorization": "Bearer " + old}, nil); r.Status != 400 ||
+		r.Body["code"] != "invalid_request" || !strings.Contains(string(r.Raw), "user") {
+		t.Fatalf("rotate with a query parameter: %d %s, want 400 invalid_request naming it", r.Status, r.Raw)
 	}
 	r := rotate(t, in, "Bearer "+old)
 	secret, _ := r.Body["secret"].(string)
