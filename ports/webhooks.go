@@ -28,8 +28,11 @@ type EndpointStore interface {
 	DeleteEndpoint(ctx context.Context, user, id string) error
 	// RotateSecret makes secret user's endpoint id's secret, keeping the
 	// current one as the previous until previousUntil, and returns the
-	// endpoint after; domain.ErrNotFound.
-	RotateSecret(ctx context.Context, user, id string, secret domain.WebhookSecret, previousUntil time.Time) (domain.Endpoint, error)
+	// endpoint after; domain.ErrNotFound. While an earlier rotation's
+	// previous secret still signs at now, it changes nothing and returns
+	// domain.RotationRunning (ErrConflict) with that secret's end: the
+	// secret a receiver still holds is never dropped before its 24 h.
+	RotateSecret(ctx context.Context, user, id string, secret domain.WebhookSecret, now, previousUntil time.Time) (domain.Endpoint, error)
 	// Attempts returns the newest attempts (at most limit) of user's
 	// endpoint id, newest first; domain.ErrNotFound.
 	Attempts(ctx context.Context, user, id string, limit int) ([]domain.Attempt, error)
@@ -124,13 +127,16 @@ func (s *WebhookEndpoints) Delete(ctx context.Context, user, id string) error {
 
 // RotateSecret gives user's endpoint id a new secret and returns the
 // endpoint with it; the old one signs too for domain.SecretOverlap.
-// domain.ErrNotFound.
+// domain.ErrNotFound; 409 rotation_in_progress (domain.RotationRunning)
+// while an earlier rotation's overlap lasts: a rotation retried after a
+// lost answer must not drop the secret the receiver still holds.
 func (s *WebhookEndpoints) RotateSecret(ctx context.Context, user, id string) (domain.Endpoint, error) {
 	if !domain.ValidEndpointID(id) {
 		return domain.Endpoint{}, domain.NewError(domain.ErrNotFound, "not_found", MsgEndpointNotFound)
 	}
 	secret, _ := domain.NewWebhookSecret(randomBytes(domain.WebhookSecretBytes))
-	e, err := s.store.RotateSecret(ctx, user, id, secret, s.clock.Now().UTC().Add(s.overlap))
+	now := s.clock.Now().UTC()
+	e, err := s.store.RotateSecret(ctx, user, id, secret, now, now.Add(s.overlap))
 	if err != nil {
 		return domain.Endpoint{}, endpointErr(err)
 	}
@@ -154,6 +160,8 @@ func endpointErr(err error) error {
 		return nil
 	case errors.Is(err, domain.ErrNotFound):
 		return domain.NewError(domain.ErrNotFound, "not_found", MsgEndpointNotFound).WithCause(err)
+	case errors.Is(err, domain.ErrConflict):
+		return err // the store's own answer (RotationRunning)
 	}
 	return lookupFailed(err)
 }

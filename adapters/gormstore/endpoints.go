@@ -161,25 +161,31 @@ func (s *Store) DeleteEndpoint(ctx context.Context, user, id string) error {
 }
 
 // RotateSecret makes secret the endpoint's, the current one its previous
-// until previousUntil, and returns the endpoint after; domain.ErrNotFound.
-func (s *Store) RotateSecret(ctx context.Context, user, id string, secret domain.WebhookSecret, previousUntil time.Time) (domain.Endpoint, error) {
+// until previousUntil, and returns the endpoint after; domain.ErrNotFound;
+// domain.RotationRunning, changing nothing, while an earlier rotation's
+// previous secret signs at now. The UPDATE's own condition decides, so
+// two rotations at once make one.
+func (s *Store) RotateSecret(ctx context.Context, user, id string, secret domain.WebhookSecret, now, previousUntil time.Time) (domain.Endpoint, error) {
 	var e domain.Endpoint
+	var rotated bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		// previous_secret is set first: MySQL assigns left to right, each
 		// seeing the ones before (SQLite reads the row as it was).
 		n, err := affected(ctx, tx, "UPDATE "+endpointsTable+" SET previous_secret = secret, previous_until = ?, secret = ?"+
-			" WHERE public_id = ? AND partner_user = ?", previousUntil.UTC(), string(secret), id, user)
+			" WHERE public_id = ? AND partner_user = ? AND (previous_secret IS NULL OR previous_until IS NULL OR previous_until <= ?)",
+			previousUntil.UTC(), string(secret), id, user, now.UTC())
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return fmt.Errorf("endpoint %s: %w", domain.Clip(id), domain.ErrNotFound)
-		}
+		rotated = n == 1
 		e, err = endpointByID(ctx, tx, user, id)
 		return err
 	})
 	if err != nil {
 		return domain.Endpoint{}, fmt.Errorf("rotate secret: %w", err)
+	}
+	if !rotated {
+		return domain.Endpoint{}, domain.RotationRunning(e.PreviousUntil)
 	}
 	return e, nil
 }

@@ -26,7 +26,7 @@ func (x *s11) createEndpoint(t *testing.T, headers map[string]string, body strin
 // TestV1EndpointSecretShownOnce: POST /v1/webhook_endpoints answers 201
 // with Location and the endpoint, enabled, with a whsec_ secret of 24 to
 // 64 random bytes; GET and the list never show it; rotate_secret shows
-// the new one, once.
+// the new one, once, and refuses a second rotation during the overlap.
 func TestV1EndpointSecretShownOnce(t *testing.T) {
 	x := newS11(t, Limits{})
 	a := x.createEndpoint(t, v1Headers, `{"url":"https://receiver.test/hook","event_types":["report.rejected"],"description":"Cartera"}`)
@@ -63,6 +63,22 @@ func TestV1EndpointSecretShownOnce(t *testing.T) {
 	}
 	if e, _ := x.store.GetEndpoint(t.Context(), "acme", id); string(e.PreviousSecret) != secret || !e.PreviousUntil.Equal(x.clock.Now().Add(24*time.Hour)) {
 		t.Errorf("after a rotation the old secret signs until %s (%q), want 24 h", e.PreviousUntil, e.PreviousSecret)
+	}
+	// A second rotation within the overlap (a retry after a lost answer)
+	// is 409 naming its end and keeps both secrets; after it, it rotates.
+	until := x.clock.Now().Add(24 * time.Hour)
+	x.clock.Add(time.Hour)
+	again := x.do(t, "POST", "/v1/webhook_endpoints/"+id+"/rotate_secret", v1Headers, "")
+	problemOf(t, "a rotation during the overlap", again, 409, "rotation_in_progress", "")
+	if d, _ := again.body["detail"].(string); !strings.Contains(d, until.Format(time.RFC3339)) || strings.Contains(string(again.raw), "whsec_") {
+		t.Errorf("the refusal does not name the overlap's end %s, or shows a secret: %s", until.Format(time.RFC3339), again.raw)
+	}
+	if e, _ := x.store.GetEndpoint(t.Context(), "acme", id); string(e.Secret) != fresh || string(e.PreviousSecret) != secret {
+		t.Errorf("a refused rotation changed the secrets")
+	}
+	x.clock.Add(23 * time.Hour)
+	if later := x.do(t, "POST", "/v1/webhook_endpoints/"+id+"/rotate_secret", v1Headers, ""); later.status != 200 || later.body["secret"] == fresh {
+		t.Errorf("a rotation after the overlap: %d %s", later.status, later.raw)
 	}
 }
 

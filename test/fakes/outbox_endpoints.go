@@ -97,13 +97,16 @@ func (o *Outbox) DeleteEndpoint(_ context.Context, user, id string) error {
 }
 
 // RotateSecret makes secret the endpoint's, the current one its previous
-// until previousUntil.
-func (o *Outbox) RotateSecret(_ context.Context, user, id string, secret domain.WebhookSecret, previousUntil time.Time) (domain.Endpoint, error) {
+// until previousUntil; RotationRunning while the previous one signs.
+func (o *Outbox) RotateSecret(_ context.Context, user, id string, secret domain.WebhookSecret, now, previousUntil time.Time) (domain.Endpoint, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	e, err := o.endpoint(user, id)
 	if err != nil {
 		return domain.Endpoint{}, err
+	}
+	if e.PreviousSecret != "" && e.PreviousUntil.After(now) {
+		return domain.Endpoint{}, domain.RotationRunning(e.PreviousUntil)
 	}
 	e.PreviousSecret, e.PreviousUntil, e.Secret = e.Secret, previousUntil.UTC(), secret
 	return *e, nil

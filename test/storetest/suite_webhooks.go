@@ -106,16 +106,34 @@ func testRotateSecret(t *testing.T, h OutboxHarness) {
 	k := make([]byte, 40)
 	_, _ = rand.Read(k)
 	next, _ := domain.NewWebhookSecret(k)
-	until := outboxNow().Add(24 * time.Hour)
-	got, err := h.Endpoints.RotateSecret(ctx, "acme", e.ID, next, until)
+	now := outboxNow()
+	until := now.Add(24 * time.Hour)
+	got, err := h.Endpoints.RotateSecret(ctx, "acme", e.ID, next, now, until)
 	if err != nil || got.Secret != next || got.PreviousSecret != e.Secret || !got.PreviousUntil.Equal(until) {
 		t.Fatalf("RotateSecret = %+v, %v; want the new secret, the old one until %v", got, err, until)
 	}
 	if s := got.Secrets(until.Add(-time.Second)); len(s) != 2 {
 		t.Fatalf("secrets within the overlap: %d, want 2", len(s))
 	}
-	if _, err := h.Endpoints.RotateSecret(ctx, "other", e.ID, next, until); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.Endpoints.RotateSecret(ctx, "other", e.ID, next, now, until); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another partner's rotation = %v; want ErrNotFound", err)
+	}
+	// A second rotation while the first one's previous secret signs (a
+	// retry after a lost answer, say) changes nothing: the secret the
+	// receiver still holds keeps signing until its end.
+	k[0]++
+	third, _ := domain.NewWebhookSecret(k)
+	var de *domain.Error
+	if _, err := h.Endpoints.RotateSecret(ctx, "acme", e.ID, third, now.Add(time.Hour), now.Add(25*time.Hour)); !errors.Is(err, domain.ErrConflict) ||
+		!errors.As(err, &de) || de.Code != "rotation_in_progress" {
+		t.Fatalf("a rotation during the overlap = %v; want rotation_in_progress", err)
+	}
+	if kept, err := h.Endpoints.GetEndpoint(ctx, "acme", e.ID); err != nil || kept.Secret != next || kept.PreviousSecret != e.Secret || !kept.PreviousUntil.Equal(until) {
+		t.Fatalf("after a refused rotation: %+v, %v; want the first rotation's secrets", kept, err)
+	}
+	// At the overlap's end the next rotation is made.
+	if got, err := h.Endpoints.RotateSecret(ctx, "acme", e.ID, third, until, until.Add(24*time.Hour)); err != nil || got.Secret != third || got.PreviousSecret != next {
+		t.Fatalf("a rotation at the overlap's end = %+v, %v; want the new secret, the second as previous", got, err)
 	}
 }
 
