@@ -129,6 +129,7 @@ var constrained = map[string]string{
 	"store.tls_server_name":         "db.internal",
 	"webhooks.allow_insecure_hosts": "receiver.internal,127.0.0.1,::1",
 	"webhooks.retry_schedule":       "0s,1m,1h",
+	"webhooks.workers_per_partner":  "5", // from workers_per_endpoint (3 in the sample) to workers (17)
 }
 
 // testdataPath is testdata/name as an absolute path: the tests that

@@ -17,7 +17,8 @@ type WebhooksConfig struct {
 	DisableAfter       time.Duration        `mapstructure:"disable_after" default:"120h" doc:"an endpoint with no successful delivery for this long (since its creation, or its last success) is disabled, saying why in its GET"`
 	MaxEndpoints       int                  `mapstructure:"max_endpoints" default:"5" doc:"webhook endpoints one partner may have"`
 	Workers            int                  `mapstructure:"workers" default:"16" doc:"webhook attempts each replica makes at once, apart from reports and look-ups"`
-	WorkersPerEndpoint int                  `mapstructure:"workers_per_endpoint" default:"2" doc:"of those, attempts to one endpoint (and connections to one host): a hanging receiver holds no more"`
+	WorkersPerEndpoint int                  `mapstructure:"workers_per_endpoint" default:"2" doc:"of those, attempts to one endpoint: a hanging receiver holds no more"`
+	WorkersPerPartner  int                  `mapstructure:"workers_per_partner" default:"0" doc:"of those, attempts to one partner's endpoints (a user's), so that partners whose receivers hang hold no more and the others' deliveries go on; 0: a quarter of webhooks.workers, at least webhooks.workers_per_endpoint"`
 	PollInterval       time.Duration        `mapstructure:"poll_interval" default:"1s" doc:"how often each replica looks for events to deliver that another process committed (a CLI decision, another replica); at most 5s"`
 }
 
@@ -61,7 +62,19 @@ func (c *Config) finishWebhooks() error {
 	if w.WorkersPerEndpoint > w.Workers {
 		return keyError("webhooks.workers_per_endpoint", "%d is more than webhooks.workers (%d)", w.WorkersPerEndpoint, w.Workers)
 	}
+	if p := w.WorkersPerPartner; p != 0 && (p < w.WorkersPerEndpoint || p > w.Workers) {
+		return keyError("webhooks.workers_per_partner", "%d, want 0 (a quarter of webhooks.workers) or from webhooks.workers_per_endpoint (%d) to webhooks.workers (%d)", p, w.WorkersPerEndpoint, w.Workers)
+	}
 	return nil
+}
+
+// PartnerWorkers is webhooks.workers_per_partner in effect: its value, or
+// for 0 a quarter of webhooks.workers, at least webhooks.workers_per_endpoint.
+func (w WebhooksConfig) PartnerWorkers() int {
+	if w.WorkersPerPartner != 0 {
+		return w.WorkersPerPartner
+	}
+	return min(w.Workers, max(w.Workers/4, w.WorkersPerEndpoint))
 }
 
 // plainHost reports whether h is what a URL's host (without port or

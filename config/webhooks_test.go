@@ -72,6 +72,9 @@ func TestWebhooksRefusals(t *testing.T) {
 		{"webhooks.poll_interval", "10ms"},
 		{"webhooks.workers", "0"},
 		{"webhooks.workers_per_endpoint", "17"},
+		{"webhooks.workers_per_partner", "1"},  // under workers_per_endpoint (2)
+		{"webhooks.workers_per_partner", "17"}, // over workers (16)
+		{"webhooks.workers_per_partner", "-1"},
 		{"webhooks.max_endpoints", "0"},
 	} {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
@@ -80,6 +83,16 @@ func TestWebhooksRefusals(t *testing.T) {
 			mustNameKey(t, err, tt.key)
 		})
 	}
+	t.Run("the partner share in effect", func(t *testing.T) {
+		for _, tt := range []struct{ workers, perEndpoint, perPartner, want int }{
+			{16, 2, 0, 4}, {16, 8, 0, 8}, {3, 2, 0, 2}, {1, 1, 0, 1}, {16, 2, 10, 10},
+		} {
+			w := WebhooksConfig{Workers: tt.workers, WorkersPerEndpoint: tt.perEndpoint, WorkersPerPartner: tt.perPartner}
+			if got := w.PartnerWorkers(); got != tt.want {
+				t.Errorf("workers %d, per endpoint %d, per partner %d: %d in effect, want %d", tt.workers, tt.perEndpoint, tt.perPartner, got, tt.want)
+			}
+		}
+	})
 	t.Run("an empty schedule in the file", func(t *testing.T) {
 		_, err := Load(writeFile(t, "webhooks:\n  retry_schedule: []\n"))
 		mustNameKey(t, err, "webhooks.retry_schedule")

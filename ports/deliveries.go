@@ -53,14 +53,16 @@ type DeliveryStore interface {
 	Dispatch(ctx context.Context, now time.Time, limit int) (int, error)
 	// Due returns up to limit pending deliveries due at now that no live
 	// lease holds, the longest due first, leaving out those of the
-	// endpoints in busy (their EndpointSeq): the worker names the
-	// endpoints it attempts as many at once as it may, so that one
-	// endpoint's backlog, due first, never hides the others' deliveries.
+	// endpoints in busy (their EndpointSeq) and of the partners in
+	// busyPartners (their endpoints' partner_user): the worker names the
+	// endpoints and the partners it attempts as many at once as it may,
+	// so that one endpoint's or one partner's backlog, due first, never
+	// hides the others' deliveries. Each ref names its endpoint's partner.
 	// A non-zero after reads only deliveries due at or after it: the worker
 	// knows that nothing due by then is left for it to take, and its
 	// look stays as small as what came since, whatever backlog the busy
 	// endpoints keep.
-	Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]DeliveryRef, error)
+	Due(ctx context.Context, now time.Time, limit int, busy []int64, busyPartners []string, after time.Time) ([]DeliveryRef, error)
 	// Lease takes delivery id for owner until until when it is still
 	// pending, due at now and not leased by another owner past now (a
 	// LostLease mark is another owner). False when another replica took it
@@ -103,6 +105,7 @@ type DeliveryStore interface {
 type DeliveryRef struct {
 	ID          int64
 	EndpointSeq int64
+	Partner     string // the endpoint's partner_user; "" when the endpoint is gone
 }
 
 // Delivery is a leased delivery, ready to attempt.

@@ -170,3 +170,54 @@ func TestDeliveryStopLeavesNothingRunning(t *testing.T) {
 		t.Errorf("%d goroutines after the workers stopped, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestDeliveryPartnersHangingHoldTheirShare: a partner whose two
+// endpoints never answer, with twenty deliveries each due first, holds at
+// most webhooks.workers_per_partner (2) of the 4 workers, though each of
+// its endpoints' share (2) would let it take all 4; the other partner's
+// five deliveries, due after them, are all delivered meanwhile (before
+// the partner share, they waited for the whole backlog to time out).
+func TestDeliveryPartnersHangingHoldTheirShare(t *testing.T) {
+	t.Parallel()
+	o := options()
+	o.WorkersPerPartner = 2
+	r := newRig(t, o)
+	r.send.answer = func(ctx context.Context, req ports.WebhookRequest) ports.WebhookResult {
+		if req.EndpointID != "we_fine" {
+			return hang(ctx, req)
+		}
+		return ports.WebhookResult{StatusCode: 200}
+	}
+	r.endpoint("we_hang1", "slow")
+	r.endpoint("we_hang2", "slow")
+	r.endpoint("we_fine", "fine")
+	for i := range 20 {
+		r.event("slow", int64(i+1))
+	}
+	for i := range 5 {
+		r.event("fine", int64(100+i))
+	}
+	r.start(t)
+	waitFor(t, "the other partner's five deliveries", func() bool {
+		n := 0
+		for _, d := range r.store.Deliveries() {
+			if d.EndpointSeq == 3 && d.State == ports.DeliveryDelivered {
+				n++
+			}
+		}
+		return n == 5
+	})
+	settle()
+	r.send.mu.Lock()
+	hanging := r.send.now["we_hang1"] + r.send.now["we_hang2"]
+	r.send.mu.Unlock()
+	started := len(r.send.requests("we_hang1")) + len(r.send.requests("we_hang2"))
+	if hanging != 2 || started != 2 {
+		t.Errorf("the hanging partner holds %d workers now, %d POSTs started; want 2 and 2 (its share)", hanging, started)
+	}
+	for _, c := range r.store.DueCalls() {
+		if len(c.BusyPartners) > 0 && (len(c.BusyPartners) != 1 || c.BusyPartners[0] != "slow") {
+			t.Errorf("Due was told the partners %v at their share; only slow can be", c.BusyPartners)
+		}
+	}
+}

@@ -55,9 +55,14 @@ type DeliveryOptions struct {
 	Timeout            time.Duration // webhooks.timeout: an attempt's bound, above 0
 	Workers            int           // webhooks.workers: attempts at once, above 0
 	WorkersPerEndpoint int           // webhooks.workers_per_endpoint: of those, to one endpoint; 1 to Workers
-	PollInterval       time.Duration // webhooks.poll_interval: how often the store is read, above 0
-	DisableAfter       time.Duration // webhooks.disable_after: an endpoint failing this long is disabled; above 0
-	Schedule           domain.RetrySchedule
+	// WorkersPerPartner (webhooks.workers_per_partner) is how many of
+	// those go to one partner's endpoints at once, WorkersPerEndpoint to
+	// Workers; 0: no share of its own (Workers). Partners whose receivers
+	// hang then hold that many workers, not all of them.
+	WorkersPerPartner int
+	PollInterval      time.Duration // webhooks.poll_interval: how often the store is read, above 0
+	DisableAfter      time.Duration // webhooks.disable_after: an endpoint failing this long is disabled; above 0
+	Schedule          domain.RetrySchedule
 	// Jitter returns a number from -1 to 1 that moves a retry's delay
 	// (domain.RetrySchedule.Next); nil: uniformly random.
 	Jitter func() float64
@@ -90,9 +95,13 @@ func NewDeliveries(store DeliveryStore, sender WebhookSender, enc EventEncoder, 
 	case store == nil || sender == nil || enc == nil || clock == nil || obs == nil:
 		return nil, errors.New("ports: NewDeliveries needs a store, a sender, an event encoder, a clock and an observer")
 	case o.Timeout <= 0 || o.PollInterval <= 0 || o.DisableAfter <= 0 || o.Workers < 1 ||
-		o.WorkersPerEndpoint < 1 || o.WorkersPerEndpoint > o.Workers:
-		return nil, fmt.Errorf("ports: NewDeliveries: timeout %s, poll interval %s and disable-after %s must be above 0, workers %d above 0, workers per endpoint %d from 1 to workers",
-			o.Timeout, o.PollInterval, o.DisableAfter, o.Workers, o.WorkersPerEndpoint)
+		o.WorkersPerEndpoint < 1 || o.WorkersPerEndpoint > o.Workers ||
+		o.WorkersPerPartner != 0 && (o.WorkersPerPartner < o.WorkersPerEndpoint || o.WorkersPerPartner > o.Workers):
+		return nil, fmt.Errorf("ports: NewDeliveries: timeout %s, poll interval %s and disable-after %s must be above 0, workers %d above 0, workers per endpoint %d from 1 to workers, workers per partner %d 0 or from workers per endpoint to workers",
+			o.Timeout, o.PollInterval, o.DisableAfter, o.Workers, o.WorkersPerEndpoint, o.WorkersPerPartner)
+	}
+	if o.WorkersPerPartner == 0 {
+		o.WorkersPerPartner = o.Workers
 	}
 	if o.Owner != "" {
 		if err := CheckLeaseOwner(o.Owner); err != nil {
@@ -116,7 +125,8 @@ func NewDeliveries(store DeliveryStore, sender WebhookSender, enc EventEncoder, 
 	}
 	return &Deliveries{store: store, sender: sender, enc: enc, clock: clock, obs: obs, o: o, log: log,
 		notify: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		slots: slots{total: o.Workers, perEndpoint: o.WorkersPerEndpoint, running: map[int64]int{}, deliveries: map[int64]bool{}}}, nil
+		slots: slots{total: o.Workers, perEndpoint: o.WorkersPerEndpoint, perPartner: o.WorkersPerPartner,
+			running: map[int64]int{}, partners: map[string]int{}, deliveries: map[int64]bool{}}}, nil
 }
 
 // Owner is the name this worker's leases carry.
@@ -209,12 +219,12 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 		return false, fmt.Errorf("dispatch: %w", err)
 	}
 	widened := s.slots.takeWidened() // before free: a worker freed later widens the next look
-	free, busy := s.slots.free()
+	free, busy, busyPartners := s.slots.free()
 	if free == 0 {
 		return n == DispatchBatch, nil
 	}
 	after := s.dueAfter(now, widened)
-	due, err := s.store.Due(ctx, now, free, busy, after)
+	due, err := s.store.Due(ctx, now, free, busy, busyPartners, after)
 	if err != nil {
 		s.dryUpTo = time.Time{}
 		return false, fmt.Errorf("due deliveries: %w", err)
@@ -230,7 +240,7 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 	}
 	for _, ref := range due {
 		if !s.slots.take(ref) {
-			continue // this endpoint's share is taken, or this delivery is under way here
+			continue // this endpoint's or partner's share is taken, or this delivery is under way here
 		}
 		ok, err := s.store.Lease(ctx, ref.ID, s.o.Owner, now, now.Add(s.o.Timeout+LeaseMargin))
 		if err != nil || !ok {

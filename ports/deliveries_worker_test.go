@@ -33,16 +33,18 @@ func TestNewDeliveriesRefusesMissingParts(t *testing.T) {
 		}
 	}
 	for name, change := range map[string]func(*ports.DeliveryOptions){
-		"timeout":             func(o *ports.DeliveryOptions) { o.Timeout = 0 },
-		"workers":             func(o *ports.DeliveryOptions) { o.Workers = 0 },
-		"per endpoint 0":      func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = 0 },
-		"per endpoint more":   func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = o.Workers + 1 },
-		"poll":                func(o *ports.DeliveryOptions) { o.PollInterval = 0 },
-		"disable after":       func(o *ports.DeliveryOptions) { o.DisableAfter = 0 },
-		"empty schedule":      func(o *ports.DeliveryOptions) { o.Schedule = nil },
-		"negative delay":      func(o *ports.DeliveryOptions) { o.Schedule = domain.RetrySchedule{-time.Second} },
-		"long owner":          func(o *ports.DeliveryOptions) { o.Owner = strings.Repeat("o", ports.MaxLeaseOwner+1) },
-		"a lost lease's mark": func(o *ports.DeliveryOptions) { o.Owner = ports.LostLease + "w" },
+		"timeout":                        func(o *ports.DeliveryOptions) { o.Timeout = 0 },
+		"workers":                        func(o *ports.DeliveryOptions) { o.Workers = 0 },
+		"per endpoint 0":                 func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = 0 },
+		"per endpoint more":              func(o *ports.DeliveryOptions) { o.WorkersPerEndpoint = o.Workers + 1 },
+		"per partner under per endpoint": func(o *ports.DeliveryOptions) { o.WorkersPerPartner = o.WorkersPerEndpoint - 1 },
+		"per partner more":               func(o *ports.DeliveryOptions) { o.WorkersPerPartner = o.Workers + 1 },
+		"poll":                           func(o *ports.DeliveryOptions) { o.PollInterval = 0 },
+		"disable after":                  func(o *ports.DeliveryOptions) { o.DisableAfter = 0 },
+		"empty schedule":                 func(o *ports.DeliveryOptions) { o.Schedule = nil },
+		"negative delay":                 func(o *ports.DeliveryOptions) { o.Schedule = domain.RetrySchedule{-time.Second} },
+		"long owner":                     func(o *ports.DeliveryOptions) { o.Owner = strings.Repeat("o", ports.MaxLeaseOwner+1) },
+		"a lost lease's mark":            func(o *ports.DeliveryOptions) { o.Owner = ports.LostLease + "w" },
 	} {
 		o := options()
 		change(&o)

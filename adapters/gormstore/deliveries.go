@@ -170,26 +170,38 @@ func lostOwner(driver string) string {
 
 // Due returns up to limit pending deliveries due at now (and at or after
 // after, when it is set) whose lease, if any, has run out, the longest due
-// first, but for those of the endpoints in busy; read through the
-// (state, next_at) index, a range of it when after is set.
-func (s *Store) Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
+// first, but for those of the endpoints in busy and of the partners in
+// busyPartners, each with its endpoint's partner ("" for a delivery whose
+// endpoint is gone: it is still returned, and its attempt drops it);
+// read through the (state, next_at) index, a range of it when after is
+// set, each endpoint found by its primary key.
+func (s *Store) Due(ctx context.Context, now time.Time, limit int, busy []int64, busyPartners []string, after time.Time) ([]ports.DeliveryRef, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	q := "SELECT id, endpoint_id FROM " + deliveriesTable + indexHint(s.driver, "ix_webhook_deliveries_due") +
-		" WHERE state = " + pendingState + " AND next_at <= ? AND (lease_until IS NULL OR lease_until < ?)"
+	q := "SELECT d.id, d.endpoint_id, e.partner_user FROM " + deliveriesTable + " AS d" + indexHint(s.driver, "ix_webhook_deliveries_due") +
+		" LEFT JOIN " + endpointsTable + " AS e ON e.id = d.endpoint_id" +
+		" WHERE d.state = " + pendingState + " AND d.next_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)"
 	args := []any{now.UnixNano(), now.UnixNano()}
 	if !after.IsZero() {
-		q += " AND next_at >= ?"
+		q += " AND d.next_at >= ?"
 		args = append(args, after.UnixNano())
 	}
 	if len(busy) > 0 {
-		q += " AND endpoint_id NOT IN " + inList(len(busy))
+		q += " AND d.endpoint_id NOT IN " + inList(len(busy))
 		args = append(args, int64Args(busy)...)
 	}
-	out, err := queryAll(ctx, s.read, q+" ORDER BY next_at LIMIT ?", append(args, limit), limit, func(rows *sql.Rows) (ports.DeliveryRef, error) {
+	if len(busyPartners) > 0 {
+		q += " AND (e.partner_user IS NULL OR e.partner_user NOT IN " + inList(len(busyPartners)) + ")"
+		for _, p := range busyPartners {
+			args = append(args, p)
+		}
+	}
+	out, err := queryAll(ctx, s.read, q+" ORDER BY d.next_at LIMIT ?", append(args, limit), limit, func(rows *sql.Rows) (ports.DeliveryRef, error) {
 		var r ports.DeliveryRef
-		err := rows.Scan(&r.ID, &r.EndpointSeq)
+		var partner sql.NullString
+		err := rows.Scan(&r.ID, &r.EndpointSeq, &partner)
+		r.Partner = partner.String
 		return r, err
 	})
 	if err != nil {

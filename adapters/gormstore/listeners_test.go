@@ -106,7 +106,7 @@ func quietRace(t *testing.T, fresh func(testing.TB) (driver, dsn string)) {
 		if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n != 1 {
 			t.Fatalf("Dispatch = %d, %v; want the report's event, stored after the endpoint", n, err)
 		}
-		due, err := h.Deliveries.Due(ctx, now, 10, nil, time.Time{})
+		due, err := h.Deliveries.Due(ctx, now, 10, nil, nil, time.Time{})
 		if err != nil || len(due) != 1 {
 			t.Fatalf("due = %+v, %v; want one delivery to the new endpoint", due, err)
 		}
@@ -249,7 +249,7 @@ func TestHeldDeletionDoesNotStallReportsMySQL(t *testing.T) {
 	if n, err := h.Deliveries.Dispatch(ctx, now, 100); err != nil || n < 1 {
 		t.Fatalf("Dispatch = %d, %v; want acme's event", n, err)
 	}
-	due, err := h.Deliveries.Due(ctx, now, 10, nil, time.Time{})
+	due, err := h.Deliveries.Due(ctx, now, 10, nil, nil, time.Time{})
 	if err != nil || len(due) != 2 || due[0].EndpointSeq != due[1].EndpointSeq {
 		t.Fatalf("due = %+v, %v; want the two reports' deliveries to the endpoint left", due, err)
 	}

@@ -27,7 +27,7 @@ func TestRoutesWithoutParametersRefuseThem(t *testing.T) {
 	evt := x.do(t, "GET", "/v1/events", v1Headers, "").body["data"].([]any)[0].(map[string]any)["id"].(string)
 	before, err := x.store.GetEndpoint(t.Context(), "acme", ep)
 	must(t, err)
-	dueBefore, err := x.store.Due(t.Context(), x.clock.Now().Add(time.Hour), 10, nil, time.Time{})
+	dueBefore, err := x.store.Due(t.Context(), x.clock.Now().Add(time.Hour), 10, nil, nil, time.Time{})
 	must(t, err)
 	report, _ := json.Marshal(fixture.FullV1(x.clock.Now(), "CR-2", nil))
 
@@ -77,7 +77,7 @@ func TestRoutesWithoutParametersRefuseThem(t *testing.T) {
 	if es, _ := x.store.AllEndpoints(t.Context()); len(es) != 1 {
 		t.Errorf("endpoints after a refused creation: %d, want 1", len(es))
 	}
-	dueAfter, err := x.store.Due(t.Context(), x.clock.Now().Add(time.Hour), 10, nil, time.Time{})
+	dueAfter, err := x.store.Due(t.Context(), x.clock.Now().Add(time.Hour), 10, nil, nil, time.Time{})
 	must(t, err)
 	if len(dueAfter) != len(dueBefore) {
 		t.Errorf("a refused redelivery made deliveries due: %d before, %d after", len(dueBefore), len(dueAfter))

@@ -193,7 +193,7 @@ func TestV1EndpointAttempts(t *testing.T) {
 		{EventID: ev, At: at, Error: domain.AttemptTimeout, Duration: 10 * time.Second},
 		{EventID: ev, At: at.Add(5 * time.Second), StatusCode: 204, Duration: 35 * time.Millisecond},
 	} {
-		due, err := x.store.Due(t.Context(), a.At, 1, nil, time.Time{})
+		due, err := x.store.Due(t.Context(), a.At, 1, nil, nil, time.Time{})
 		if err != nil || len(due) != 1 {
 			t.Fatalf("attempt %d: due %v %v", i, due, err)
 		}

@@ -285,7 +285,7 @@ func TestV1RedeliverEvent(t *testing.T) {
 	}
 	problemOf(t, "another partner's event", x.do(t, "POST", "/v1/events/"+id+"/redeliver", map[string]string{"Authorization": "Bearer good-beta"}, ""), 404, "not_found", "")
 	problemOf(t, "no event", x.do(t, "POST", "/v1/events/evt_0/redeliver", v1Headers, ""), 404, "not_found", "")
-	due, err := x.store.Due(t.Context(), x.clock.Now(), 10, nil, time.Time{})
+	due, err := x.store.Due(t.Context(), x.clock.Now(), 10, nil, nil, time.Time{})
 	must(t, err)
 	if len(due) != 1 {
 		t.Fatalf("made due: %v", due)

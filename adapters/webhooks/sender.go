@@ -37,7 +37,8 @@ type Options struct {
 	// http and private or loopback addresses (domain.InsecureHostAddr).
 	InsecureHosts []string
 	// MaxConnsPerHost bounds the connections to one host (above 0): the
-	// workers per endpoint.
+	// workers in all (the composition root's), so that a host shared by
+	// several partners' receivers is no queue between them.
 	MaxConnsPerHost int
 	UserAgent       string // "" is "disbursementd-webhooks"
 	// RootCAs replaces the system's roots. For tests only (a test

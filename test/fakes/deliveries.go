@@ -32,11 +32,12 @@ type DeliveryStore struct {
 	dueCalls []DueCall
 }
 
-// DueCall is what one Due was asked: the busy endpoints, and the time
-// after which it looked (zero: all that is due).
+// DueCall is what one Due was asked: the busy endpoints and partners,
+// and the time after which it looked (zero: all that is due).
 type DueCall struct {
-	Busy  []int64
-	After time.Time
+	Busy         []int64
+	BusyPartners []string
+	After        time.Time
 }
 
 // DueCalls returns what each Due so far was asked.
@@ -170,25 +171,31 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 }
 
 // Due lists pending deliveries due at now (and at or after after, when set), no
-// live lease, not of busy.
-func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
+// live lease, not of busy nor of busyPartners' endpoints.
+func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64, busyPartners []string, after time.Time) ([]ports.DeliveryRef, error) {
 	if err := m.fail(ctx, "due"); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.dueCalls = append(m.dueCalls, DueCall{Busy: slices.Clone(busy), After: after})
+	m.dueCalls = append(m.dueCalls, DueCall{Busy: slices.Clone(busy), BusyPartners: slices.Clone(busyPartners), After: after})
+	partner := func(seq int64) string {
+		if e := m.endpoints[seq]; e != nil {
+			return e.PartnerUser
+		}
+		return ""
+	}
 	var due []*DeliveryRow
 	for _, d := range m.deliveries {
 		if d.State == ports.DeliveryPending && !d.NextAt.After(now) && !d.LeaseUntil.After(now) && !slices.Contains(busy, d.EndpointSeq) &&
-			(after.IsZero() || !d.NextAt.Before(after)) {
+			(after.IsZero() || !d.NextAt.Before(after)) && (partner(d.EndpointSeq) == "" || !slices.Contains(busyPartners, partner(d.EndpointSeq))) {
 			due = append(due, d)
 		}
 	}
 	slices.SortStableFunc(due, func(a, b *DeliveryRow) int { return cmp.Or(a.NextAt.Compare(b.NextAt), cmp.Compare(a.ID, b.ID)) })
 	var out []ports.DeliveryRef
 	for _, d := range due[:min(limit, len(due))] {
-		out = append(out, ports.DeliveryRef{ID: d.ID, EndpointSeq: d.EndpointSeq})
+		out = append(out, ports.DeliveryRef{ID: d.ID, EndpointSeq: d.EndpointSeq, Partner: partner(d.EndpointSeq)})
 	}
 	return out, nil
 }

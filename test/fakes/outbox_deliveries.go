@@ -83,20 +83,28 @@ func (o *Outbox) Dispatch(_ context.Context, now time.Time, limit int) (int, err
 // Due returns pending deliveries due at now with no live lease, longest
 // due first, but for those of the endpoints in busy (and due at or after
 // after, when set).
-func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64, after time.Time) ([]ports.DeliveryRef, error) {
+func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64, busyPartners []string, after time.Time) ([]ports.DeliveryRef, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	partner := func(seq int64) string {
+		for _, e := range o.endpoints {
+			if e.Seq == seq {
+				return e.PartnerUser
+			}
+		}
+		return ""
+	}
 	var due []*outboxDelivery
 	for _, d := range o.deliveries {
 		if d.state == ports.DeliveryPending && !d.nextAt.After(now) && d.leaseUntil.Before(now) && !slices.Contains(busy, d.endpoint) &&
-			(after.IsZero() || !d.nextAt.Before(after)) {
+			(after.IsZero() || !d.nextAt.Before(after)) && (partner(d.endpoint) == "" || !slices.Contains(busyPartners, partner(d.endpoint))) {
 			due = append(due, d)
 		}
 	}
 	slices.SortStableFunc(due, func(a, b *outboxDelivery) int { return a.nextAt.Compare(b.nextAt) })
 	out := make([]ports.DeliveryRef, 0, min(len(due), limit))
 	for _, d := range due[:min(len(due), limit)] {
-		out = append(out, ports.DeliveryRef{ID: d.id, EndpointSeq: d.endpoint})
+		out = append(out, ports.DeliveryRef{ID: d.id, EndpointSeq: d.endpoint, Partner: partner(d.endpoint)})
 	}
 	return out, nil
 }

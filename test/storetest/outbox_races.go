@@ -133,7 +133,7 @@ func raceLeases(t *testing.T, rs []OutboxHarness, rounds int) {
 		holders := map[int64][]int{}
 		var mu sync.Mutex
 		atOnce(rs, func(i int, r OutboxHarness) {
-			due, err := r.Deliveries.Due(ctx, at, n, nil, time.Time{})
+			due, err := r.Deliveries.Due(ctx, at, n, nil, nil, time.Time{})
 			if err != nil {
 				t.Errorf("replica %d: Due: %v", i, err)
 				return

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func testDispatch(t *testing.T, h OutboxHarness) {
 	if got := dueAt(t, h, now.Add(-time.Second)); len(got) != 0 {
 		t.Fatalf("%d deliveries due before they were made due", len(got))
 	}
-	busy, err := h.Deliveries.Due(ctx, now, 10, []int64{all.Seq}, time.Time{})
+	busy, err := h.Deliveries.Due(ctx, now, 10, []int64{all.Seq}, nil, time.Time{})
 	if err != nil || len(busy) != 1 || busy[0].EndpointSeq != decisions.Seq {
 		t.Fatalf("Due with %d busy = %+v, %v; want only the other endpoint's", all.Seq, busy, err)
 	}
@@ -65,9 +66,34 @@ func testDispatch(t *testing.T, h OutboxHarness) {
 		after time.Time
 		want  int
 	}{{time.Time{}, 4}, {now, 4}, {now.Add(time.Nanosecond), 1}, {later, 1}, {later.Add(time.Nanosecond), 0}} {
-		got, err := h.Deliveries.Due(ctx, later, 10, nil, c.after)
+		got, err := h.Deliveries.Due(ctx, later, 10, nil, nil, c.after)
 		if err != nil || len(got) != c.want {
 			t.Fatalf("Due at %s after %s = %+v, %v; want %d", later, c.after, got, err, c.want)
+		}
+	}
+	// Each due delivery names its endpoint's partner, and the partners at
+	// their share are left out (the worker's webhooks.workers_per_partner).
+	storeOutboxReport(t, h, "other", "CR-DISP-3", later)
+	if n := mustDispatch(t, h, later); n != 1 {
+		t.Fatalf("Dispatch of another partner's report = %d events, want 1", n)
+	}
+	for _, c := range []struct {
+		busy []string
+		want map[string]int
+	}{
+		{nil, map[string]int{"acme": 4, "other": 1}},
+		{[]string{"acme"}, map[string]int{"other": 1}},
+		{[]string{"other"}, map[string]int{"acme": 4}},
+		{[]string{"acme", "other"}, map[string]int{}},
+		{[]string{"nobody"}, map[string]int{"acme": 4, "other": 1}},
+	} {
+		got, err := h.Deliveries.Due(ctx, later, 10, nil, c.busy, time.Time{})
+		perPartner := map[string]int{}
+		for _, d := range got {
+			perPartner[d.Partner]++
+		}
+		if err != nil || !maps.Equal(perPartner, c.want) {
+			t.Fatalf("Due with the partners %v busy = %v (%+v), %v; want %v", c.busy, perPartner, got, err, c.want)
 		}
 	}
 }

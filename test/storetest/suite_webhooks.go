@@ -216,7 +216,7 @@ func mustDispatch(t testing.TB, h OutboxHarness, now time.Time) int {
 // dueAt returns every delivery due at now.
 func dueAt(t testing.TB, h OutboxHarness, now time.Time) []ports.DeliveryRef {
 	t.Helper()
-	due, err := h.Deliveries.Due(context.Background(), now, 1000, nil, time.Time{})
+	due, err := h.Deliveries.Due(context.Background(), now, 1000, nil, nil, time.Time{})
 	if err != nil {
 		t.Fatalf("Due: %v", err)
 	}

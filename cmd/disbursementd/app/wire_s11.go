@@ -104,7 +104,11 @@ func (d *deliveryWake) wake() {
 // before the store they use, the sender after them).
 func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliveryWake, mx *metrics.Metrics) error {
 	w := m.Config.Webhooks
-	sender, err := webhooks.NewSender(webhooks.Options{Timeout: w.Timeout, InsecureHosts: w.AllowInsecureHosts, MaxConnsPerHost: w.WorkersPerEndpoint})
+	// Connections to one host are bounded by the workers alone (an
+	// endpoint's share, a partner's, all of them): a bound per host would
+	// let one partner's hanging endpoints on a shared receiver host (a
+	// webhook platform) hold up every other partner's there.
+	sender, err := webhooks.NewSender(webhooks.Options{Timeout: w.Timeout, InsecureHosts: w.AllowInsecureHosts, MaxConnsPerHost: w.Workers})
 	if err != nil {
 		return fmt.Errorf("webhooks: %w", err)
 	}
@@ -114,7 +118,7 @@ func (m *Main) startDeliveries(bg context.Context, stores s11Stores, wake *deliv
 		return err
 	}
 	workers, err := ports.NewDeliveries(stores, sender, httpapi.EventJSON{}, m.Clock, obs, ports.DeliveryOptions{
-		Timeout: w.Timeout, Workers: w.Workers, WorkersPerEndpoint: w.WorkersPerEndpoint, PollInterval: w.PollInterval,
+		Timeout: w.Timeout, Workers: w.Workers, WorkersPerEndpoint: w.WorkersPerEndpoint, WorkersPerPartner: w.PartnerWorkers(), PollInterval: w.PollInterval,
 		DisableAfter: w.DisableAfter, Schedule: w.RetrySchedule, Log: m.Log,
 	})
 	if err != nil {
