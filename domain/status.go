@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -158,8 +159,10 @@ func (r DecisionRules) Check(req DecisionRequest, by string, at time.Time) (Deci
 }
 
 // checkReason says what is wrong with a reason already in NFC, if
-// anything: empty, over MaxReasonChars characters, invalid UTF-8 or a
-// control character other than a line break.
+// anything: empty, over MaxReasonChars characters, invalid UTF-8, a
+// control character other than a line break, or an invisible format
+// character (invisibleFormat): a reason a partner reads must say what it
+// shows.
 func checkReason(reason string) (Problem, bool) {
 	switch n := utf8.RuneCountInString(reason); {
 	case strings.TrimSpace(reason) == "":
@@ -173,6 +176,21 @@ func checkReason(reason string) (Problem, bool) {
 		if c != '\n' && unicode.IsControl(c) {
 			return Problem{Code: "invalid_value", Message: "tiene un carácter de control (solo se permite el salto de línea)"}, true
 		}
+		if p, bad := invisibleFormat(c); bad {
+			return p, true
+		}
 	}
 	return Problem{}, false
+}
+
+// invisibleFormat refuses a format character (Unicode category Cf): a
+// zero-width space that makes an empty-looking reason, a direction
+// override that shows "gnp.exe" as "exe.png" (CVE-2021-42574's "Trojan
+// Source"), a byte order mark. Text partners read is written without
+// them; the message names the code point.
+func invisibleFormat(c rune) (Problem, bool) {
+	if !unicode.Is(unicode.Cf, c) {
+		return Problem{}, false
+	}
+	return Problem{Code: "invalid_value", Message: fmt.Sprintf("tiene un carácter invisible de formato (U+%04X), que se muestra distinto de lo que dice", c)}, true
 }

@@ -35,6 +35,11 @@ func TestDecisionCheck(t *testing.T) {
 		{"empty reason", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "  \n "}, []string{"reason"}},
 		{"reason of 501", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: strings.Repeat("é", 501)}, []string{"reason"}},
 		{"control character", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "a\x00b"}, []string{"reason"}},
+		{"only a zero-width space", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "\u200b"}, []string{"reason"}},
+		{"a direction override", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "ver \u202egnp.exe\u2066"}, []string{"reason"}},
+		{"a byte order mark", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "\ufeffMonto errado"}, []string{"reason"}},
+		{"a soft hyphen", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "desembol\u00adso"}, []string{"reason"}},
+		{"accents, ñ and a line break", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "Número de crédito\nrepetido: año 2026"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := r.Check(c.req, DecidedByCLI("ana"), at)

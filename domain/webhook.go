@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -116,6 +117,17 @@ func (r WebhookURLRules) CheckEndpoint(req EndpointRequest) (Endpoint, error) {
 	desc := NFC(req.Description)
 	if utf8.RuneCountInString(desc) > MaxWebhookDescriptionChars || !utf8.ValidString(desc) {
 		add("description", "too_long", WebhookDescriptionBound.Es)
+	} else {
+		for _, c := range desc {
+			if unicode.IsControl(c) {
+				add("description", "invalid_value", "tiene un carácter de control; una descripción es una línea de texto")
+				break
+			}
+			if p, bad := invisibleFormat(c); bad {
+				add("description", p.Code, p.Message)
+				break
+			}
+		}
 	}
 	if len(problems) > 0 {
 		return Endpoint{}, &Error{Kind: ErrInvalidInput, Code: "invalid_endpoint",

@@ -65,6 +65,15 @@ func TestCheckEndpointTypes(t *testing.T) {
 	if err == nil || err.(*Error).Problems[0].Field != "description" {
 		t.Fatalf("long description: %v", err)
 	}
+	for _, desc := range []string{"a\x00", "línea\nsegunda", "\u200b", "Cartera \u202eyfipuc"} {
+		_, err = r.CheckEndpoint(EndpointRequest{URL: "https://x.example/", Description: desc})
+		if err == nil || err.(*Error).Problems[0].Field != "description" || err.(*Error).Problems[0].Code != "invalid_value" {
+			t.Errorf("description %q: %v, want invalid_value naming description", desc, err)
+		}
+	}
+	if e, err := r.CheckEndpoint(EndpointRequest{URL: "https://x.example/", Description: "Cartera · Bogotá (ñ)"}); err != nil || e.Description != "Cartera · Bogotá (ñ)" {
+		t.Errorf("a plain description: %+v %v", e, err)
+	}
 	if all, _ := r.CheckEndpoint(EndpointRequest{URL: "https://x.example/"}); !all.Takes(EventAccepted) || all.Status != EndpointEnabled {
 		t.Errorf("an endpoint without types takes every type, enabled: %+v", all)
 	}
