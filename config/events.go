@@ -19,6 +19,13 @@ type EventsConfig struct {
 	ListDelay time.Duration `mapstructure:"list_delay" default:"5s" doc:"GET /v1/events lists an event once it is this old, so a cursor never passes an event whose transaction commits late; 0s to 1m"`
 }
 
+// EventSlack is how long an event's way to its commit may take, in the
+// report's checks and in the store each, before its time moves on by the
+// rest (ports.ReportsOptions.EventSlack, gormstore.Options.EventSlack): a
+// quarter of events.list_delay, so that the two, and a commit, stay
+// within it.
+func (c EventsConfig) EventSlack() time.Duration { return c.ListDelay / 4 }
+
 // SandboxConfig makes an instance a sandbox (issue 36): partners test
 // their webhook receivers against it without the lender deciding.
 type SandboxConfig struct {

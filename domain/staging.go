@@ -14,6 +14,34 @@ type StagedReport struct {
 	RequestID      string
 	IdempotencyKey string // as sent in the header, "" when none
 	PayloadSHA256  string // hex SHA-256 of the canonical report (Catalogue.Identity)
+	// EventAt dates its report.received event; zero: ReceivedAt. It is
+	// later than ReceivedAt when the report waited long before it went to
+	// the store (ports.ReportsOptions.EventSlack): an event is dated near
+	// its commit, so that GET /v1/events' list delay covers the rest.
+	EventAt time.Time
+}
+
+// EventTime is when r's report.received event is dated: EventAt, or
+// ReceivedAt when EventAt is zero.
+func (r StagedReport) EventTime() time.Time {
+	if r.EventAt.IsZero() {
+		return r.ReceivedAt
+	}
+	return r.EventAt
+}
+
+// LateEventTime is given, moved on by how much longer than slack passed
+// between enter and now (whole milliseconds): an event dated at given
+// whose write waited that long is dated as if it had waited slack. A
+// slack of 0 or less moves nothing.
+func LateEventTime(given, enter, now time.Time, slack time.Duration) time.Time {
+	if slack <= 0 {
+		return given
+	}
+	if late := now.Sub(enter) - slack; late >= time.Millisecond {
+		return given.Add(late.Truncate(time.Millisecond))
+	}
+	return given
 }
 
 // KeyState is the state of an idempotency record.

@@ -42,6 +42,13 @@ type ReportsOptions struct {
 	// it must exceed the longest a report can take (http.report_timeout).
 	// It goes with compat100 in 2.0.0.
 	Stale time.Duration
+	// EventSlack (events.list_delay / 4) bounds how long a report may
+	// take from its receipt to the store (its file's check and write,
+	// mostly) before its report.received event is dated later by the
+	// rest (domain.StagedReport.EventAt, domain.LateEventTime); the store
+	// does the same for its own waits. 0: the event is dated at the
+	// receipt.
+	EventSlack time.Duration
 }
 
 // NewReports returns the use case on its catalogue and file rules, store,
@@ -196,6 +203,7 @@ func (s *Reports) store(ctx context.Context, staged domain.StagedReport, rec dom
 	receipt, done, err := s.settle(ctx, rec, func() (domain.IdempotencyRecord, error) {
 		var existing domain.IdempotencyRecord
 		var err error
+		staged.EventAt = domain.LateEventTime(staged.ReceivedAt, staged.ReceivedAt, s.clock.Now(), s.o.EventSlack)
 		id, existing, err = s.st.StoreReport(ctx, staged, rec)
 		unknown = errors.Is(err, domain.ErrOutcomeUnknown)
 		return existing, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lender/disbursementd/domain"
 )
@@ -36,6 +37,7 @@ type committer struct {
 type request struct {
 	ctx   context.Context
 	r     domain.StagedReport
+	enter time.Time // the store's clock when StoreReport was called (eventAt)
 	rec   domain.IdempotencyRecord
 	state atomic.Int32 // queued, taken or abandoned
 	done  chan result  // buffered: the writer never waits for the caller

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
+
+	"github.com/lender/disbursementd/domain"
 )
 
 // commitError is a failed COMMIT: the batch may or may not have landed.
@@ -108,6 +111,22 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, i, err
 		}
 	}
+	// The events last, just before the commit: each dated by eventTime
+	// now, after whatever the batch's other statements waited for.
+	now := s.clock.Now()
+	for i, q := range reqs {
+		if out[i].kind != stored {
+			continue
+		}
+		var last any = q.r.PartnerUser // SQLite: the statement asks (statements.go)
+		if s.driver == MySQL {
+			last = dispatched(b.quiet, q.r.PartnerUser)
+		}
+		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, out[i].id, s.eventTime(q, now).UTC(), last); err != nil {
+			_ = tx.Rollback()
+			return nil, i, fmt.Errorf("insert the report's event: %w", err)
+		}
+	}
 	if s.beforeCommit != nil {
 		s.beforeCommit()
 	}
@@ -117,10 +136,11 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 	return out, -1, nil
 }
 
-// insertOne inserts q's staging row, its record, when it names a file
-// the reservation of the file's name, and its report.received event (the
-// outbox: the event commits with the row or not at all); a taken key
-// undoes the row and makes no event. A tombstone under the name (the
+// insertOne inserts q's staging row, its record and, when it names a file,
+// the reservation of the file's name; commitBatch then inserts the
+// report.received event of each one stored (the outbox: the event
+// commits with the row or not at all); a taken key undoes the row and
+// makes no event. A tombstone under the name (the
 // sweep removed the file) refuses the reservation: the request fails like
 // a refused row, and nothing of it is stored.
 func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, error) {
@@ -147,13 +167,6 @@ func (s *Store) insertOne(ctx context.Context, b *batchTx, q *request) (result, 
 			if _, err := b.exec(ctx, b.reserve, q.r.FileName, id, q.r.ReceivedAt.UTC()); err != nil {
 				return result{}, fmt.Errorf("reserve file %s: %w", q.r.FileName, err)
 			}
-		}
-		var last any = q.r.PartnerUser // SQLite: the statement asks (statements.go)
-		if s.driver == MySQL {
-			last = dispatched(b.quiet, q.r.PartnerUser)
-		}
-		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, id, q.r.ReceivedAt.UTC(), last); err != nil {
-			return result{}, fmt.Errorf("insert the report's event: %w", err)
 		}
 		return result{kind: stored, id: id}, nil
 	}
@@ -187,4 +200,12 @@ func isDuplicate(err error) bool {
 		return me.Number == 1062
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed") || strings.Contains(err.Error(), "duplicated key")
+}
+
+// eventTime dates q's report.received event written at now: its given
+// time (domain.StagedReport.EventTime), moved on by however much longer
+// than the store's EventSlack q waited since StoreReport was called
+// (domain.LateEventTime).
+func (s *Store) eventTime(q *request, now time.Time) time.Time {
+	return domain.LateEventTime(q.r.EventTime(), q.enter, now, s.eventSlack)
 }

@@ -120,6 +120,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, qui
 			return nil, fmt.Errorf("two reports alike in a batch to read back: %w", errPerReport)
 		}
 	}
+	all := reqs
 	out := make([]result, 0, len(reqs))
 	for len(reqs) > 0 {
 		n := chunkSize(len(reqs))
@@ -132,6 +133,22 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, qui
 		for _, id := range ids {
 			out = append(out, result{kind: stored, id: id})
 		}
+	}
+	// The events last, just before the commit, a chunk's in one statement:
+	// each dated by eventTime now, after whatever the rows waited for.
+	now := s.clock.Now()
+	var args []any
+	for done := 0; done < len(all); {
+		n := chunkSize(len(all) - done)
+		args = args[:0]
+		for i := done; i < done+n; i++ {
+			q := all[i]
+			args = append(args, q.r.PartnerUser, out[i].id, s.eventTime(q, now).UTC(), dispatched(quiet, q.r.PartnerUser))
+		}
+		if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
+			return nil, fmt.Errorf("insert the reports' events: %w", err)
+		}
+		done += n
 	}
 	return out, nil
 }
@@ -181,13 +198,6 @@ func (s *Store) insertChunk(ctx context.Context, tx *sql.Tx, chunk []*request, q
 		if _, err := s.execRows(ctx, tx, s.sql.reserve, files, args); err != nil {
 			return nil, fmt.Errorf("reserve files: %w", err)
 		}
-	}
-	args = args[:0]
-	for i, q := range chunk {
-		args = append(args, q.r.PartnerUser, ids[i], q.r.ReceivedAt.UTC(), dispatched(quiet, q.r.PartnerUser))
-	}
-	if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
-		return nil, fmt.Errorf("insert the reports' events: %w", err)
 	}
 	return ids, nil
 }

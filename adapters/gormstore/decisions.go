@@ -18,7 +18,7 @@ const decisionNames = "status, decided_at, decided_by, reason_code, reason"
 
 // The statements of a decision: the state changes only from received (a
 // decision is final), and its event is written from the same row in the
-// same transaction, created at the decision's time.
+// same transaction, created at the decision's time (or later: Decide).
 const (
 	decideStmt = "UPDATE " + StagingTable + " SET status = ?, decided_at = ?, decided_by = ?, reason_code = ?, reason = ?" +
 		" WHERE id = ? AND status = '" + string(domain.StatusReceived) + "'"
@@ -42,13 +42,18 @@ func (s *Store) Decide(ctx context.Context, id int64, d domain.Decision) (domain
 	}
 	var receipt domain.StoredReceipt
 	var applied bool
+	enter := s.clock.Now()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		n, err := affected(ctx, tx, decideStmt, string(d.Status), d.At.UTC(), d.By, nullStr(d.ReasonCode), nullStr(d.Reason), id)
 		if err != nil {
 			return fmt.Errorf("record the decision: %w", err)
 		}
 		if applied = n == 1; applied {
-			if _, err := tx.ExecContext(ctx, decisionEventStmt, string(domain.EventOf(d.Status)), d.At.UTC(), id); err != nil {
+			// Dated at the decision, or later by what this call waited
+			// past the store's EventSlack (a lock, a busy SQLite, a run
+			// again): the list delay covers the rest to the commit.
+			at := domain.LateEventTime(d.At, enter, s.clock.Now(), s.eventSlack)
+			if _, err := tx.ExecContext(ctx, decisionEventStmt, string(domain.EventOf(d.Status)), at.UTC(), id); err != nil {
 				return fmt.Errorf("record its event: %w", err)
 			}
 		}

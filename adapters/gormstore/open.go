@@ -38,6 +38,7 @@ type Store struct {
 	lookupLimit time.Duration // store.lookup_timeout
 	driver      string
 	clock       ports.Clock
+	eventSlack  time.Duration     // Options.EventSlack
 	catalogue   *domain.Catalogue // the fields the staging columns hold
 	columns     []column
 	sql         statements
@@ -102,7 +103,7 @@ func Open(driver, dsn string, opts Options, cat *domain.Catalogue) (*Store, erro
 	if err := Check(driver, dsn, opts); err != nil {
 		return nil, err
 	}
-	s := &Store{driver: driver, clock: opts.Clock, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
+	s := &Store{driver: driver, clock: opts.Clock, eventSlack: opts.EventSlack, catalogue: cat, columns: columnsFor(cat), readback: opts.ReadbackTimeout,
 		migrations: opts.Migrations, lookupLimit: opts.LookupTimeout,
 		bounds: poolBounds{open: opts.MaxOpenConns, idle: opts.MaxIdleConns, life: opts.ConnMaxLifetime, idleLimit: opts.ConnMaxIdleTime}}
 	if s.migrations == nil {

@@ -59,6 +59,13 @@ type Options struct {
 	OnNodeMove func(from, to string)
 	// Clock makes every timestamp the store writes itself.
 	Clock ports.Clock
+	// EventSlack (events.list_delay / 4) bounds how long an event's write
+	// may wait in the store (the batch queue, a busy SQLite, a lock wait,
+	// a transaction run again) before its time moves on by the rest
+	// (domain.LateEventTime), so that GET /v1/events' list delay covers
+	// what is left between the event's time and its commit; 0: events
+	// keep the time they are given.
+	EventSlack time.Duration
 	// Migrations are the schema changes Migrate applies; nil, as the
 	// service always leaves it: the released ones (Migrations). Only tests
 	// set it, to stop before a release's migration or to add the next

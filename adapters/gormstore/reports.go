@@ -47,7 +47,7 @@ func (r idempotencyRow) toDomain() domain.IdempotencyRecord {
 // ErrConflict; a failed commit is read back: our record means stored, no
 // record means nothing was stored, and no answer is ErrOutcomeUnknown.
 func (s *Store) StoreReport(ctx context.Context, r domain.StagedReport, rec domain.IdempotencyRecord) (int64, domain.IdempotencyRecord, error) {
-	q := &request{ctx: ctx, r: r, rec: rec, done: make(chan result, 1)}
+	q := &request{ctx: ctx, r: r, enter: s.clock.Now(), rec: rec, done: make(chan result, 1)}
 	res := s.batch.submit(ctx, q)
 	switch res.kind {
 	case stored:

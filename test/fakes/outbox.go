@@ -98,7 +98,7 @@ func (o *Outbox) StoreReport(ctx context.Context, r domain.StagedReport, rec dom
 	before := o.ReportStore.Count()
 	id, existing, err := o.ReportStore.StoreReport(ctx, r, rec)
 	if n := o.ReportStore.Count(); n > before {
-		o.addEvent(int64(n), r.PartnerUser, domain.EventReceived, r.ReceivedAt)
+		o.addEvent(int64(n), r.PartnerUser, domain.EventReceived, r.EventTime())
 		// Nobody to deliver to: written dispatched, as the SQL stores do
 		// (gormstore's listeners.go).
 		o.events[len(o.events)-1].dispatched = !slices.ContainsFunc(o.endpoints, func(e *domain.Endpoint) bool {

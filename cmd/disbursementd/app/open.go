@@ -67,7 +67,7 @@ func StoreOptions(cfg *config.Config, clock ports.Clock) gormstore.Options {
 		LockWaitTimeout: cfg.Store.LockWaitTimeout,
 		TLSCAFile:       cfg.Store.TLSCAFile, TLSServerName: cfg.Store.TLSServerName, AllowInsecureTLS: cfg.Store.AllowInsecureTLS,
 		MaxBatch: cfg.Store.MaxBatch, BatchWriters: cfg.Store.Writers(), GaleraWriters: cfg.Store.GaleraWriters(),
-		Clock: clock,
+		Clock: clock, EventSlack: cfg.Events.EventSlack(),
 	}
 }
 

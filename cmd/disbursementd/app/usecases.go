@@ -91,6 +91,7 @@ func (m *Main) useCases(throttle ports.LoginThrottle, mx *metrics.Metrics) (useC
 	}
 	if uc.reports, err = ports.NewReports(domain.DefaultCatalogue(), rules, m.Store, m.Uploads, m.Clock, ports.ReportsOptions{
 		KeyTTL: cfg.Idempotency.TTL, Wait: cfg.Idempotency.Wait, Poll: duplicatePoll, Stale: cfg.HTTP.StaleBound(),
+		EventSlack: cfg.Events.EventSlack(),
 	}); err != nil {
 		return uc, err
 	}
