@@ -186,10 +186,13 @@ func checkReason(reason string) (Problem, bool) {
 // invisibleFormat refuses a format character (Unicode category Cf): a
 // zero-width space that makes an empty-looking reason, a direction
 // override that shows "gnp.exe" as "exe.png" (CVE-2021-42574's "Trojan
-// Source"), a byte order mark. Text partners read is written without
-// them; the message names the code point.
+// Source"), a byte order mark; and the other characters drawn as nothing
+// or as a blank that is no space (Unicode's Other_Default_Ignorable_Code_Point:
+// the Hangul fillers U+3164, U+115F, U+1160, the combining grapheme
+// joiner U+034F; the braille blank U+2800). Text partners read is
+// written without them; the message names the code point.
 func invisibleFormat(c rune) (Problem, bool) {
-	if !unicode.Is(unicode.Cf, c) {
+	if !unicode.Is(unicode.Cf, c) && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, c) && c != '\u2800' {
 		return Problem{}, false
 	}
 	return Problem{Code: "invalid_value", Message: fmt.Sprintf("tiene un carácter invisible de formato (U+%04X), que se muestra distinto de lo que dice", c)}, true

@@ -39,6 +39,10 @@ func TestDecisionCheck(t *testing.T) {
 		{"a direction override", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "ver \u202egnp.exe\u2066"}, []string{"reason"}},
 		{"a byte order mark", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "\ufeffMonto errado"}, []string{"reason"}},
 		{"a soft hyphen", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "desembol\u00adso"}, []string{"reason"}},
+		{"a Hangul filler", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "\u3164"}, []string{"reason"}},
+		{"a braille blank", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "\u2800"}, []string{"reason"}},
+		{"a grapheme joiner", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "a\u034fb"}, []string{"reason"}},
+		{"a no-break space", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "Monto\u00a0errado"}, nil},
 		{"accents, ñ and a line break", DecisionRequest{Decision: "rejected", ReasonCode: "otro", Reason: "Número de crédito\nrepetido: año 2026"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -149,3 +149,20 @@ func (s *Deliveries) finish(ctx context.Context, o DeliveryOutcome, event string
 		s.log.Info("webhook attempt failed", args...)
 	}
 }
+
+// readBacklog tells the observer how many deliveries are pending and how
+// old the oldest one's event is.
+func (s *Deliveries) readBacklog(ctx context.Context) {
+	n, oldest, err := s.store.Backlog(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("webhook deliveries: reading the backlog failed", "error", err.Error())
+		}
+		return
+	}
+	var age time.Duration
+	if n > 0 && !oldest.IsZero() {
+		age = max(0, s.clock.Now().Sub(oldest))
+	}
+	s.obs.Backlog(n, age)
+}

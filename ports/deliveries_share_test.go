@@ -221,3 +221,36 @@ func TestDeliveryPartnersHangingHoldTheirShare(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryShareTakenLooksAgainAtOnce: when the deliveries a look
+// found are all of a partner at its share (one worker each here) and
+// workers are free, the worker looks again at once, leaving that partner
+// out, instead of waiting for its poll (a minute here) or a freed worker:
+// the other partner's delivery, due after the backlog, goes out at once.
+func TestDeliveryShareTakenLooksAgainAtOnce(t *testing.T) {
+	t.Parallel()
+	o := options()
+	o.WorkersPerEndpoint, o.WorkersPerPartner, o.PollInterval = 1, 1, time.Minute
+	r := newRig(t, o)
+	r.send.answer = func(ctx context.Context, req ports.WebhookRequest) ports.WebhookResult {
+		if req.EndpointID != "we_fine" {
+			return hang(ctx, req)
+		}
+		return ports.WebhookResult{StatusCode: 200}
+	}
+	r.endpoint("we_hang", "slow")
+	r.endpoint("we_fine", "fine")
+	for i := range 10 {
+		r.event("slow", int64(i+1))
+	}
+	r.event("fine", 100)
+	r.start(t)
+	waitFor(t, "the other partner's delivery, well within the poll", func() bool {
+		for _, d := range r.store.Deliveries() {
+			if d.EndpointSeq == 2 && d.State == ports.DeliveryDelivered {
+				return true
+			}
+		}
+		return false
+	})
+}

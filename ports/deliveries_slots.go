@@ -40,12 +40,17 @@ func (s *slots) free() (int, []int64, []string) {
 	return s.total - s.inUse, busy, busyPartners
 }
 
-func (s *slots) take(ref DeliveryRef) bool {
+// take starts ref on a worker, or says whether its endpoint's or
+// partner's share was what refused it (Run then looks again at once,
+// leaving them out: the free workers are for the others).
+func (s *slots) take(ref DeliveryRef) (ok, share bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inUse >= s.total || s.running[ref.EndpointSeq] >= s.perEndpoint || s.deliveries[ref.ID] ||
-		ref.Partner != "" && s.partners[ref.Partner] >= s.perPartner {
-		return false
+	if s.inUse >= s.total || s.deliveries[ref.ID] {
+		return false, false
+	}
+	if s.running[ref.EndpointSeq] >= s.perEndpoint || ref.Partner != "" && s.partners[ref.Partner] >= s.perPartner {
+		return false, true
 	}
 	s.inUse++
 	s.running[ref.EndpointSeq]++
@@ -53,7 +58,7 @@ func (s *slots) take(ref DeliveryRef) bool {
 		s.partners[ref.Partner]++
 	}
 	s.deliveries[ref.ID] = true
-	return true
+	return true, false
 }
 
 // give frees a worker and says whether Run should look again: when the

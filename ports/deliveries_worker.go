@@ -55,10 +55,8 @@ type DeliveryOptions struct {
 	Timeout            time.Duration // webhooks.timeout: an attempt's bound, above 0
 	Workers            int           // webhooks.workers: attempts at once, above 0
 	WorkersPerEndpoint int           // webhooks.workers_per_endpoint: of those, to one endpoint; 1 to Workers
-	// WorkersPerPartner (webhooks.workers_per_partner) is how many of
-	// those go to one partner's endpoints at once, WorkersPerEndpoint to
-	// Workers; 0: no share of its own (Workers). Partners whose receivers
-	// hang then hold that many workers, not all of them.
+	// WorkersPerPartner (webhooks.workers_per_partner): of those, to one
+	// partner's endpoints; WorkersPerEndpoint to Workers, 0: Workers.
 	WorkersPerPartner int
 	PollInterval      time.Duration // webhooks.poll_interval: how often the store is read, above 0
 	DisableAfter      time.Duration // webhooks.disable_after: an endpoint failing this long is disabled; above 0
@@ -210,7 +208,8 @@ func (s *Deliveries) Close() error {
 
 // round dispatches one batch of events, then leases and starts as many
 // due deliveries as there are free workers. more says that work was left
-// (a full batch dispatched): the next round runs at once.
+// (a full batch dispatched, or deliveries a share refused): the next
+// round runs at once.
 func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more bool, err error) {
 	now := s.clock.Now()
 	first, _ := s.o.Schedule.Next(1, s.o.Jitter())
@@ -238,9 +237,11 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 	default:
 		s.dryUpTo = now
 	}
+	shareTaken := false
 	for _, ref := range due {
-		if !s.slots.take(ref) {
-			continue // this endpoint's or partner's share is taken, or this delivery is under way here
+		if ok, share := s.slots.take(ref); !ok {
+			shareTaken = shareTaken || share // else under way here, or no worker free
+			continue
 		}
 		ok, err := s.store.Lease(ctx, ref.ID, s.o.Owner, now, now.Add(s.o.Timeout+LeaseMargin))
 		if err != nil || !ok {
@@ -257,7 +258,7 @@ func (s *Deliveries) round(ctx context.Context, attempts *sync.WaitGroup) (more 
 			s.attempt(ctx, ref)
 		}()
 	}
-	return n == DispatchBatch, nil
+	return n == DispatchBatch || shareTaken, nil
 }
 
 // dueAfter is where round's look at what is due starts: at everything
@@ -281,21 +282,4 @@ func (s *Deliveries) release(ref DeliveryRef) {
 	if s.slots.give(ref) {
 		wake(s.freed)
 	}
-}
-
-// readBacklog tells the observer how many deliveries are pending and how
-// old the oldest one's event is.
-func (s *Deliveries) readBacklog(ctx context.Context) {
-	n, oldest, err := s.store.Backlog(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("webhook deliveries: reading the backlog failed", "error", err.Error())
-		}
-		return
-	}
-	var age time.Duration
-	if n > 0 && !oldest.IsZero() {
-		age = max(0, s.clock.Now().Sub(oldest))
-	}
-	s.obs.Backlog(n, age)
 }

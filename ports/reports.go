@@ -42,12 +42,9 @@ type ReportsOptions struct {
 	// it must exceed the longest a report can take (http.report_timeout).
 	// It goes with compat100 in 2.0.0.
 	Stale time.Duration
-	// EventSlack (events.list_delay / 4) bounds how long a report may
-	// take from its receipt to the store (its file's check and write,
-	// mostly) before its report.received event is dated later by the
-	// rest (domain.StagedReport.EventAt, domain.LateEventTime); the store
-	// does the same for its own waits. 0: the event is dated at the
-	// receipt.
+	// EventSlack (events.list_delay / 4): a report slower than this from
+	// its receipt to the store has its event dated later by the rest
+	// (StagedReport.EventAt, domain.LateEventTime); 0: at the receipt.
 	EventSlack time.Duration
 }
 

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
-
-	"github.com/lender/disbursementd/domain"
 )
 
 // committer is the group commit: StoreReport queues a request, and a
@@ -31,38 +28,6 @@ type committer struct {
 	stopped chan struct{} // closed once the writers are gone and the queue drained
 	wg      sync.WaitGroup
 	once    sync.Once
-}
-
-// request is one StoreReport waiting for its batch.
-type request struct {
-	ctx   context.Context
-	r     domain.StagedReport
-	enter time.Time // the store's clock when StoreReport was called (eventAt)
-	rec   domain.IdempotencyRecord
-	state atomic.Int32 // queued, taken or abandoned
-	done  chan result  // buffered: the writer never waits for the caller
-}
-
-const (
-	queued int32 = iota
-	taken
-	abandoned
-)
-
-// outcome is what a batch did with one request.
-type outcome int
-
-const (
-	stored     outcome = iota // committed; id is the row's
-	conflicted                // the key was taken; nothing of this request was kept
-	failed                    // nothing was stored; err says why
-	unknown                   // the commit failed: it may or may not have landed
-)
-
-type result struct {
-	kind outcome
-	id   int64
-	err  error
 }
 
 // maxBatchRetries bounds the re-runs of a whole batch that lost a

@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
-
-	"github.com/lender/disbursementd/domain"
 )
 
 // commitError is a failed COMMIT: the batch may or may not have landed.
@@ -111,21 +108,9 @@ func (s *Store) commitBatch(ctx context.Context, reqs []*request) ([]result, int
 			return nil, i, err
 		}
 	}
-	// The events last, just before the commit: each dated by eventTime
-	// now, after whatever the batch's other statements waited for.
-	now := s.clock.Now()
-	for i, q := range reqs {
-		if out[i].kind != stored {
-			continue
-		}
-		var last any = q.r.PartnerUser // SQLite: the statement asks (statements.go)
-		if s.driver == MySQL {
-			last = dispatched(b.quiet, q.r.PartnerUser)
-		}
-		if _, err := b.exec(ctx, b.event, q.r.PartnerUser, out[i].id, s.eventTime(q, now).UTC(), last); err != nil {
-			_ = tx.Rollback()
-			return nil, i, fmt.Errorf("insert the report's event: %w", err)
-		}
+	if i, err := s.insertEvents(ctx, b, reqs, out); err != nil {
+		_ = tx.Rollback()
+		return nil, i, err
 	}
 	if s.beforeCommit != nil {
 		s.beforeCommit()
@@ -200,12 +185,4 @@ func isDuplicate(err error) bool {
 		return me.Number == 1062
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed") || strings.Contains(err.Error(), "duplicated key")
-}
-
-// eventTime dates q's report.received event written at now: its given
-// time (domain.StagedReport.EventTime), moved on by however much longer
-// than the store's EventSlack q waited since StoreReport was called
-// (domain.LateEventTime).
-func (s *Store) eventTime(q *request, now time.Time) time.Time {
-	return domain.LateEventTime(q.r.EventTime(), q.enter, now, s.eventSlack)
 }

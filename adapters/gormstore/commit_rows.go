@@ -134,21 +134,8 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, reqs []*request, qui
 			out = append(out, result{kind: stored, id: id})
 		}
 	}
-	// The events last, just before the commit, a chunk's in one statement:
-	// each dated by eventTime now, after whatever the rows waited for.
-	now := s.clock.Now()
-	var args []any
-	for done := 0; done < len(all); {
-		n := chunkSize(len(all) - done)
-		args = args[:0]
-		for i := done; i < done+n; i++ {
-			q := all[i]
-			args = append(args, q.r.PartnerUser, out[i].id, s.eventTime(q, now).UTC(), dispatched(quiet, q.r.PartnerUser))
-		}
-		if _, err := s.execRows(ctx, tx, s.sql.event, n, args); err != nil {
-			return nil, fmt.Errorf("insert the reports' events: %w", err)
-		}
-		done += n
+	if err := s.insertRowEvents(ctx, tx, all, out, quiet); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

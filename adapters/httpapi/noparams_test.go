@@ -63,6 +63,9 @@ func TestRoutesWithoutParametersRefuseThem(t *testing.T) {
 		}
 	}
 
+	// A parameter without a name is named by what came.
+	problemOf(t, "?=1", x.do(t, "GET", "/v1/reports/1?=1", v1Headers, ""), 400, "invalid_request", "=1")
+
 	// Nothing was done.
 	if r, err := x.store.GetReport(t.Context(), "acme", 1); err != nil || r.Status != domain.StatusReceived {
 		t.Errorf("report 1 after a refused decision: %+v %v, want received", r.StoredReceipt, err)

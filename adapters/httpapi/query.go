@@ -42,6 +42,9 @@ func (q queryRules) read(raw string) ([]queryParam, error) {
 		if err != nil {
 			return nil, domain.InvalidParameter(domain.Clip(k), "nombre mal codificado")
 		}
+		if key == "" { // "?=1": named by the pair itself
+			return nil, domain.InvalidParameter(domain.Clip(pair), "parámetro sin nombre")
+		}
 		val, err := url.QueryUnescape(v)
 		repeatable := slices.Contains(q.repeatable, key)
 		switch {
