@@ -43,12 +43,9 @@ type Rotation struct {
 
 // RotationRunning is the refusal of a rotation while the last one's
 // overlap lasts (ErrConflict, code rotation_in_progress); the message
-// says when it ends, rounded up to the second: a rotation at the time it
-// names is past the end.
+// says when it ends, to the second, as the rotation's own answer did
+// (previous_valid_until): "after that" is after that second.
 func RotationRunning(until time.Time) *Error {
-	if t := until.Truncate(time.Second); t.Before(until) {
-		until = t.Add(time.Second)
-	}
 	return NewError(ErrConflict, "rotation_in_progress",
 		"a rotation is under way: the previous secret works until "+until.UTC().Format(time.RFC3339)+"; rotate again after that")
 }

@@ -85,18 +85,3 @@ func TestTokenRefused(t *testing.T) {
 		t.Errorf("CapExpiry lengthened a token: %s", c.Expiry)
 	}
 }
-
-// TestRotationRunningRoundsUp: the refusal names the overlap's end
-// rounded up to the second (an end at :37.5 is named :38), so a rotation
-// at the time it names is past the end; a whole second stays.
-func TestRotationRunningRoundsUp(t *testing.T) {
-	for at, want := range map[time.Time]string{
-		time.Date(2026, 12, 2, 8, 56, 37, 500_000_000, time.UTC): "2026-12-02T08:56:38Z",
-		time.Date(2026, 12, 2, 8, 56, 37, 0, time.UTC):           "2026-12-02T08:56:37Z",
-		time.Date(2026, 12, 2, 8, 56, 59, 1, time.UTC):           "2026-12-02T08:57:00Z",
-	} {
-		if e := domain.RotationRunning(at); !strings.Contains(e.Message, want) {
-			t.Errorf("an end at %s: %q, want it to name %s", at.Format(time.RFC3339Nano), e.Message, want)
-		}
-	}
-}
