@@ -34,15 +34,7 @@ func TestDeliveryHangingEndpointHoldsItsShare(t *testing.T) {
 		r.event("fine", int64(100+i))
 	}
 	r.start(t)
-	waitFor(t, "the other endpoint's five deliveries", func() bool {
-		n := 0
-		for _, d := range r.store.Deliveries() {
-			if d.EndpointSeq == 2 && d.State == ports.DeliveryDelivered {
-				n++
-			}
-		}
-		return n == 5
-	})
+	waitFor(t, "the other endpoint's five deliveries", func() bool { return delivered(r, 2) == 5 })
 	settle()
 	r.send.mu.Lock()
 	most, hanging := r.send.most["we_hang"], r.send.now["we_hang"]
@@ -198,15 +190,7 @@ func TestDeliveryPartnersHangingHoldTheirShare(t *testing.T) {
 		r.event("fine", int64(100+i))
 	}
 	r.start(t)
-	waitFor(t, "the other partner's five deliveries", func() bool {
-		n := 0
-		for _, d := range r.store.Deliveries() {
-			if d.EndpointSeq == 3 && d.State == ports.DeliveryDelivered {
-				n++
-			}
-		}
-		return n == 5
-	})
+	waitFor(t, "the other partner's five deliveries", func() bool { return delivered(r, 3) == 5 })
 	settle()
 	r.send.mu.Lock()
 	hanging := r.send.now["we_hang1"] + r.send.now["we_hang2"]
@@ -245,12 +229,16 @@ func TestDeliveryShareTakenLooksAgainAtOnce(t *testing.T) {
 	}
 	r.event("fine", 100)
 	r.start(t)
-	waitFor(t, "the other partner's delivery, well within the poll", func() bool {
-		for _, d := range r.store.Deliveries() {
-			if d.EndpointSeq == 2 && d.State == ports.DeliveryDelivered {
-				return true
-			}
+	waitFor(t, "the other partner's delivery, well within the poll", func() bool { return delivered(r, 2) == 1 })
+}
+
+// delivered counts the deliveries to endpoint seq that were delivered.
+func delivered(r *rig, seq int64) int {
+	n := 0
+	for _, d := range r.store.Deliveries() {
+		if d.EndpointSeq == seq && d.State == ports.DeliveryDelivered {
+			n++
 		}
-		return false
-	})
+	}
+	return n
 }

@@ -171,7 +171,7 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 }
 
 // Due lists pending deliveries due at now (and at or after after, when set), no
-// live lease, not of busy nor of busyPartners' endpoints.
+// live lease, not of busy nor of busyPartners' endpoints (a gone endpoint has no partner).
 func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy []int64, busyPartners []string, after time.Time) ([]ports.DeliveryRef, error) {
 	if err := m.fail(ctx, "due"); err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (m *DeliveryStore) Due(ctx context.Context, now time.Time, limit int, busy 
 	var due []*DeliveryRow
 	for _, d := range m.deliveries {
 		if d.State == ports.DeliveryPending && !d.NextAt.After(now) && !d.LeaseUntil.After(now) && !slices.Contains(busy, d.EndpointSeq) &&
-			(after.IsZero() || !d.NextAt.Before(after)) && (partner(d.EndpointSeq) == "" || !slices.Contains(busyPartners, partner(d.EndpointSeq))) {
+			(after.IsZero() || !d.NextAt.Before(after)) && !slices.Contains(busyPartners, partner(d.EndpointSeq)) {
 			due = append(due, d)
 		}
 	}

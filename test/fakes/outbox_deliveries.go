@@ -97,7 +97,7 @@ func (o *Outbox) Due(_ context.Context, now time.Time, limit int, busy []int64, 
 	var due []*outboxDelivery
 	for _, d := range o.deliveries {
 		if d.state == ports.DeliveryPending && !d.nextAt.After(now) && d.leaseUntil.Before(now) && !slices.Contains(busy, d.endpoint) &&
-			(after.IsZero() || !d.nextAt.Before(after)) && (partner(d.endpoint) == "" || !slices.Contains(busyPartners, partner(d.endpoint))) {
+			(after.IsZero() || !d.nextAt.Before(after)) && !slices.Contains(busyPartners, partner(d.endpoint)) {
 			due = append(due, d)
 		}
 	}
