@@ -1,82 +1,70 @@
 package testkit
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"sort"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/pb33f/libopenapi"
-	validator "github.com/pb33f/libopenapi-validator"
-	"github.com/pb33f/libopenapi-validator/config"
-	verrors "github.com/pb33f/libopenapi-validator/errors"
-	"github.com/pb33f/libopenapi-validator/paths"
-	"github.com/pb33f/libopenapi-validator/responses"
-	"github.com/pb33f/libopenapi-validator/schema_validation"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"testing"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
+	wire "github.com/lender/disbursementd/test/testkit/openapiwire"
 )
 
-// framingHeaders are the only response headers the document need not
-// name: they describe the message, not the answer.
-var framingHeaders = []string{"content-type", "content-length", "date", "connection", "transfer-encoding"}
-
-// openAPIChecker validates recorded exchanges against the served document
-// with libopenapi-validator.
-type openAPIChecker struct {
-	model     *v3.Document
-	answers   validator.Validator // strict: every header and member sent must be documented
-	headers   validator.Validator // the same, for answers whose body the test did not read
-	requests  validator.Validator
-	schemas   schema_validation.SchemaValidator
-	strictOpt []config.Option
-}
-
-func newOpenAPIChecker(spec []byte) (*openAPIChecker, error) {
-	doc, err := libopenapi.NewDocument(spec)
-	if err != nil {
-		return nil, fmt.Errorf("openapi.yaml does not parse: %w", err)
-	}
-	model, err := doc.BuildV3Model()
-	if err != nil {
-		return nil, fmt.Errorf("openapi.yaml has no OpenAPI 3 model: %w", err)
-	}
-	strict := []config.Option{config.WithStrictMode(), config.WithStrictIgnoredHeaders(framingHeaders...)}
-	return &openAPIChecker{
-		model:     &model.Model,
-		answers:   validator.NewValidatorFromV3Model(&model.Model, strict...),
-		headers:   validator.NewValidatorFromV3Model(&model.Model, append(strict, config.WithoutResponseBodyValidation())...),
-		requests:  validator.NewValidatorFromV3Model(&model.Model),
-		schemas:   schema_validation.NewSchemaValidator(),
-		strictOpt: strict,
-	}, nil
-}
+// The answers are checked against the served document by test/openapicheck,
+// a program and module of its own that each test binary runs once (go run,
+// so built without -race: libopenapi compiled under the race detector was
+// most of a cold build of the suite, and its checks under it a tenth of
+// test/e2e's CPU).
 
 // openAPIViolations checks exchanges: each answer against the operation
 // and status the document gives it (status, every header, body schema, no
 // undocumented header or member), answers to no operation against
 // components.responses (404 NotFound, 405 MethodNotAllowed with a true
 // Allow, OPTIONS Preflight), and each request that succeeded against its
-// operation (parameters, token scheme, body).
+// operation (parameters, token scheme, body). A checker that cannot run is
+// a violation: nothing passes unchecked.
 func openAPIViolations(exchanges []*recordedExchange) []string {
-	c, err := servedChecker()
-	if err != nil {
-		return []string{err.Error()}
+	if len(exchanges) == 0 {
+		return nil
+	}
+	// A few exchanges a question: a soak's bodies, kept up to 1 MiB
+	// each, are not all encoded at once.
+	const chunk = 64
+	problems := make([][]wire.Problem, 0, len(exchanges))
+	for start := 0; start < len(exchanges); start += chunk {
+		part := exchanges[start:min(start+chunk, len(exchanges))]
+		sent := make([]wire.Exchange, len(part))
+		for i, ex := range part {
+			body, whole := ex.body.bytes()
+			reqBody, reqWhole := ex.reqBody.bytes()
+			sent[i] = wire.Exchange{Method: ex.method, URL: ex.url, ReqHeader: ex.reqHeader, ReqBody: reqBody, ReqBodyWhole: reqWhole,
+				Status: ex.status, Header: ex.header, Body: body, BodyWhole: whole}
+		}
+		resp, err := askChecker(wire.Request{Op: "check", Exchanges: sent})
+		if err == nil && len(resp.Problems) != len(sent) {
+			err = fmt.Errorf("the OpenAPI checker answered %d of %d exchanges", len(resp.Problems), len(sent))
+		}
+		if err != nil {
+			return []string{err.Error()}
+		}
+		problems = append(problems, resp.Problems...)
 	}
 	seen := map[string]int{}
 	var out []string
-	for _, ex := range exchanges {
-		_, problems := c.check(ex)
+	for i, ex := range exchanges {
 		u, _ := url.Parse(ex.url)
-		for _, p := range problems {
+		for _, p := range problems[i] {
 			// One line per kind of problem, with its first instance.
-			key := fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.kind)
+			key := fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.Kind)
 			if seen[key]++; seen[key] == 1 {
 				out = append(out, fmt.Sprintf("%s %s %d: %s", ex.method, u.Path, ex.status, p.Text))
 			}
@@ -95,173 +83,106 @@ func CheckAnswer(method, url string, reqHeader http.Header, status int, header h
 	return openAPIViolations([]*recordedExchange{ex})
 }
 
-// servedChecker is the checker of the served document, built once.
-var servedChecker = sync.OnceValues(func() (*openAPIChecker, error) { return newOpenAPIChecker(app.OpenAPI()) })
-
-// Problem is one violation: kind groups its instances (it holds no value
-// that varies between requests), text tells the first one.
-type Problem struct{ kind, Text string }
-
-func plain(s string) Problem { return Problem{s, s} }
-
-// check validates one exchange; it says whether the request was checked.
-func (c *openAPIChecker) check(ex *recordedExchange) (bool, []Problem) {
-	body, whole := ex.body.bytes()
-	req, err := http.NewRequest(ex.method, ex.url, nil)
+// OpenAPISummary is the served document's paths and operations in its
+// order, with their request examples, token headers, documented successes
+// and the Allow of a 405 on each path.
+func OpenAPISummary(t testing.TB) *wire.Summary {
+	t.Helper()
+	resp, err := askChecker(wire.Request{Op: "summary"})
+	if err == nil && resp.Summary == nil {
+		err = fmt.Errorf("the OpenAPI checker gave no summary")
+	}
 	if err != nil {
-		return false, []Problem{plain(err.Error())}
+		t.Fatal(err)
 	}
-	req.Header = ex.reqHeader.Clone()
-	resp := &http.Response{StatusCode: ex.status, Header: ex.header.Clone(), Request: req, Body: http.NoBody}
-	if whole && len(body) > 0 {
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	u, _ := url.Parse(ex.url)
-	// The path item the request names: a literal path, or a template
-	// ({id}), preferring one that has the request's method, as the
-	// validator itself resolves it; but a literal path always names
-	// itself.
-	item, _, _ := paths.FindPath(req, c.model, nil)
-	if literal, ok := c.model.Paths.PathItems.Get(u.Path); ok {
-		// A literal path is that route, whatever its methods: GET
-		// /v1/reports/validate is its 405, not a look-up of report
-		// "validate" (contract §10).
-		item = literal
-	}
-	switch {
-	case ex.method == http.MethodOptions:
-		// CORS answers every preflight before routing; the document
-		// describes it once, in components.responses.
-		return false, c.checkComponent(req, resp, preflightResponse(u.Path), http.StatusNoContent)
-	case item == nil:
-		return false, c.checkComponent(req, resp, v1Response(u.Path, "NotFound"), http.StatusNotFound)
-	case operation(item, ex.method) == nil:
-		problems := c.checkComponent(req, resp, v1Response(u.Path, "MethodNotAllowed"), http.StatusMethodNotAllowed)
-		if want := DocumentedMethods(item); ex.header.Get("Allow") != want {
-			problems = append(problems, plain(fmt.Sprintf("Allow: %q, the document has %q", ex.header.Get("Allow"), want)))
-		}
-		return false, problems
-	}
-	var problems []Problem
-	answers := c.answers
-	if !whole {
-		answers = c.headers
-	}
-	if ok, errs := answers.ValidateHttpResponse(req, resp); !ok {
-		problems = append(problems, Describe(errs)...)
-	}
-	if ex.status < 200 || ex.status > 299 {
-		return false, problems
-	}
-	// The service accepted this request, so the document must too.
-	reqBody, whole := ex.reqBody.bytes()
-	if !whole {
-		return false, problems
-	}
-	// The token request's legacy JSON body is described in the operation's
-	// prose, not as a second body type: given two, orval sent neither's
-	// Content-Type (issue 24). The form is the body the document checks.
-	if mt, _, _ := mime.ParseMediaType(ex.reqHeader.Get("Content-Type")); ex.method == http.MethodPost && u.Path == "/v1/token" && mt == "application/json" {
-		return true, problems
-	}
-	if spelling, ok := reportSpelling[ex.method+" "+u.Path]; ok {
-		reqBody, err = documentedSpelling(reqBody, spelling)
-		if err != nil {
-			return false, append(problems, plain("request: "+err.Error()))
-		}
-	}
-	checkReq, _ := http.NewRequest(ex.method, ex.url, bytes.NewReader(reqBody))
-	checkReq.Header = ex.reqHeader.Clone()
-	if ok, errs := c.requests.ValidateHttpRequestSync(checkReq); !ok {
-		for _, d := range Describe(errs) {
-			problems = append(problems, Problem{"request: " + d.kind, "request: " + d.Text})
-		}
-	}
-	return true, problems
+	return resp.Summary
 }
 
-// reportSpelling names the operations that take a report, and whether
-// their schema names the file under its internal name too.
-var reportSpelling = map[string]bool{
-	"POST /api/partner_api.php": true,
-	"POST /v1/reports":          false,
-	"POST /v1/reports/validate": false,
-}
-
-// preflightResponse is the components.responses entry that describes the
-// preflight of path: /v1 allows and exposes its own headers.
-func preflightResponse(path string) string { return v1Response(path, "Preflight") }
-
-// v1Response is the components.responses entry name for an answer that
-// no operation describes: under /v1 its V1 twin (problem details, the
-// /v1 CORS headers).
-func v1Response(path, name string) string {
-	if path == "/v1" || strings.HasPrefix(path, "/v1/") {
-		return name + "V1"
+// OpenAPIDocumentProblems checks the served document against the OpenAPI
+// 3.1 schema and returns what is wrong with it.
+func OpenAPIDocumentProblems(t testing.TB) []string {
+	t.Helper()
+	resp, err := askChecker(wire.Request{Op: "validate"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return name
-}
-
-// checkComponent validates an answer that no operation describes against
-// one of components.responses: its status, headers and body schema.
-func (c *openAPIChecker) checkComponent(req *http.Request, resp *http.Response, name string, status int) []Problem {
-	if resp.StatusCode != status {
-		return []Problem{plain(fmt.Sprintf("no operation documents this, and it is not the %d of components.responses.%s", status, name))}
-	}
-	r := c.model.Components.Responses.GetOrZero(name)
-	if r == nil {
-		return []Problem{plain("components.responses." + name + " is missing")}
-	}
-	var problems []Problem
-	if ok, errs := responses.ValidateResponseHeaders(req, resp, r.Headers, req.URL.Path, fmt.Sprint(status), c.strictOpt...); !ok {
-		problems = append(problems, Describe(errs)...)
-	}
-	if r.Content == nil || req.Method == http.MethodHead {
-		return problems
-	}
-	for mediaType, media := range r.Content.FromOldest() {
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), mediaType) {
-			problems = append(problems, plain("Content-Type "+resp.Header.Get("Content-Type")+", want "+mediaType))
+	var out []string
+	for _, list := range resp.Problems {
+		for _, p := range list {
+			out = append(out, p.Text)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		if ok, errs := c.schemas.ValidateSchemaBytes(media.Schema.Schema(), body); !ok {
-			problems = append(problems, Describe(errs)...)
-		}
-	}
-	return problems
-}
-
-// operation returns item's operation for method, or nil.
-func operation(item *v3.PathItem, method string) *v3.Operation {
-	return item.GetOperations().GetOrZero(strings.ToLower(method))
-}
-
-// DocumentedMethods is what a 405's Allow must say for a path: the
-// methods the document gives it and OPTIONS (the preflight every path
-// answers), sorted.
-func DocumentedMethods(item *v3.PathItem) string {
-	methods := []string{http.MethodOptions}
-	for m := range item.GetOperations().KeysFromOldest() {
-		methods = append(methods, strings.ToUpper(m))
-	}
-	sort.Strings(methods)
-	return strings.Join(methods, ", ")
-}
-
-// Describe renders validation errors, one problem each, with the schema
-// failures that explain them.
-func Describe(errs []*verrors.ValidationError) []Problem {
-	var out []Problem
-	for _, e := range errs {
-		kind, text := e.Message, e.Message
-		if e.Reason != "" && e.Reason != e.Message {
-			text += ": " + e.Reason
-		}
-		for _, s := range e.SchemaValidationErrors {
-			kind += " " + s.FieldPath + " " + s.KeywordLocation
-			text += fmt.Sprintf(" [%s %s]", s.FieldPath, s.Reason)
-		}
-		out = append(out, Problem{kind, text})
 	}
 	return out
+}
+
+// checkerProcess is the running test/openapicheck, loaded with the served
+// document. Questions to it take turns.
+type checkerProcess struct {
+	mu     sync.Mutex
+	enc    *json.Encoder
+	dec    *json.Decoder
+	stderr *SyncBuffer
+	broken error // once it fails, every question fails so
+}
+
+// startEnv is the environment the test binary started with: a test's
+// t.Setenv (HOME, say) must not send the checker's go run to another,
+// empty build cache.
+var startEnv = os.Environ()
+
+// runningChecker starts the checker once per test binary. It ends when
+// the test binary does: its standard input then closes.
+var runningChecker = sync.OnceValues(func() (*checkerProcess, error) {
+	if repoRootErr != nil {
+		return nil, fmt.Errorf("the OpenAPI checker: no repository root: %w", repoRootErr)
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir, cmd.Env = filepath.Join(repoRoot, "test", "openapicheck"), startEnv
+	p := &checkerProcess{stderr: &SyncBuffer{}}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("the OpenAPI checker (go -C test/openapicheck run .) does not start: %w", err)
+	}
+	p.enc, p.dec = json.NewEncoder(in), json.NewDecoder(bufio.NewReaderSize(out, 1<<20))
+	if _, err := p.ask(wire.Request{Op: "load", Spec: app.OpenAPI()}); err != nil {
+		return nil, err
+	}
+	return p, nil
+})
+
+func askChecker(req wire.Request) (*wire.Response, error) {
+	p, err := runningChecker()
+	if err != nil {
+		return nil, err
+	}
+	return p.ask(req)
+}
+
+func (p *checkerProcess) ask(req wire.Request) (*wire.Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken != nil {
+		return nil, p.broken
+	}
+	var resp wire.Response
+	err := p.enc.Encode(req)
+	if err == nil {
+		err = p.dec.Decode(&resp)
+	}
+	if err != nil {
+		p.broken = fmt.Errorf("the OpenAPI checker (go -C test/openapicheck run .) failed: %v: %s", err, strings.TrimSpace(p.stderr.String()))
+		return nil, p.broken
+	}
+	if resp.Error != "" {
+		return nil, fmt.Errorf("the OpenAPI checker: %s", resp.Error)
+	}
+	return &resp, nil
 }

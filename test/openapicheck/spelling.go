@@ -1,4 +1,4 @@
-package testkit
+package main
 
 import (
 	"encoding/json"
