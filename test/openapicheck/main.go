@@ -18,7 +18,13 @@ import (
 )
 
 func main() {
-	if err := serve(os.Stdin, os.Stdout); err != nil {
+	// The answers go to standard output, and nothing else may: libopenapi
+	// and its validator log to os.Stdout when a document is broken, and
+	// those lines would be read as answers. Everything else that writes
+	// to os.Stdout writes to standard error.
+	answers := os.Stdout
+	os.Stdout = os.Stderr
+	if err := serve(os.Stdin, answers); err != nil {
 		fmt.Fprintln(os.Stderr, "openapicheck:", err)
 		os.Exit(1)
 	}
@@ -38,6 +44,7 @@ func serve(in io.Reader, out io.Writer) error {
 			return err
 		}
 		resp := answer(&c, req)
+		resp.Seq = req.Seq
 		if err := enc.Encode(resp); err != nil {
 			return err
 		}

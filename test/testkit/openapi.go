@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lender/disbursementd/cmd/disbursementd/app"
 	wire "github.com/lender/disbursementd/test/testkit/openapiwire"
@@ -119,16 +120,22 @@ func OpenAPIDocumentProblems(t testing.TB) []string {
 // document. Questions to it take turns.
 type checkerProcess struct {
 	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
 	enc    *json.Encoder
-	dec    *json.Decoder
+	out    *bufio.Reader
+	seq    int
 	stderr *SyncBuffer
 	broken error // once it fails, every question fails so
 }
 
-// startEnv is the environment the test binary started with: a test's
-// t.Setenv (HOME, say) must not send the checker's go run to another,
-// empty build cache.
-var startEnv = os.Environ()
+// startEnv is the environment the test binary started with, and goBin
+// the go command on its PATH: a test's t.Setenv (HOME, PATH) must not
+// send the checker's go run to another, empty build cache or another go.
+var (
+	startEnv     = os.Environ()
+	goBin, goErr = exec.LookPath("go")
+)
 
 // runningChecker starts the checker once per test binary. It ends when
 // the test binary does: its standard input then closes.
@@ -136,9 +143,26 @@ var runningChecker = sync.OnceValues(func() (*checkerProcess, error) {
 	if repoRootErr != nil {
 		return nil, fmt.Errorf("the OpenAPI checker: no repository root: %w", repoRootErr)
 	}
-	cmd := exec.Command("go", "run", ".")
+	if goErr != nil {
+		return nil, fmt.Errorf("the OpenAPI checker: %w", goErr)
+	}
+	cmd := exec.Command(goBin, "run", ".")
 	cmd.Dir, cmd.Env = filepath.Join(repoRoot, "test", "openapicheck"), startEnv
-	p := &checkerProcess{stderr: &SyncBuffer{}}
+	p, err := startChecker(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.ask(wire.Request{Op: "load", Spec: app.OpenAPI()}); err != nil {
+		return nil, err
+	}
+	return p, nil
+})
+
+// startChecker starts cmd as the checker, its standard input and output
+// the questions' and answers' pipes.
+func startChecker(cmd *exec.Cmd) (*checkerProcess, error) {
+	cmd.WaitDelay = 5 * time.Second
+	p := &checkerProcess{cmd: cmd, stderr: &SyncBuffer{}}
 	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -151,12 +175,9 @@ var runningChecker = sync.OnceValues(func() (*checkerProcess, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("the OpenAPI checker (go -C test/openapicheck run .) does not start: %w", err)
 	}
-	p.enc, p.dec = json.NewEncoder(in), json.NewDecoder(bufio.NewReaderSize(out, 1<<20))
-	if _, err := p.ask(wire.Request{Op: "load", Spec: app.OpenAPI()}); err != nil {
-		return nil, err
-	}
+	p.in, p.enc, p.out = in, json.NewEncoder(in), bufio.NewReaderSize(out, 1<<20)
 	return p, nil
-})
+}
 
 func askChecker(req wire.Request) (*wire.Response, error) {
 	p, err := runningChecker()
@@ -166,18 +187,41 @@ func askChecker(req wire.Request) (*wire.Response, error) {
 	return p.ask(req)
 }
 
+// ask sends one question and reads its answer: one line, an answer and
+// nothing else (no unknown member), carrying the question's number.
+// Anything else breaks the checker for good, and ends it: answers out of
+// step with their questions would let one test pass on another's.
 func (p *checkerProcess) ask(req wire.Request) (*wire.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.broken != nil {
 		return nil, p.broken
 	}
+	p.seq++
+	req.Seq = p.seq
 	var resp wire.Response
 	err := p.enc.Encode(req)
+	var line []byte
 	if err == nil {
-		err = p.dec.Decode(&resp)
+		line, err = p.out.ReadBytes('\n')
+	}
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err = dec.Decode(&resp); err == nil && resp.Seq != req.Seq {
+			err = fmt.Errorf("answer %d to question %d", resp.Seq, req.Seq)
+		}
+		if err != nil {
+			err = fmt.Errorf("%v: it wrote %.300q", err, line)
+		}
 	}
 	if err != nil {
+		// Ended and waited for, so that its standard error is all read
+		// (the program go run started ends on its closed input; WaitDelay
+		// bounds the wait if it does not).
+		_ = p.in.Close()
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
 		p.broken = fmt.Errorf("the OpenAPI checker (go -C test/openapicheck run .) failed: %v: %s", err, strings.TrimSpace(p.stderr.String()))
 		return nil, p.broken
 	}

@@ -2,7 +2,10 @@ package testkit
 
 import (
 	"net/http"
+	"os/exec"
 	"testing"
+
+	wire "github.com/lender/disbursementd/test/testkit/openapiwire"
 )
 
 // TestLeakCheckFindsSecrets: the check watch runs finds each kind of
@@ -45,5 +48,39 @@ func TestOpenAPICheckFindsViolations(t *testing.T) {
 		if bad := openAPIViolations([]*recordedExchange{ex}); len(bad) == 0 {
 			t.Errorf("%s: not flagged", name)
 		}
+	}
+}
+
+// TestOpenAPICheckerOutOfStepBreaks: a line from the checker that is not
+// the answer to the question asked (a library's log line, an answer
+// numbered for another question) fails that question and every later
+// one, so that no test takes another's answer for its own.
+func TestOpenAPICheckerOutOfStepBreaks(t *testing.T) {
+	for name, script := range map[string]string{
+		"a log line":          `echo '{"level":"ERROR","msg":"broken $ref"}'; echo '{"seq":1}'; cat >/dev/null`,
+		"another's answer":    `echo '{"seq":2}'; cat >/dev/null`,
+		"no answer at all":    `exit 3`,
+		"a line that is text": `echo 'panic: boom'; cat >/dev/null`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := startChecker(exec.Command("sh", "-c", script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.ask(wire.Request{Op: "validate"}); err == nil {
+				t.Fatal("the first question was answered")
+			}
+			if _, err := p.ask(wire.Request{Op: "validate"}); err == nil {
+				t.Fatal("a question after a broken answer was answered")
+			}
+		})
+	}
+	// In step, the same framing is answered.
+	p, err := startChecker(exec.Command("sh", "-c", `read q; echo '{"seq":1,"problems":[[{"kind":"k","text":"t"}]]}'; cat >/dev/null`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := p.ask(wire.Request{Op: "validate"}); err != nil || len(resp.Problems) != 1 || resp.Problems[0][0].Text != "t" {
+		t.Fatalf("an answer in step: %+v, %v", resp, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // "summary" describes the document's operations; "validate" checks the
 // document against the OpenAPI 3.1 schema.
 type Request struct {
+	Seq       int        `json:"seq"` // numbers the question; its answer carries the same
 	Op        string     `json:"op"`
 	Spec      []byte     `json:"spec,omitempty"`
 	Exchanges []Exchange `json:"exchanges,omitempty"`
@@ -24,6 +25,7 @@ type Request struct {
 // for "check" one list of Problems an exchange, in order; for "validate"
 // one list; for "summary" the Summary.
 type Response struct {
+	Seq      int         `json:"seq"`
 	Error    string      `json:"error,omitempty"`
 	Problems [][]Problem `json:"problems,omitempty"`
 	Summary  *Summary    `json:"summary,omitempty"`
