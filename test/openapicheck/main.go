@@ -35,7 +35,7 @@ func serve(in io.Reader, out io.Writer) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(in, 1<<20))
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
-	var c *checker
+	var s server
 	for {
 		var req wire.Request
 		if err := dec.Decode(&req); err == io.EOF {
@@ -43,7 +43,7 @@ func serve(in io.Reader, out io.Writer) error {
 		} else if err != nil {
 			return err
 		}
-		resp := answer(&c, req)
+		resp := s.answer(req)
 		resp.Seq = req.Seq
 		if err := enc.Encode(resp); err != nil {
 			return err
@@ -54,34 +54,37 @@ func serve(in io.Reader, out io.Writer) error {
 	}
 }
 
-// answer answers one request; c is the checker "load" made.
-func answer(c **checker, req wire.Request) wire.Response {
+// server answers requests with the checker "load" made.
+type server struct{ c *checker }
+
+// answer answers one request.
+func (s *server) answer(req wire.Request) wire.Response {
 	if req.Op == "load" {
 		loaded, err := newChecker(req.Spec)
 		if err != nil {
 			return wire.Response{Error: err.Error()}
 		}
-		*c = loaded
+		s.c = loaded
 		return wire.Response{}
 	}
-	if *c == nil {
+	if s.c == nil {
 		return wire.Response{Error: "no document loaded"}
 	}
 	switch req.Op {
 	case "check":
 		resp := wire.Response{Problems: make([][]wire.Problem, len(req.Exchanges))}
 		for i, ex := range req.Exchanges {
-			resp.Problems[i] = (*c).check(ex)
+			resp.Problems[i] = s.c.check(ex)
 		}
 		return resp
 	case "summary":
-		s, err := (*c).summary()
+		sum, err := s.c.summary()
 		if err != nil {
 			return wire.Response{Error: err.Error()}
 		}
-		return wire.Response{Summary: s}
+		return wire.Response{Summary: sum}
 	case "validate":
-		problems, err := (*c).validate()
+		problems, err := s.c.validate()
 		if err != nil {
 			return wire.Response{Error: err.Error()}
 		}

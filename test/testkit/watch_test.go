@@ -56,6 +56,7 @@ func TestOpenAPICheckFindsViolations(t *testing.T) {
 // numbered for another question) fails that question and every later
 // one, so that no test takes another's answer for its own.
 func TestOpenAPICheckerOutOfStepBreaks(t *testing.T) {
+	t.Parallel()
 	for name, script := range map[string]string{
 		"a log line":          `echo '{"level":"ERROR","msg":"broken $ref"}'; echo '{"seq":1}'; cat >/dev/null`,
 		"another's answer":    `echo '{"seq":2}'; cat >/dev/null`,
@@ -63,6 +64,7 @@ func TestOpenAPICheckerOutOfStepBreaks(t *testing.T) {
 		"a line that is text": `echo 'panic: boom'; cat >/dev/null`,
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p, err := startChecker(exec.Command("sh", "-c", script))
 			if err != nil {
 				t.Fatal(err)
