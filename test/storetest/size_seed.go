@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -60,10 +59,7 @@ func SeedAtSize(tb testing.TB, driver, dsn string) time.Duration {
 // (in the test process the ANALYZE alone took about 195 of the test's 263 s).
 func seedCommand(tb testing.TB, path string) (seed func(user, prefix string, n int) error, analyze func() error) {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "seed")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/lender/disbursementd/test/storetest/seed").CombinedOutput(); err != nil {
-		tb.Fatalf("build the seed command: %v\n%s", err, out)
-	}
+	bin := seedBinary(tb)
 	run := func(args ...string) error {
 		if out, err := exec.Command(bin, append([]string{gormstore.SQLite, path}, args...)...).CombinedOutput(); err != nil {
 			return fmt.Errorf("seed %v: %v\n%s", args, err, out)

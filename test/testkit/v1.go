@@ -39,7 +39,13 @@ func V1Header(tok string, extra ...string) map[string]string {
 // does.
 func V1Token(t testing.TB, in *Instance, user, pass string) string {
 	t.Helper()
-	r := TokenCall(t, in, map[string]string{"Authorization": BasicAuth(user, pass)}, FormCT, "grant_type=client_credentials")
+	return V1TokenAt(t, in.URL, user, pass)
+}
+
+// V1TokenAt is V1Token of the service at base (a process's URL).
+func V1TokenAt(t testing.TB, base, user, pass string) string {
+	t.Helper()
+	r := Call(t, http.MethodPost, base+"/v1/token", map[string]string{"Content-Type": FormCT, "Authorization": BasicAuth(user, pass)}, []byte("grant_type=client_credentials"))
 	tok, _ := r.Body["access_token"].(string)
 	if r.Status != http.StatusOK || tok == "" {
 		t.Fatalf("POST /v1/token for %s: %d %s", user, r.Status, r.Raw)

@@ -5,9 +5,11 @@
 //
 //	seed DRIVER DSN USER KEY_PREFIX N
 //	seed DRIVER DSN analyze
+//	seed DRIVER DSN month USER NIT YYYY-MM N
 //
 // The second form runs storetest.Analyze (on SQLite the planner's
-// statistics of 10^6 rows also take minutes under the detector).
+// statistics of 10^6 rows also take minutes under the detector); the
+// third storetest.SeedMonth, and prints the partner's ledger it returns.
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/lender/disbursementd/test/storetest"
 )
@@ -22,6 +25,17 @@ import (
 func main() {
 	var err error
 	switch {
+	case len(os.Args) == 8 && os.Args[3] == "month":
+		var month time.Time
+		var n int
+		if month, err = time.Parse("2006-01", os.Args[6]); err == nil {
+			if n, err = strconv.Atoi(os.Args[7]); err == nil {
+				var ledger string
+				if ledger, err = storetest.SeedMonth(context.Background(), os.Args[1], os.Args[2], os.Args[4], os.Args[5], month, n); err == nil {
+					_, err = os.Stdout.WriteString(ledger)
+				}
+			}
+		}
 	case len(os.Args) == 4 && os.Args[3] == "analyze":
 		err = storetest.Analyze(context.Background(), os.Args[1], os.Args[2])
 	case len(os.Args) == 6:
@@ -30,7 +44,7 @@ func main() {
 			err = storetest.SeedRows(context.Background(), os.Args[1], os.Args[2], os.Args[3], os.Args[4], n)
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "usage: seed DRIVER DSN USER KEY_PREFIX N | seed DRIVER DSN analyze")
+		fmt.Fprintln(os.Stderr, "usage: seed DRIVER DSN USER KEY_PREFIX N | seed DRIVER DSN analyze | seed DRIVER DSN month USER NIT YYYY-MM N")
 		os.Exit(2)
 	}
 	if err != nil {
