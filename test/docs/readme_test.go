@@ -46,8 +46,9 @@ func readmeCommands(t *testing.T, readme string) (cmds, comments []string) {
 //     suite it would start, so it would run itself again, without end. It
 //     is held to the line .ci/run runs (so every CI run is a run of the
 //     README's command, in a clean clone, on a fresh tools directory), and
-//     run as written with DISB_TEST_RUN_QUICK=1: its whole set-up (a
-//     throwaway MariaDB and versitygw, the pinned Node.js) and its quick
+//     run as written with DISB_TEST_RUN_QUICK=1: its set-up (a
+//     throwaway MariaDB and versitygw, the pinned Node.js; no Galera
+//     cluster, which the quick stage does not use) and its quick
 //     checks (gofmt, tidy, vet, staticcheck, promtool), then one short
 //     package instead of the suite; its last line must be the counts line
 //     with no failure.

@@ -28,8 +28,9 @@ const monthReports = 20_000
 // the test log, for docs/performance.md. An instance in this test binary
 // would serve the 400 pages under -race, which took 40 s a run on SQLite
 // (the engine is Go code here) where the rate's 4 s is what a partner
-// waits; the list path's races are the e2e tests' (TestV1SQLite,
-// TestV1MySQL), in this process.
+// waits. The list and its CSV export stay under the race detector in
+// test/e2e (TestV1SQLite and TestV1MySQL: paging and the rate;
+// TestV1ListFieldsSQLite and TestV1ListFieldsMySQL: the export).
 func TestReconcileMonthRecipe(t *testing.T) {
 	t.Parallel()
 	reconcileMonth(t, false)
@@ -68,11 +69,11 @@ func reconcileMonth(t *testing.T, mysql bool) {
 	// The service's defaults (http.lookup_rate_per_partner 50 among
 	// them), on SQLite in its directory or on a fresh MariaDB database.
 	dir := t.TempDir()
-	driver, dsn, env := gormstore.SQLite, filepath.Join(dir, config.DefaultSQLitePath), testkit.BaseEnv()
+	driver, dsn := gormstore.SQLite, filepath.Join(dir, config.DefaultSQLitePath)
 	if mysql {
 		driver, dsn = gormstore.MySQL, storetest.MustCreateDatabase(t)
-		env = append(env, "DISB_STORE_DRIVER=mysql", "DISB_STORE_DSN="+dsn)
 	}
+	env := testkit.BaseEnv("DISB_STORE_DRIVER="+driver, "DISB_STORE_DSN="+dsn)
 	if out, err := testkit.CLI(t, dir, env, "", "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
 	}
@@ -98,12 +99,15 @@ func reconcileMonth(t *testing.T, mysql bool) {
 	out, took, err := run(ledger)
 	t.Logf("reconcile.py, %d reports on %s at the default look-up rate: wall time %s\n%s", monthReports, driver, took.Round(10*time.Millisecond), out)
 	if err != nil || !strings.Contains(out, fmt.Sprintf("2026-10: %d reports", monthReports)) || !strings.Contains(out, "missing 0, extra 0, amounts differ 0") {
-		t.Fatalf("the month does not reconcile: %v\n%s", err, out)
+		t.Fatalf("the month does not reconcile: %v\n%s\nthe service's log:\n%s", err, out, p.Logs.String())
 	}
 	// The same amount written another way (rates and money compare as
 	// numbers), and one amount changed: only that one differs.
 	changed := strings.Replace(ledger, "CR-M-00007,1007.50\n", "CR-M-00007,1007.5\n", 1)
 	changed = strings.Replace(changed, "CR-M-00042,1042.50\n", "CR-M-00042,1042.51\n", 1)
+	if !strings.Contains(changed, "CR-M-00007,1007.5\n") || !strings.Contains(changed, "CR-M-00042,1042.51\n") {
+		t.Fatal("the changed ledger is not the ledger with its two lines changed")
+	}
 	if out, _, err := run(changed); err == nil || !strings.Contains(out, "amounts differ 1") || !strings.Contains(out, "check CR-M-00042") {
 		t.Fatalf("a changed ledger: %v\n%s", err, out)
 	}

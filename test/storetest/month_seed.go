@@ -28,7 +28,7 @@ func SeedMonthFor(tb testing.TB, driver, dsn, user, nit string, month time.Time,
 		}
 		return ledger
 	}
-	out, err := exec.Command(seedBinary(tb), driver, dsn, "month", user, nit, month.Format("2006-01"), fmt.Sprint(n)).Output()
+	out, err := exec.Command(seedBinary(tb), driver, dsn, "month", user, nit, month.Format(time.RFC3339Nano), fmt.Sprint(n)).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			tb.Fatalf("seed month: %v\n%s", err, ee.Stderr)
@@ -38,13 +38,17 @@ func SeedMonthFor(tb testing.TB, driver, dsn, user, nit string, month time.Time,
 	return string(out)
 }
 
-// SeedMonth inserts n reports of user (NIT nit) received across month,
-// in batches of multi-row INSERTs with every field of the fixture's full
-// report in the column form the store writes (domain.StoredValue): credit
-// CR-M-i (five digits) and Monto Aprobado 1000 + i + 0.50, received
-// evenly over 30 days from the month's start. It returns the partner's
-// ledger of them, as CSV (numero_credito,monto_aprobado).
+// SeedMonth inserts n reports of user (NIT nit) received across the
+// calendar month that starts at month, in batches of multi-row INSERTs
+// with every field of the fixture's full report in the column form the
+// store writes (domain.StoredValue): credit CR-M-i (five digits) and
+// Monto Aprobado 1000 + i + 0.50, received evenly from the month's start.
+// It returns the partner's ledger of them, as CSV
+// (numero_credito,monto_aprobado).
 func SeedMonth(ctx context.Context, driver, dsn, user, nit string, month time.Time, n int) (string, error) {
+	if n <= 0 || n > 99_999 {
+		return "", fmt.Errorf("seed month: %d reports; want 1 to 99,999 (five-digit credit numbers)", n)
+	}
 	cat := domain.DefaultCatalogue()
 	rep, err := cat.MapReport(fixture.Members(fixture.FullBody(month, "CR-M-0", nil)), fixture.FileRules(), month)
 	if err != nil {
@@ -79,7 +83,7 @@ func SeedMonth(ctx context.Context, driver, dsn, user, nit string, month time.Ti
 	ledger.WriteString("numero_credito,monto_aprobado\n")
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	const batch = 200
-	step := 30 * 24 * time.Hour / time.Duration(n)
+	step := month.AddDate(0, 1, 0).Sub(month) / time.Duration(n)
 	for start := 0; start < n; start += batch {
 		var values []string
 		var args []any

@@ -3,6 +3,7 @@ package testkit
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,9 +47,19 @@ type Process struct {
 	Logs *SyncBuffer
 }
 
-// BaseEnv is the environment every process of a test shares.
+// BaseEnv is the environment every process of a test shares: this
+// process's without the service's settings (DISB_*, but for the tests'
+// own DISB_TEST_*), so that a developer's exported DISB_STORE_DSN or
+// DISB_CONFIG cannot point a test's process at their store, then extra.
 func BaseEnv(extra ...string) []string {
-	return append(append(os.Environ(), "DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json"), extra...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DISB_") && !strings.HasPrefix(kv, "DISB_TEST_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(append(env, "DISB_AUTH_BCRYPT_COST=10", "DISB_LOG_FORMAT=json"), extra...)
 }
 
 // CLI runs a command of the binary in dir and returns its output.

@@ -5,11 +5,12 @@
 //
 //	seed DRIVER DSN USER KEY_PREFIX N
 //	seed DRIVER DSN analyze
-//	seed DRIVER DSN month USER NIT YYYY-MM N
+//	seed DRIVER DSN month USER NIT START N
 //
 // The second form runs storetest.Analyze (on SQLite the planner's
 // statistics of 10^6 rows also take minutes under the detector); the
-// third storetest.SeedMonth, and prints the partner's ledger it returns.
+// third storetest.SeedMonth from START (RFC 3339), and prints the
+// partner's ledger it returns.
 package main
 
 import (
@@ -28,7 +29,7 @@ func main() {
 	case len(os.Args) == 8 && os.Args[3] == "month":
 		var month time.Time
 		var n int
-		if month, err = time.Parse("2006-01", os.Args[6]); err == nil {
+		if month, err = time.Parse(time.RFC3339Nano, os.Args[6]); err == nil {
 			if n, err = strconv.Atoi(os.Args[7]); err == nil {
 				var ledger string
 				if ledger, err = storetest.SeedMonth(context.Background(), os.Args[1], os.Args[2], os.Args[4], os.Args[5], month, n); err == nil {
@@ -44,7 +45,7 @@ func main() {
 			err = storetest.SeedRows(context.Background(), os.Args[1], os.Args[2], os.Args[3], os.Args[4], n)
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "usage: seed DRIVER DSN USER KEY_PREFIX N | seed DRIVER DSN analyze | seed DRIVER DSN month USER NIT YYYY-MM N")
+		fmt.Fprintln(os.Stderr, "usage: seed DRIVER DSN USER KEY_PREFIX N | seed DRIVER DSN analyze | seed DRIVER DSN month USER NIT START N")
 		os.Exit(2)
 	}
 	if err != nil {
